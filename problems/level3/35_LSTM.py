@@ -1,0 +1,56 @@
+import torch
+import torch.nn as nn
+
+
+class Model(nn.Module):
+    """
+    Multi-layer LSTM over a sequence (batch_first), then a Linear on the last time
+    step's output.
+    The initial states are explicit inputs, so the forward pass is deterministic.
+    """
+
+    def __init__(self, input_size, hidden_size, num_layers, output_size):
+        """
+        :param input_size: The number of expected features in the input x
+        :param hidden_size: The number of features in the hidden state h
+        :param num_layers: Number of recurrent layers
+        :param output_size: The number of output features
+        """
+        super(Model, self).__init__()
+        self.lstm = nn.LSTM(
+            input_size, hidden_size, num_layers, batch_first=True, dropout=0.0, bidirectional=False
+        )
+        self.fc = nn.Linear(hidden_size, output_size)
+
+    def forward(self, x, h0, c0):
+        """
+        :param x: Input tensor, shape (batch_size, sequence_length, input_size)
+        :param h0: Initial hidden state, shape (num_layers, batch_size, hidden_size)
+        :param c0: Initial cell state, shape (num_layers, batch_size, hidden_size)
+        :return: Output tensor, shape (batch_size, output_size)
+        """
+        out, _ = self.lstm(x, (h0, c0))
+        return self.fc(out[:, -1, :])
+
+
+# SIZE NOTE: the recurrence is sequential over time steps, so run time is latency-bound;
+# these are the usual KernelBench sizes.
+batch_size = 10
+sequence_length = 512
+input_size = 128
+hidden_size = 256
+num_layers = 6
+output_size = 10
+REDUCED_SIZES = {"batch_size": 2, "sequence_length": 16, "input_size": 16, "hidden_size": 32, "num_layers": 2}  # CPU size
+
+
+def get_inputs():
+    return [
+        torch.randn(batch_size, sequence_length, input_size),
+        torch.randn(num_layers, batch_size, hidden_size),
+        torch.randn(num_layers, batch_size, hidden_size),
+    ]
+
+
+def get_init_inputs():
+    return [input_size, hidden_size, num_layers, output_size]

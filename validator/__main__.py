@@ -1,0 +1,5 @@
+"""`python -m validator` is the same program as `kb-validate`."""
+
+from validator.cli import run
+
+run()

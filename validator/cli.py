@@ -1,0 +1,99 @@
+"""`kb-validate` / `python -m validator`: parse the verb, run it, map every failure to an exit code."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+import traceback
+from typing import IO, NoReturn
+
+from rich.console import Console
+
+from validator import __version__, commands
+from validator.findings import ExitCode, UserError
+
+
+class _HelpShown(Exception):
+    """--help or --version was printed; the command ends with status 0."""
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse that raises instead of exiting and prints where it is told, so tests run it in-process."""
+
+    out: IO[str] = sys.stdout
+
+    def error(self, message: str) -> NoReturn:
+        raise UserError(f"{message} (see {self.prog} --help)")
+
+    def _print_message(self, message: str, file: IO[str] | None = None) -> None:
+        if message:
+            self.out.write(message)
+
+    def exit(self, status: int = 0, message: str | None = None) -> NoReturn:
+        raise _HelpShown
+
+
+def _top_help() -> str:
+    verbs = "\n".join(f"  {name:<10} {commands.load(name).HELP}" for name in commands.VERBS)
+    return (
+        "usage: kb-validate [VERB] ARGS...\n\n"
+        "Validate KernelBench leaderboard submissions; the verb defaults to 'validate'.\n\n"
+        f"verbs:\n{verbs}\n\n"
+        "Run 'kb-validate VERB --help' for a verb's options.\n"
+        "Exit status: 0 passed, 1 a submission fails a check, 2 unusable input or usage, 3 internal error.\n"
+    )
+
+
+def _build_parser(verb: str, out_file: IO[str]) -> argparse.ArgumentParser:
+    module = commands.load(verb)
+    prog = "kb-validate" if verb == commands.DEFAULT_VERB else f"kb-validate {verb}"
+    parser = _Parser(prog=prog, description=module.HELP)
+    parser.out = out_file
+    parser.add_argument("--version", action="version", version=f"kb-validate {__version__}")
+    module.add_arguments(parser)
+    return parser
+
+
+def _dispatch(argv: list[str], out: Console, err: Console) -> int:
+    if argv and argv[0] in ("-h", "--help") and len(argv) == 1:
+        out.print(_top_help(), markup=False, highlight=False)
+        return ExitCode.OK
+    verb = commands.DEFAULT_VERB
+    if argv and argv[0] in commands.VERBS:
+        verb, argv = argv[0], argv[1:]
+    parser = _build_parser(verb, out.file)
+    try:
+        args = parser.parse_args(argv)
+    except _HelpShown:
+        return ExitCode.OK
+    return int(commands.load(verb).execute(args, out, err))
+
+
+def main(argv: list[str] | None = None, stdout: IO[str] | None = None, stderr: IO[str] | None = None) -> int:
+    """Run one command; never raises. Returns the exit status."""
+    out = Console(file=stdout or sys.stdout, highlight=False, soft_wrap=True)
+    err = Console(file=stderr or sys.stderr, highlight=False, soft_wrap=True)
+    argv = list(sys.argv[1:] if argv is None else argv)
+    try:
+        return _dispatch(argv, out, err)
+    except UserError as exc:
+        err.print(f"kb-validate: error: {exc}", markup=False)
+        return int(exc.exit_code)
+    except KeyboardInterrupt:
+        err.print("kb-validate: interrupted; results written so far are kept", markup=False)
+        return 130
+    except Exception as exc:  # a bug in the validator: say so, keep the trace out of the user's way
+        with tempfile.NamedTemporaryFile("w", prefix="kb-validate-crash-", suffix=".txt", delete=False) as log:
+            traceback.print_exc(file=log)
+        err.print(
+            f"kb-validate: internal error ({type(exc).__name__}: {exc}); this is a bug in the validator, "
+            f"not in your submission. Trace written to {log.name}; please attach it to an issue.",
+            markup=False,
+        )
+        return ExitCode.INTERNAL
+
+
+def run() -> NoReturn:
+    """Console-script entry point."""
+    sys.exit(main())

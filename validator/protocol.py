@@ -1,0 +1,59 @@
+"""The evaluation protocol's constants, defined once: the engine runs by them, results record them,
+and the site's methodology page is generated from them so the two cannot drift apart.
+
+Changing any value that affects measured numbers requires bumping PROTOCOL_VERSION.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+
+PROTOCOL_VERSION = "1"
+
+
+@dataclass(frozen=True)
+class Tolerance:
+    atol: float
+    rtol: float
+
+
+@dataclass(frozen=True)
+class Protocol:
+    """Every parameter of the evaluation protocol (the per-run secret seed is deliberately absent)."""
+
+    version: str = PROTOCOL_VERSION
+    tolerances: dict[str, Tolerance] = field(
+        default_factory=lambda: {
+            "float32": Tolerance(1e-4, 1e-4),
+            "float16": Tolerance(1e-2, 1e-2),
+            "bfloat16": Tolerance(1e-2, 1e-2),
+            "float64": Tolerance(1e-7, 1e-7),
+        }
+    )
+    """Per output dtype; integer and bool outputs must match exactly."""
+    correctness_trials: int = 5
+    """Seeds drawn from the per-run secret, each a fresh set of inputs from the problem's distribution."""
+    input_scales: tuple[float, ...] = (1.0, 0.01, 100.0)
+    """Scaled input variants: floating inputs multiplied by each factor in turn across trials."""
+    l2_flush_factor: float = 2.0
+    """The L2 flush buffer is this many times the device's L2 size, written before every timed call."""
+    warmup_calls: int = 3
+    min_rounds: int = 10
+    max_rounds: int = 200
+    target_ci_halfwidth: float = 0.01
+    """Stop when the speedup's 95% bootstrap interval is within ±1% of the estimate."""
+    time_budget_s: float = 30.0
+    """Per-problem timing budget; the interval reported is what the budget allowed."""
+    bootstrap_resamples: int = 2000
+    host_device_mismatch: float = 1.5
+    """Flag when host wall time per call exceeds device time by this factor plus launch overhead."""
+    review_speedup: float = 10.0
+    """Correct results faster than this are held as needs_review until a maintainer clears them."""
+    build_timeout_s: float = 600.0
+    problem_timeout_s: float = 300.0
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+PROTOCOL = Protocol()

@@ -1,0 +1,190 @@
+"""Result records: one JSON file per (submission, hardware) under `results/<hardware>/<slug>.json`.
+
+The evaluation engine writes them, scoring and the site read them. Every file carries
+`schema_version`; a format change bumps it and adds an `_upgrade_to_N` step so old files keep loading.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import asdict, dataclass, field, fields
+from enum import StrEnum
+from pathlib import Path
+from typing import Any
+
+from validator.atomic import write_text_atomic
+
+RESULTS_SCHEMA_VERSION = 1
+
+
+class Status(StrEnum):
+    """Outcome of one (submission, problem). Only CORRECT counts towards fast_p."""
+
+    CORRECT = "correct"
+    INCORRECT = "incorrect"  # ran, output wrong (values, shape, dtype, NaN pattern, inputs mutated)
+    COMPILE_ERROR = "compile_error"  # build failed or timed out
+    RUNTIME_ERROR = "runtime_error"  # exception, crash, illegal memory access
+    TIMEOUT = "timeout"
+    OOM = "oom"
+    REJECTED = "rejected"  # static policy or an integrity check refused it; `flags` says why
+    NEEDS_REVIEW = "needs_review"  # correct but held (e.g. implausible speedup) until a maintainer clears it
+    NOT_RUN = "not_run"  # not evaluated on this hardware (shard elsewhere, GPU stage skipped)
+
+
+@dataclass(frozen=True)
+class Timing:
+    """Summary of one timed series, in milliseconds of device time."""
+
+    median: float
+    q1: float
+    q3: float
+    minimum: float
+    n: int
+    """Number of timed calls."""
+
+
+@dataclass(frozen=True)
+class Flag:
+    """A reason code attached to a problem result (integrity, review, environment)."""
+
+    code: str
+    message: str
+    severity: str = "warning"  # "error" flags go with status REJECTED
+
+
+@dataclass(frozen=True)
+class ProblemResult:
+    """Everything measured for one problem of a submission on one hardware."""
+
+    key: str
+    """`level1/19_ReLU`."""
+    level: int
+    problem_id: int
+    problem_sha256: str
+    kernel_path: str
+    kernel_sha256: str
+    backend: str
+    status: Status
+    error: str = ""
+    """Short, human-readable cause for any status but CORRECT (log tail for compile errors)."""
+    max_abs_error: float | None = None
+    max_rel_error: float | None = None
+    reference: Timing | None = None
+    """Eager PyTorch reference, timed interleaved with the kernel."""
+    kernel: Timing | None = None
+    speedup: float | None = None
+    """median(reference) / median(kernel)."""
+    speedup_ci: tuple[float, float] | None = None
+    """Bootstrap 95% interval of the speedup."""
+    compile_reference: Timing | None = None
+    """torch.compile of the reference on this hardware (cached by problem hash), when measured."""
+    speedup_vs_compile: float | None = None
+    rounds: int = 0
+    flags: tuple[Flag, ...] = ()
+    own_kernel_fraction: float | None = None
+    """Share of profiled GPU time spent in kernels whose names come from the submission's own sources."""
+    seconds: float = 0.0
+    """Wall time spent on this problem (build excluded)."""
+
+
+@dataclass(frozen=True)
+class Environment:
+    gpu: str
+    driver: str
+    cuda: str
+    torch: str
+    triton: str
+    python: str
+    harness_version: str
+    protocol_version: str
+    sm_clock_mhz: int | None = None
+    mem_clock_mhz: int | None = None
+    throttle_reasons: tuple[str, ...] = ()
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class ResultsFile:
+    slug: str
+    submission_name: str
+    submission_sha256: str
+    """sha256 of the submission JSON document that was evaluated."""
+    hardware: str
+    """Hardware key (`nvidia-h100-80gb-hbm3`), the directory name under results/."""
+    environment: Environment
+    protocol: dict[str, Any]
+    """Protocol version and every parameter in force (seeds excluded: they are secret)."""
+    problems: tuple[ProblemResult, ...]
+    started_at: str
+    finished_at: str
+    verified: bool = False
+    """True only when produced by a maintainer's runner (see `provenance`)."""
+    provenance: dict[str, str] = field(default_factory=dict)
+    """runner, workflow, run id, commit: who produced this file."""
+    schema_version: int = RESULTS_SCHEMA_VERSION
+
+
+def hardware_key(gpu_name: str) -> str:
+    """`NVIDIA H100 80GB HBM3` -> `nvidia-h100-80gb-hbm3`."""
+    return re.sub(r"[^a-z0-9]+", "-", gpu_name.lower()).strip("-") or "unknown"
+
+
+def results_path(results_dir: Path, hardware: str, slug: str) -> Path:
+    return results_dir / hardware / f"{slug}.json"
+
+
+def to_dict(results: ResultsFile) -> dict[str, Any]:
+    return asdict(results)
+
+
+def _timing(data: dict[str, Any] | None) -> Timing | None:
+    return Timing(**data) if data else None
+
+
+def _problem(data: dict[str, Any]) -> ProblemResult:
+    known = {f.name for f in fields(ProblemResult)}
+    values = {k: v for k, v in data.items() if k in known}
+    values["status"] = Status(values["status"])
+    for name in ("reference", "kernel", "compile_reference"):
+        values[name] = _timing(values.get(name))
+    values["flags"] = tuple(Flag(**f) for f in values.get("flags", ()))
+    if values.get("speedup_ci") is not None:
+        values["speedup_ci"] = tuple(values["speedup_ci"])
+    return ProblemResult(**values)
+
+
+UPGRADES: dict[int, Any] = {}
+"""`UPGRADES[n]` turns a version n-1 dict into version n; none yet (version 1 is the first)."""
+
+
+def from_dict(data: dict[str, Any]) -> ResultsFile:
+    version = data.get("schema_version", 1)
+    if version > RESULTS_SCHEMA_VERSION:
+        raise ValueError(f"results schema_version {version} is newer than this validator ({RESULTS_SCHEMA_VERSION})")
+    for step in range(version + 1, RESULTS_SCHEMA_VERSION + 1):
+        data = UPGRADES[step](data)
+    env = dict(data["environment"])
+    env["throttle_reasons"] = tuple(env.get("throttle_reasons", ()))
+    return ResultsFile(
+        slug=data["slug"],
+        submission_name=data["submission_name"],
+        submission_sha256=data["submission_sha256"],
+        hardware=data["hardware"],
+        environment=Environment(**env),
+        protocol=data["protocol"],
+        problems=tuple(_problem(p) for p in data["problems"]),
+        started_at=data["started_at"],
+        finished_at=data["finished_at"],
+        verified=data.get("verified", False),
+        provenance=data.get("provenance", {}),
+        schema_version=RESULTS_SCHEMA_VERSION,
+    )
+
+
+def save(results: ResultsFile, path: Path) -> None:
+    write_text_atomic(path, json.dumps(to_dict(results), indent=1, sort_keys=False) + "\n")
+
+
+def load(path: Path) -> ResultsFile:
+    return from_dict(json.loads(path.read_text(encoding="utf-8")))
