@@ -67,13 +67,21 @@ def write_problems(problems_dir: Path, per_level: tuple[int, ...]) -> list[dict]
             source = _problem_source(level, problem_id)
             path.write_text(source, encoding="utf-8")
             n = 1024 * (problem_id % 7 + 1)
-            entries.append({
-                "key": f"level{level}/{name}", "level": level, "problem_id": problem_id, "name": name,
-                "sha256": hashlib.sha256(source.encode()).hexdigest(),
-                "flops": float(n * n), "min_bytes": float(8 * n * n),
-                "measured": {hw: {"eager_ms": 0.05 * (problem_id % 7 + 1) ** 2, "peak_mem_bytes": 8 * n * n}
-                             for hw in HARDWARE_NAMES},
-            })  # fmt: skip
+            entries.append(
+                {
+                    "key": f"level{level}/{name}",
+                    "level": level,
+                    "problem_id": problem_id,
+                    "name": name,
+                    "sha256": hashlib.sha256(source.encode()).hexdigest(),
+                    "flops": float(n * n),
+                    "min_bytes": float(8 * n * n),
+                    "measured": {
+                        hw: {"eager_ms": 0.05 * (problem_id % 7 + 1) ** 2, "peak_mem_bytes": 8 * n * n}
+                        for hw in HARDWARE_NAMES
+                    },
+                }
+            )
     manifest = {"schema_version": 1, "problems": entries}
     (problems_dir / "manifest.json").write_text(json.dumps(manifest, indent=1), encoding="utf-8")
     return entries
@@ -100,19 +108,33 @@ def _submission(index: int, attempted: list[dict], submissions_dir: Path, spec: 
         kernel_file = submissions_dir / slug / path
         kernel_file.parent.mkdir(parents=True, exist_ok=True)
         kernel_file.write_text(_kernel_source(slug, entry, spec.kernel_lines), encoding="utf-8")
-        kernel = {"level": entry["level"], "problem_id": entry["problem_id"], "problem_sha256": entry["sha256"],
-                  "path": path, "backend": "triton" if entry["problem_id"] % 2 else "cuda"}  # fmt: skip
+        kernel = {
+            "level": entry["level"],
+            "problem_id": entry["problem_id"],
+            "problem_sha256": entry["sha256"],
+            "path": path,
+            "backend": "triton" if entry["problem_id"] % 2 else "cuda",
+        }
         if entry["problem_id"] % 3 == 0:
-            kernel["claimed"] = {"speedup": 1.1 + entry["problem_id"] / 10, "hardware": "H100", "baseline": "eager"}
+            kernel["claimed"] = {
+                "speedup": 1.1 + entry["problem_id"] / 10,
+                "hardware": "H100",
+                "baseline": "eager",
+            }
         kernels.append(kernel)
     document = {
-        "schema_version": 1, "slug": slug, "name": f"Synthetic submission {index}",
+        "schema_version": 1,
+        "slug": slug,
+        "name": f"Synthetic submission {index}",
         "description": "Generated for tests and the site benchmark.",
         "authors": [{"name": f"Synthetic team {index}", "github": f"synthetic-{index}"}],
-        "model": {"name": f"model-{index % 5}"}, "method": ["one-shot", "agent", "human"][index % 3],
-        "date": "2026-11-22", "links": [{"label": "paper", "url": "https://example.org/paper"}],
-        "target_hardware": ["NVIDIA H100 80GB HBM3"], "kernels": kernels,
-    }  # fmt: skip
+        "model": {"name": f"model-{index % 5}"},
+        "method": ["one-shot", "agent", "human"][index % 3],
+        "date": "2026-11-22",
+        "links": [{"label": "paper", "url": "https://example.org/paper"}],
+        "target_hardware": ["NVIDIA H100 80GB HBM3"],
+        "kernels": kernels,
+    }
     (submissions_dir / f"{slug}.json").write_text(json.dumps(document, indent=1), encoding="utf-8")
     return document
 
@@ -121,13 +143,19 @@ def _timing(ms: float) -> Timing:
     return Timing(median=ms, q1=ms * 0.98, q3=ms * 1.02, minimum=ms * 0.95, n=50)
 
 
-def _problem_result(entry: dict, kernel: dict, skill: float, rng: random.Random, stale: bool) -> ProblemResult:
+def _problem_result(
+    entry: dict, kernel: dict, skill: float, rng: random.Random, stale: bool
+) -> ProblemResult:
     roll = rng.random()
     common = {
-        "key": entry["key"], "level": entry["level"], "problem_id": entry["problem_id"],
-        "problem_sha256": "0" * 64 if stale else entry["sha256"], "kernel_path": kernel["path"],
-        "kernel_sha256": hashlib.sha256(kernel["path"].encode()).hexdigest(), "backend": kernel["backend"],
-    }  # fmt: skip
+        "key": entry["key"],
+        "level": entry["level"],
+        "problem_id": entry["problem_id"],
+        "problem_sha256": "0" * 64 if stale else entry["sha256"],
+        "kernel_path": kernel["path"],
+        "kernel_sha256": hashlib.sha256(kernel["path"].encode()).hexdigest(),
+        "backend": kernel["backend"],
+    }
     if roll > skill:
         status = FAILURES[int(rng.random() * len(FAILURES))]
         return ProblemResult(**common, status=status, error=f"synthetic {status.value}")
@@ -141,32 +169,57 @@ def _problem_result(entry: dict, kernel: dict, skill: float, rng: random.Random,
     elif roll < 0.02:
         status, flags = Status.REJECTED, (Flag("no-own-kernel", "launched no kernel of its own", "error"),)
     return ProblemResult(
-        **common, status=status, max_abs_error=1e-6, max_rel_error=1e-6, reference=_timing(reference),
-        kernel=_timing(reference / speedup), speedup=speedup, speedup_ci=(speedup * 0.97, speedup * 1.03),
-        compile_reference=_timing(compiled), speedup_vs_compile=round(speedup * compiled / reference, 4),
-        rounds=20, flags=flags, own_kernel_fraction=0.9, seconds=2.0,
-    )  # fmt: skip
+        **common,
+        status=status,
+        max_abs_error=1e-6,
+        max_rel_error=1e-6,
+        reference=_timing(reference),
+        kernel=_timing(reference / speedup),
+        speedup=speedup,
+        speedup_ci=(speedup * 0.97, speedup * 1.03),
+        compile_reference=_timing(compiled),
+        speedup_vs_compile=round(speedup * compiled / reference, 4),
+        rounds=20,
+        flags=flags,
+        own_kernel_fraction=0.9,
+        seconds=2.0,
+    )
 
 
-def _results_file(document: dict, hardware: str, entries: dict, verified: bool, rng: random.Random) -> ResultsFile:
+def _results_file(
+    document: dict, hardware: str, entries: dict, verified: bool, rng: random.Random
+) -> ResultsFile:
     skill = rng.uniform(0.3, 0.95)
     problems = tuple(
         _problem_result(entries[(k["level"], k["problem_id"])], k, skill, rng, stale=rng.random() < 0.01)
         for k in document["kernels"]
     )
     environment = Environment(
-        gpu=HARDWARE_NAMES.get(hardware, hardware), driver="580.00", cuda="13.0", torch="2.14.1", triton="3.8",
-        python="3.11", harness_version="0.1.0", protocol_version="1",
-    )  # fmt: skip
+        gpu=HARDWARE_NAMES.get(hardware, hardware),
+        driver="580.00",
+        cuda="13.0",
+        torch="2.14.1",
+        triton="3.8",
+        python="3.11",
+        harness_version="0.1.0",
+        protocol_version="1",
+    )
     return ResultsFile(
-        slug=document["slug"], submission_name=document["name"], submission_sha256="1" * 64, hardware=hardware,
-        environment=environment, protocol={"version": "1"}, problems=problems,
-        started_at="2026-11-22T10:00:00Z", finished_at="2026-11-22T11:00:00Z", verified=verified,
+        slug=document["slug"],
+        submission_name=document["name"],
+        submission_sha256="1" * 64,
+        hardware=hardware,
+        environment=environment,
+        protocol={"version": "1"},
+        problems=problems,
+        started_at="2026-11-22T10:00:00Z",
+        finished_at="2026-11-22T11:00:00Z",
+        verified=verified,
         provenance={"runner": "synthetic"} if verified else {},
-    )  # fmt: skip
+    )
 
 
-def write_synthetic(root: Path, spec: SyntheticSpec = SyntheticSpec()) -> SyntheticTree:  # noqa: B008
+def write_synthetic(root: Path, spec: SyntheticSpec = SyntheticSpec()) -> SyntheticTree:
     """Write problems/, submissions/ and results/ under `root` and return where they are."""
     tree = SyntheticTree(root / "problems", root / "submissions", root / "results")
     rng = random.Random(spec.seed)

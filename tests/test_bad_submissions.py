@@ -4,7 +4,6 @@ status and never a traceback. A case is one JSON file: how to build the input, a
 from __future__ import annotations
 
 import json
-import os
 import re
 import shutil
 from pathlib import Path
@@ -41,7 +40,7 @@ def _setup(root: Path, steps: list[dict[str, Any]]) -> None:
         if "mkdir" in step:
             (root / step["mkdir"]).mkdir(parents=True)
         elif "symlink" in step:
-            os.symlink(step["to"], root / step["symlink"])
+            (root / step["symlink"]).symlink_to(step["to"])
         elif "write" in step:
             text = step["text"]
             (root / step["write"]).write_text(text + "#" * max(0, step.get("pad_to", 0) - len(text)))

@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from validator.findings import Finding, Severity, UserError
+from validator.findings import Finding, UserError
 
 DEFAULT_PROBLEMS_DIR = Path(__file__).resolve().parent.parent / "problems"
 LEVEL_DIR = re.compile(r"^level(\d+)$")
@@ -130,9 +130,3 @@ def load_catalogue(root: Path | str | None = None) -> Catalogue:
     problems.sort(key=lambda p: (p.level, p.problem_id))
     return Catalogue(root, tuple(problems), tuple(findings))
 
-
-def warnings_of(catalogue: Catalogue) -> list[Finding]:
-    """Catalogue findings as warnings: a bad problem file does not fail a submission that avoids it."""
-    return [
-        Finding(f.code, f.stage, f.message, file=f.file, severity=Severity.WARNING) for f in catalogue.findings
-    ]

@@ -52,7 +52,8 @@ def load_problem_module(path: Path | str, *, reduced: bool) -> ModuleType:
     try:
         spec.loader.exec_module(module)
     except Exception as exc:  # problem code may raise anything on import; report it as data
-        raise ProblemModuleError("import-error", f"importing {path.name} raised {type(exc).__name__}: {exc}") from exc
+        message = f"importing {path.name} raised {type(exc).__name__}: {exc}"
+        raise ProblemModuleError("import-error", message) from exc
     missing = [n for n in REQUIRED_CALLABLES if not callable(getattr(module, n, None))]
     if missing:
         raise ProblemModuleError("format", f"{path.name} defines no callable {', '.join(missing)}")
@@ -63,16 +64,16 @@ def load_problem_module(path: Path | str, *, reduced: bool) -> ModuleType:
 
 def reduced_sizes(module: ModuleType) -> dict[str, Any]:
     """The module's REDUCED_SIZES, checked: a dict naming existing module globals only."""
-    sizes = getattr(module, REDUCED_SIZES_NAME, None)
+    name = REDUCED_SIZES_NAME
+    sizes = getattr(module, name, None)
     if sizes is None:
-        raise ProblemModuleError("reduced-sizes", f"defines no {REDUCED_SIZES_NAME}; cannot run at reduced size")
+        raise ProblemModuleError("reduced-sizes", f"defines no {name}; cannot run at reduced size")
     if not isinstance(sizes, dict) or not all(isinstance(k, str) for k in sizes):
-        raise ProblemModuleError("reduced-sizes", f"{REDUCED_SIZES_NAME} must be a dict from global names to values")
+        raise ProblemModuleError("reduced-sizes", f"{name} must be a dict from global names to values")
     unknown = sorted(k for k in sizes if k not in vars(module))
     if unknown:
-        raise ProblemModuleError(
-            "reduced-sizes", f"{REDUCED_SIZES_NAME} names {', '.join(unknown)}, which the module does not define"
-        )
+        message = f"{name} names {', '.join(unknown)}, which the module does not define"
+        raise ProblemModuleError("reduced-sizes", message)
     return sizes
 
 

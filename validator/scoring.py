@@ -40,8 +40,7 @@ STALE = "stale"
 """Status of a record measured on a different version (sha256) of the problem."""
 NOT_ATTEMPTED = frozenset({MISSING, STALE, Status.NOT_RUN.value})
 BUILT = frozenset(
-    s.value
-    for s in (Status.CORRECT, Status.INCORRECT, Status.RUNTIME_ERROR, Status.TIMEOUT, Status.OOM)
+    s.value for s in (Status.CORRECT, Status.INCORRECT, Status.RUNTIME_ERROR, Status.TIMEOUT, Status.OOM)
 ) | {Status.NEEDS_REVIEW.value}
 GROUP_KEYS = ["slug", "hardware", "baseline", "level"]
 
@@ -119,11 +118,31 @@ def _record_row(results: ResultsFile, record: ProblemResult) -> dict[str, object
 
 
 RECORD_COLUMNS = [
-    "slug", "hardware", "verified", "key", "record_sha256", "status", "speedup", "speedup_vs_compile",
-    "ci_low", "ci_high", "reference_ms", "kernel_ms", "compile_ms", "backend", "flags", "error",
+    "slug",
+    "hardware",
+    "verified",
+    "key",
+    "record_sha256",
+    "status",
+    "speedup",
+    "speedup_vs_compile",
+    "ci_low",
+    "ci_high",
+    "reference_ms",
+    "kernel_ms",
+    "compile_ms",
+    "backend",
+    "flags",
+    "error",
 ]
 NUMERIC_COLUMNS = [
-    "speedup", "speedup_vs_compile", "ci_low", "ci_high", "reference_ms", "kernel_ms", "compile_ms"
+    "speedup",
+    "speedup_vs_compile",
+    "ci_low",
+    "ci_high",
+    "reference_ms",
+    "kernel_ms",
+    "compile_ms",
 ]
 
 

@@ -30,9 +30,9 @@ class Model(nn.Module):
 
 
 # SIZE NOTE: the recurrence is sequential over time steps, so run time is latency-bound;
-# these are the usual KernelBench sizes.
+# 6 layers x 256 steps of small matmuls is roughly 5-15 ms with cuDNN on an H100.
 batch_size = 10
-sequence_length = 512
+sequence_length = 256
 input_size = 128
 hidden_size = 256
 num_layers = 6

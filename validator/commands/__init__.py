@@ -12,6 +12,7 @@ from types import ModuleType
 DEFAULT_VERB = "validate"
 VERBS: dict[str, str] = {
     "validate": "validator.commands.validate",
+    "import": "validator.commands.import_run",
 }
 
 

@@ -21,7 +21,7 @@ HELP = "check submissions: schema, semantics, static policy, build and GPU evalu
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("paths", nargs="+", metavar="PATH", help="submission JSON files (submissions/<slug>.json)")
-    parser.add_argument("--problems-dir", type=Path, help="problem catalogue in KernelBench format (default: problems/)")
+    parser.add_argument("--problems-dir", type=Path, help="problem catalogue, KernelBench format (default: problems/)")
     parser.add_argument("--json", type=Path, metavar="FILE", help="also write a machine-readable report to FILE")
     parser.add_argument("--markdown", type=Path, metavar="FILE", help="also write a Markdown summary to FILE")
     parser.add_argument("--no-gpu", action="store_true", help="skip GPU stages even where a GPU is present")

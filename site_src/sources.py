@@ -1,0 +1,152 @@
+"""Where the site's data comes from, and reading it: catalogue, manifest, submissions, result records.
+
+Every directory can be redirected by an environment variable so tests and the benchmark can point
+`mkdocs build` at generated data: KB_RESULTS_DIR, KB_SUBMISSIONS_DIR, KB_PROBLEMS_DIR, KB_MANIFEST.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from validator.catalogue import Catalogue, load_catalogue
+from validator.findings import UserError
+from validator.results import ResultsFile, load
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+SCHEMA_PATH = REPO_ROOT / "validator" / "schema" / "submission-v1.schema.json"
+
+
+class SiteDataError(Exception):
+    """Committed data the site cannot use; the message names the file and what was wrong."""
+
+
+@dataclass(frozen=True)
+class SiteSources:
+    results_dir: Path
+    submissions_dir: Path
+    problems_dir: Path
+    manifest_path: Path
+    schema_path: Path = SCHEMA_PATH
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str], root: Path = REPO_ROOT) -> SiteSources:
+        def pick(name: str, default: Path) -> Path:
+            value = environ.get(name)
+            return Path(value).resolve() if value else default
+
+        problems = pick("KB_PROBLEMS_DIR", root / "problems")
+        return cls(
+            results_dir=pick("KB_RESULTS_DIR", root / "results"),
+            submissions_dir=pick("KB_SUBMISSIONS_DIR", root / "submissions"),
+            problems_dir=problems,
+            manifest_path=pick("KB_MANIFEST", problems / "manifest.json"),
+        )
+
+    def watched(self) -> list[Path]:
+        """What `mkdocs serve` should watch besides the hand-written pages."""
+        return [self.results_dir, self.submissions_dir, self.problems_dir, self.schema_path]
+
+
+@dataclass(frozen=True)
+class SubmissionDoc:
+    """A submission document as the site shows it (the validator has already checked it in CI)."""
+
+    slug: str
+    path: Path
+    document: dict[str, Any]
+
+    @property
+    def name(self) -> str:
+        return str(self.document.get("name") or self.slug)
+
+    @property
+    def kernel_dir(self) -> Path:
+        return self.path.parent / self.slug
+
+    @property
+    def kernels(self) -> list[dict[str, Any]]:
+        kernels = self.document.get("kernels")
+        return [k for k in kernels if isinstance(k, dict)] if isinstance(kernels, list) else []
+
+
+@dataclass(frozen=True)
+class SiteInputs:
+    sources: SiteSources
+    catalogue: Catalogue
+    results: tuple[ResultsFile, ...]
+    submissions: dict[str, SubmissionDoc]
+    manifest: dict[str, dict[str, Any]] = field(default_factory=dict)
+    """Manifest entries by problem key, only those whose sha256 matches the catalogue's file."""
+
+
+def _read_json(path: Path) -> Any:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise SiteDataError(f"{path}: cannot be read as JSON ({exc})") from exc
+
+
+def load_results_dir(results_dir: Path) -> tuple[ResultsFile, ...]:
+    """Every `results/<hardware>/<slug>.json`; none when the directory does not exist yet."""
+    if not results_dir.is_dir():
+        return ()
+    loaded = []
+    for path in sorted(results_dir.glob("*/*.json")):
+        try:
+            loaded.append(load(path))
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            raise SiteDataError(f"{path}: not a readable results file ({type(exc).__name__}: {exc})") from exc
+    return tuple(loaded)
+
+
+def load_submissions(submissions_dir: Path) -> dict[str, SubmissionDoc]:
+    docs: dict[str, SubmissionDoc] = {}
+    if not submissions_dir.is_dir():
+        return docs
+    for path in sorted(submissions_dir.glob("*.json")):
+        document = _read_json(path)
+        if not isinstance(document, dict):
+            raise SiteDataError(f"{path}: expected a JSON object at $")
+        slug = str(document.get("slug") or path.stem)
+        docs[slug] = SubmissionDoc(slug, path, document)
+    return docs
+
+
+def _manifest_entries(data: Any) -> list[dict[str, Any]]:
+    """Accept `{"problems": [...]}`, a bare list, or a mapping of key -> entry."""
+    if isinstance(data, dict) and isinstance(data.get("problems"), list | dict):
+        data = data["problems"]
+    if isinstance(data, dict):
+        data = [dict(entry, key=entry.get("key", key)) for key, entry in data.items() if isinstance(entry, dict)]
+    return [entry for entry in data if isinstance(entry, dict)] if isinstance(data, list) else []
+
+
+def load_manifest(path: Path, catalogue: Catalogue) -> dict[str, dict[str, Any]]:
+    """Manifest entries by key; entries for another version of a problem are left out."""
+    if not path.is_file():
+        return {}
+    current = {p.key: p.sha256 for p in catalogue.problems}
+    entries = {}
+    for entry in _manifest_entries(_read_json(path)):
+        key = entry.get("key")
+        if key in current and entry.get("sha256", current[key]) == current[key]:
+            entries[key] = entry
+    return entries
+
+
+def load_inputs(sources: SiteSources) -> SiteInputs:
+    try:
+        catalogue = load_catalogue(sources.problems_dir)
+    except UserError as exc:
+        raise SiteDataError(str(exc)) from exc
+    return SiteInputs(
+        sources=sources,
+        catalogue=catalogue,
+        results=load_results_dir(sources.results_dir),
+        submissions=load_submissions(sources.submissions_dir),
+        manifest=load_manifest(sources.manifest_path, catalogue),
+    )

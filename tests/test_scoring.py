@@ -1,0 +1,222 @@
+"""fast_p and the leaderboard numbers, checked against cases worked out by hand."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import pytest
+
+from validator.catalogue import Catalogue, Problem
+from validator.results import Environment, Flag, ProblemResult, ResultsFile, Status
+from validator.scoring import (
+    aligned_from_results,
+    best_per_problem,
+    curves,
+    fast_p,
+    fast_p_curve,
+    level_scores,
+)
+
+ENV = Environment("GPU", "1", "13.0", "2.14", "3.8", "3.11", "0.1", "1")
+
+
+def catalogue(level_sizes: dict[int, int]) -> Catalogue:
+    problems = tuple(
+        Problem(level, i, f"{i}_P", Path(f"level{level}/{i}_P.py"), f"sha-{level}-{i}")
+        for level, size in level_sizes.items()
+        for i in range(1, size + 1)
+    )
+    return Catalogue(Path("problems"), problems, ())
+
+
+def record(level: int, i: int, status: Status, speedup: float | None = None, **extra) -> ProblemResult:
+    return ProblemResult(
+        key=f"level{level}/{i}_P",
+        level=level,
+        problem_id=i,
+        problem_sha256=extra.pop("sha", f"sha-{level}-{i}"),
+        kernel_path=f"k{i}.py",
+        kernel_sha256="k",
+        backend="triton",
+        status=status,
+        speedup=speedup,
+        **extra,
+    )
+
+
+def results(
+    slug: str, *records: ProblemResult, hardware: str = "h100", verified: bool = False
+) -> ResultsFile:
+    return ResultsFile(slug, slug.title(), "s", hardware, ENV, {}, records, "t0", "t1", verified=verified)
+
+
+def score_row(
+    files: list[ResultsFile], sizes: dict[int, int], level: int = 1, baseline: str = "eager"
+) -> dict:
+    scores = level_scores(aligned_from_results(files, catalogue(sizes)))
+    picked = scores[(scores.level == level) & (scores.baseline == baseline)]
+    assert len(picked) == 1
+    return picked.iloc[0].to_dict()
+
+
+C = Status.CORRECT
+
+
+def test_fast_p_counts_only_speedups_strictly_above_p():
+    assert fast_p([1.0, 1.5, 2.0, 0.5], 4, 1.0) == 0.5
+    assert fast_p([1.0, 1.5, 2.0, 0.5], 4, 0.5) == 0.75
+    assert fast_p([1.0, 1.5, 2.0, 0.5], 4, 2.0) == 0.0
+
+
+def test_a_speedup_exactly_at_a_threshold_is_not_counted_in_the_table():
+    row = score_row(
+        [
+            results(
+                "a", record(1, 1, C, 1.0), record(1, 2, C, 1.5), record(1, 3, C, 2.0), record(1, 4, C, 0.5)
+            )
+        ],
+        {1: 4},
+    )
+    assert row["fast_0"] == 1.0
+    assert row["fast_0.5"] == 0.75
+    assert row["fast_0.8"] == 0.75
+    assert row["fast_1"] == 0.5
+    assert row["fast_1.5"] == 0.25
+    assert row["fast_2"] == 0.0
+
+
+def test_missing_problems_count_as_failures_in_n():
+    row = score_row([results("a", record(1, 1, C, 3.0), record(1, 2, C, 3.0))], {1: 5})
+    assert row["n_problems"] == 5
+    assert row["fast_1"] == pytest.approx(0.4)
+    assert row["n_attempted"] == 2
+    assert row["compile_rate"] == 1.0
+    assert row["correct_rate"] == 1.0
+
+
+def test_failed_builds_lower_the_compile_rate_and_fast_p():
+    files = [
+        results(
+            "a",
+            record(1, 1, Status.COMPILE_ERROR),
+            record(1, 2, Status.INCORRECT),
+            record(1, 3, C, 2.0),
+            record(1, 4, C, 0.9),
+        )
+    ]
+    row = score_row(files, {1: 4})
+    assert row["n_built"] == 3
+    assert row["compile_rate"] == 0.75
+    assert row["correct_rate"] == 0.5
+    assert row["fast_0"] == 0.5
+    assert row["fast_1"] == 0.25
+    assert row["geomean_speedup"] == pytest.approx(math.sqrt(2.0 * 0.9))
+
+
+def test_needs_review_and_rejected_are_not_correct_and_rejected_is_not_built():
+    flag = (Flag("speedup-implausible", "held"),)
+    files = [
+        results(
+            "a",
+            record(1, 1, Status.NEEDS_REVIEW, 12.0, flags=flag),
+            record(1, 2, Status.REJECTED, 5.0),
+            record(1, 3, C, 1.2),
+        )
+    ]
+    row = score_row(files, {1: 3})
+    assert row["fast_0"] == pytest.approx(1 / 3)
+    assert row["fast_2"] == 0.0
+    assert row["n_needs_review"] == 1
+    assert row["n_rejected"] == 1
+    assert row["n_built"] == 2
+    assert row["compile_rate"] == pytest.approx(2 / 3)
+
+
+def test_a_record_of_another_problem_version_is_stale_and_not_attempted():
+    files = [results("a", record(1, 1, C, 4.0, sha="old"), record(1, 2, C, 4.0))]
+    row = score_row(files, {1: 2})
+    assert row["fast_1"] == 0.5
+    assert row["n_attempted"] == 1
+    aligned = aligned_from_results(files, catalogue({1: 2}))
+    assert aligned.set_index("key").loc["level1/1_P", "status"] == "stale"
+
+
+def test_not_run_and_correct_without_a_speedup_fail_every_threshold():
+    files = [results("a", record(1, 1, Status.NOT_RUN), record(1, 2, C, None), record(1, 3, C, 1.1))]
+    row = score_row(files, {1: 3})
+    assert row["n_attempted"] == 2
+    assert row["n_correct"] == 2
+    assert row["fast_0"] == pytest.approx(1 / 3)
+
+
+def test_levels_are_scored_apart_with_their_own_n():
+    files = [results("a", record(1, 1, C, 2.0), record(2, 1, C, 2.0), record(2, 2, C, 2.0))]
+    assert score_row(files, {1: 4, 2: 2}, level=1)["fast_1"] == 0.25
+    assert score_row(files, {1: 4, 2: 2}, level=2)["fast_1"] == 1.0
+
+
+def test_the_compile_baseline_uses_speedup_vs_compile_and_exists_only_where_measured():
+    files = [
+        results(
+            "a", record(1, 1, C, 2.0, speedup_vs_compile=0.9), record(1, 2, C, 3.0, speedup_vs_compile=1.2)
+        ),
+        results("b", record(1, 1, C, 2.0)),
+    ]
+    row = score_row(files[:1], {1: 2}, baseline="torch-compile")
+    assert row["fast_1"] == 0.5
+    scores = level_scores(aligned_from_results(files, catalogue({1: 2})))
+    assert set(scores[scores.slug == "b"].baseline) == {"eager"}
+
+
+def test_a_key_recorded_twice_keeps_the_last_record():
+    row = score_row([results("a", record(1, 1, C, 0.5), record(1, 1, C, 2.0))], {1: 1})
+    assert row["fast_1"] == 1.0
+
+
+def test_verified_is_carried_per_submission_and_hardware():
+    files = [
+        results("a", record(1, 1, C, 2.0), verified=True),
+        results("a", record(1, 1, C, 2.0), hardware="h200"),
+    ]
+    scores = level_scores(aligned_from_results(files, catalogue({1: 1})))
+    assert dict(zip(scores.hardware, scores.verified, strict=True)) == {"h100": True, "h200": False}
+
+
+def test_the_curve_steps_down_at_each_speedup_and_merges_ties():
+    curve = fast_p_curve([1.0, 1.0, 2.0], 4)
+    assert curve.start == 0.75
+    assert curve.breakpoints == (1.0, 2.0)
+    assert curve.values == (0.25, 0.0)
+    assert curve.value_at(0.99) == 0.75
+    assert curve.value_at(1.0) == 0.25
+    assert curve.value_at(1.99) == 0.25
+    assert curve.value_at(2.0) == 0.0
+
+
+def test_the_curve_agrees_with_the_table_at_every_threshold():
+    speedups = [0.5, 0.8, 1.0, 1.3, 1.5, 2.0, 2.5]
+    curve = fast_p_curve(speedups, 10)
+    for p in (0.0, 0.5, 0.8, 1.0, 1.5, 2.0, 3.0):
+        assert curve.value_at(p) == fast_p(speedups, 10, p)
+
+
+def test_curves_are_keyed_by_submission_hardware_baseline_and_level():
+    files = [results("a", record(1, 1, C, 2.0), record(1, 2, Status.INCORRECT))]
+    curve = curves(aligned_from_results(files, catalogue({1: 2})))[("a", "h100", "eager", 1)]
+    assert curve.start == 0.5
+    assert curve.breakpoints == (2.0,)
+
+
+def test_the_best_kernel_per_problem_is_the_fastest_counted_one_and_ties_go_to_the_first_slug():
+    files = [
+        results("b", record(1, 1, C, 3.0), record(1, 2, C, 1.5)),
+        results("a", record(1, 1, C, 3.0), record(1, 2, Status.NEEDS_REVIEW, 50.0)),
+        results("c", record(1, 2, C, 1.2)),
+    ]
+    best = best_per_problem(aligned_from_results(files, catalogue({1: 3})))
+    eager = best[best.baseline == "eager"].set_index("key")
+    assert eager.loc["level1/1_P", "slug"] == "a"
+    assert eager.loc["level1/2_P", "slug"] == "b"
+    assert eager.loc["level1/2_P", "speedup"] == 1.5
+    assert "level1/3_P" not in eager.index

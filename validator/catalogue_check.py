@@ -1,0 +1,363 @@
+"""Quality filters for one problem: could a kernel that cheats pass correctness on it?
+
+Every filter asks that question at the protocol tolerance (validator.protocol): would a kernel that
+returns a constant, returns zeros, ignores an input or ignores the weights pass the comparison?
+
+    near-constant     outputs for seeds 0 and 1 agree: a kernel returning one fixed tensor passes
+    zeros-pass        allclose(zeros, output): a kernel returning zeros passes
+    ignores-input     a fresh draw of input i (same dtype and distribution) leaves the output as it was
+    constant-input    a fresh draw of input i equals the old one, so a kernel could hard-code it
+    ignores-weights   a model built after another seed gives the same output
+    nondeterministic  two builds and runs with one seed differ beyond tolerance (dropout left on, ...)
+    non-finite        the reference output holds NaN or Inf
+    mutates-input     the reference changes its inputs (kernels must not, so it cannot be mirrored)
+    format, reduced-sizes, import-error, runtime-error, out-of-memory, too-much-memory
+
+A problem may keep a filter failure with a documented reason: a module-level
+`CATALOGUE_EXEMPT = {"ignores-weights": "why this is fine"}` turns that failure into a warning and
+the problem's status into "kept". An exemption that matches no failure is reported (`unused-exemption`).
+Outputs are compared bit for bit for determinism; a difference within tolerance is only a warning
+(`nondeterministic-rounding`: some GPU reductions use atomics), beyond it a failure.
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+from dataclasses import dataclass, field, replace
+from types import ModuleType
+from typing import Any
+
+from validator.catalogue import Problem
+from validator.findings import Finding, Severity
+from validator.problem_module import ProblemModuleError, load_problem_module, make_inputs, make_model
+from validator.protocol import PROTOCOL
+
+STAGE = "catalogue"
+EXEMPTABLE = frozenset({
+    "near-constant", "zeros-pass", "ignores-input", "constant-input", "ignores-weights",
+    "nondeterministic", "non-finite", "mutates-input", "too-much-memory",
+})
+MAX_PEAK_BYTES = 24 * 1024**3  # DESIGN.md: every reference fits in 24 GB of GPU memory
+SEED, OTHER_SEED, FRESH_INPUT_SEED, WEIGHT_SEED = 0, 1, 2, 3
+Issue = tuple[str, str, Severity]
+
+
+@dataclass(frozen=True)
+class CheckSpec:
+    """How to run the filters: reduced sizes on the CPU, or full size on a GPU with measurements."""
+
+    reduced: bool = True
+    device: str = "cpu"
+    generate_on_device: bool = False
+    """Draw weights and inputs on `device` (fast at full size) instead of on the CPU."""
+    measure: bool = False
+    """Also time the eager forward with CUDA events and record its peak memory (needs CUDA)."""
+    slow_forward_s: float | None = 0.3
+    """Warn when one reduced forward takes longer than this; None: never."""
+
+
+@dataclass(frozen=True)
+class ProblemCheck:
+    """The outcome of the filters for one problem."""
+
+    key: str
+    file: str
+    sha256: str
+    status: str
+    """passed, kept (a failure exempted with a reason), failed."""
+    findings: tuple[Finding, ...] = ()
+    output_shape: tuple[int, ...] | None = None
+    output_dtype: str | None = None
+    forward_ms: float | None = None
+    """Host wall time of one forward (the faster of the runs), at the size that ran."""
+    eager_ms: float | None = None
+    """Median CUDA-event time of the eager forward at full size (with measurements)."""
+    peak_mem_bytes: int | None = None
+    seconds: float = 0.0
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        data = {k: v for k, v in self.__dict__.items() if k != "findings"}
+        data["findings"] = [f.to_dict() for f in self.findings]
+        data["output_shape"] = list(self.output_shape) if self.output_shape is not None else None
+        return data
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> ProblemCheck:
+        values = dict(data)
+        findings = data.get("findings", [])
+        values["findings"] = tuple(Finding(**{**f, "severity": Severity(f.get("severity", "error"))}) for f in findings)
+        shape = data.get("output_shape")
+        values["output_shape"] = tuple(shape) if shape is not None else None
+        return cls(**values)
+
+
+class _Failure(Exception):
+    """Stops the filters for a problem: nothing after it can be checked soundly."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+def tolerance(dtype: Any) -> tuple[float, float] | None:
+    """(atol, rtol) for a floating dtype from the protocol; None: values must match exactly."""
+    tol = PROTOCOL.tolerances.get(str(dtype).removeprefix("torch."))
+    return (tol.atol, tol.rtol) if tol else None
+
+
+def passes_correctness(candidate: Any, reference: Any) -> bool:
+    """Would `candidate` pass the protocol's correctness comparison against `reference`?"""
+    import torch
+
+    if candidate.shape != reference.shape:
+        return False
+    candidate = candidate.to(reference.dtype)
+    tol = tolerance(reference.dtype)
+    if tol is None or not reference.is_floating_point():
+        return torch.equal(candidate, reference)
+    return torch.allclose(candidate, reference, atol=tol[0], rtol=tol[1], equal_nan=True)
+
+
+def _clone(values: list[Any]) -> list[Any]:
+    import torch
+
+    return [v.clone() if isinstance(v, torch.Tensor) else v for v in values]
+
+
+def _state_equal(a: Any, b: Any) -> bool:
+    import torch
+
+    sa, sb = a.state_dict(), b.state_dict()
+    return sa.keys() == sb.keys() and all(torch.equal(sa[k], sb[k]) for k in sa)
+
+
+class _Run:
+    """The filters for one loaded module; `issues` collects (code, message, severity)."""
+
+    def __init__(self, module: ModuleType, spec: CheckSpec) -> None:
+        self.module = module
+        self.spec = spec
+        self.issues: list[Issue] = []
+        self.out0: Any = None
+        self.forward_s: list[float] = []
+
+    def fail(self, code: str, message: str, severity: Severity = Severity.ERROR) -> None:
+        self.issues.append((code, message, severity))
+
+    def model(self, seed: int) -> Any:
+        spec = self.spec
+        return make_model(self.module, seed, spec.device, generate_on_device=spec.generate_on_device)
+
+    def inputs(self, seed: int) -> list[Any]:
+        spec = self.spec
+        return make_inputs(self.module, seed, spec.device, generate_on_device=spec.generate_on_device)
+
+    def forward(self, model: Any, inputs: list[Any]) -> Any:
+        import torch
+
+        started = time.perf_counter()
+        with torch.no_grad():
+            out = model(*inputs)
+        if not isinstance(out, torch.Tensor):
+            name = type(out).__name__
+            raise _Failure("format", f"forward returned {name}; a problem's output must be one tensor")
+        if out.is_cuda:
+            torch.cuda.synchronize()
+        self.forward_s.append(time.perf_counter() - started)
+        return out
+
+    def all(self) -> None:
+        import torch
+
+        model, x0 = self.model(SEED), self.inputs(SEED)
+        self._check_input_devices(x0)
+        given = _clone(x0)
+        out0 = self.out0 = self.forward(model, given)
+        if any(isinstance(a, torch.Tensor) and not torch.equal(a, b) for a, b in zip(x0, given, strict=True)):
+            self.fail("mutates-input", "the reference forward changes its inputs in place")
+        if out0.is_floating_point() and not torch.isfinite(out0).all():
+            self.fail("non-finite", "the reference output holds NaN or Inf for seed 0")
+        if passes_correctness(torch.zeros_like(out0), out0):
+            self.fail("zeros-pass", "an all-zeros output passes correctness at the protocol tolerance")
+        self._check_determinism(out0)
+        self._check_seeds(out0)
+        self._check_inputs(model, x0, out0)
+        self._check_weights(model, x0, out0)
+
+    def _check_input_devices(self, inputs: list[Any]) -> None:
+        import torch
+
+        if self.spec.generate_on_device:
+            return
+        for i, value in enumerate(inputs):
+            if isinstance(value, torch.Tensor) and value.device != torch.device(self.spec.device):
+                self.fail("format", f"get_inputs() must return CPU tensors; input {i} is on {value.device}")
+
+    def _check_determinism(self, out0: Any) -> None:
+        import torch
+
+        again = self.forward(self.model(SEED), _clone(self.inputs(SEED)))
+        if torch.equal(again, out0):
+            return
+        if passes_correctness(again, out0):
+            message = "two runs with one seed differ in rounding only"
+            self.fail("nondeterministic-rounding", message, Severity.WARNING)
+        else:
+            self.fail("nondeterministic", "two builds and runs with one seed give different outputs")
+
+    def _check_seeds(self, out0: Any) -> None:
+        other = self.forward(self.model(OTHER_SEED), self.inputs(OTHER_SEED))
+        if passes_correctness(other, out0):
+            self.fail("near-constant", "seeds 0 and 1 give outputs equal at the protocol tolerance")
+
+    def _check_inputs(self, model: Any, x0: list[Any], out0: Any) -> None:
+        import torch
+
+        fresh = self.inputs(FRESH_INPUT_SEED)
+        for i, (old, new) in enumerate(zip(x0, fresh, strict=True)):
+            if not isinstance(old, torch.Tensor):
+                continue  # a Python scalar in get_inputs() has no distribution to draw from
+            if old.shape == new.shape and torch.equal(old, new):
+                self.fail("constant-input", f"input {i} is the same for every seed; a kernel could hard-code it")
+                continue
+            changed = _clone(x0)
+            changed[i] = new
+            if passes_correctness(self.forward(model, changed), out0):
+                self.fail("ignores-input", f"a fresh draw of input {i} ({old.dtype}) leaves the output as it was")
+
+    def _check_weights(self, model: Any, x0: list[Any], out0: Any) -> None:
+        import torch
+
+        if not model.state_dict():
+            return
+        other = self.model(WEIGHT_SEED)
+        if _state_equal(model, other):
+            message = "the weights do not depend on the seed (checked by perturbing them instead)"
+            self.fail("seed-independent-weights", message, Severity.WARNING)
+            with torch.no_grad():
+                for p in other.parameters():
+                    if p.is_floating_point():
+                        p.add_(torch.randn_like(p))
+        if passes_correctness(self.forward(other, _clone(x0)), out0):
+            self.fail("ignores-weights", "a model built after another seed gives the same output")
+
+
+def exemptions(module: ModuleType | None) -> tuple[dict[str, str], list[Issue]]:
+    """The problem's CATALOGUE_EXEMPT, and a format issue if it is malformed."""
+    raw = getattr(module, "CATALOGUE_EXEMPT", None) if module is not None else None
+    if raw is None:
+        return {}, []
+    if not isinstance(raw, dict) or not all(
+        isinstance(k, str) and isinstance(v, str) and v.strip() for k, v in raw.items()
+    ):
+        return {}, [("format", "CATALOGUE_EXEMPT must map reason codes to non-empty reasons", Severity.ERROR)]
+    bad = sorted(set(raw) - EXEMPTABLE)
+    if bad:
+        message = f"CATALOGUE_EXEMPT names {', '.join(bad)}; exemptable: {', '.join(sorted(EXEMPTABLE))}"
+        return {}, [("format", message, Severity.ERROR)]
+    return raw, []
+
+
+def _findings(issues: list[Issue], module: ModuleType | None, key: str, shown: str) -> tuple[list[Finding], str]:
+    """Issues as findings, exemptions applied; and the problem's status."""
+    exempt, bad = exemptions(module)
+    findings: list[Finding] = []
+    used: set[str] = set()
+    for code, message, severity in [*issues, *bad]:
+        if severity == Severity.ERROR and code in exempt:
+            used.add(code)
+            findings.append(Finding(code, STAGE, f"kept: {exempt[code]} ({message})", file=shown, problem=key,
+                                    severity=Severity.WARNING))
+        else:
+            findings.append(Finding(code, STAGE, message, file=shown, problem=key, severity=severity))
+    for code in sorted(set(exempt) - used - {"too-much-memory"}):  # memory is only known with --full
+        findings.append(Finding("unused-exemption", STAGE, f"CATALOGUE_EXEMPT[{code!r}] matches no failure",
+                                file=shown, problem=key, severity=Severity.WARNING))
+    if any(f.severity == Severity.ERROR for f in findings):
+        return findings, "failed"
+    return findings, "kept" if used else "passed"
+
+
+def check_problem(problem: Problem, spec: CheckSpec, shown: str | None = None) -> ProblemCheck:
+    """Run every filter on one problem; a bad problem gives findings, never an exception."""
+    shown = shown or f"level{problem.level}/{problem.path.name}"
+    started = time.perf_counter()
+    module: ModuleType | None = None
+    run: _Run | None = None
+    try:
+        module = load_problem_module(problem.path, reduced=spec.reduced)
+        run = _Run(module, spec)
+        run.all()
+        issues = run.issues
+    except (ProblemModuleError, _Failure) as exc:
+        issues = [*(run.issues if run else []), (exc.code, str(exc), Severity.ERROR)]
+    except Exception as exc:  # the reference itself broke: that is this problem's result
+        issues = [*(run.issues if run else []), _exception_issue(exc, "")]
+    out0 = run.out0 if run else None
+    forward_ms = min(run.forward_s) * 1e3 if run and run.forward_s else None
+    limit = spec.slow_forward_s
+    if spec.reduced and limit and forward_ms and forward_ms > limit * 1e3:
+        message = f"one reduced forward takes {forward_ms:.0f} ms; the target is < {limit * 1e3:.0f} ms"
+        issues.append(("reduced-slow", message, Severity.WARNING))
+    if spec.measure and module is not None and not any(s == Severity.ERROR for _, _, s in issues):
+        issues += _measure_issues(module, spec, measured := {})
+    else:
+        measured = {}
+    findings, status = _findings(issues, module, problem.key, shown)
+    return ProblemCheck(
+        problem.key, shown, problem.sha256, status, tuple(findings),
+        output_shape=tuple(out0.shape) if out0 is not None else None,
+        output_dtype=str(out0.dtype).removeprefix("torch.") if out0 is not None else None,
+        forward_ms=forward_ms, seconds=time.perf_counter() - started, **measured,
+    )
+
+
+def _exception_issue(exc: Exception, when: str) -> Issue:
+    code = "out-of-memory" if type(exc).__name__ == "OutOfMemoryError" else "runtime-error"
+    return code, f"{when}{type(exc).__name__}: {exc}"[:500], Severity.ERROR
+
+
+def _measure_issues(module: ModuleType, spec: CheckSpec, measured: dict[str, Any]) -> list[Issue]:
+    """Time the eager forward; fill `measured` with eager_ms and peak_mem_bytes."""
+    try:
+        eager_ms, peak = measure_eager(module, spec.device, SEED, generate_on_device=spec.generate_on_device)
+    except Exception as exc:  # an OOM or a kernel error while timing is this problem's result
+        return [_exception_issue(exc, "while timing: ")]
+    measured.update(eager_ms=eager_ms, peak_mem_bytes=peak)
+    if peak > MAX_PEAK_BYTES:
+        return [("too-much-memory", f"peak GPU memory {peak / 1024**3:.1f} GiB exceeds 24 GiB", Severity.ERROR)]
+    return []
+
+
+def measure_eager(module: ModuleType, device: str, seed: int, *, generate_on_device: bool,
+                  warmup: int = 3, calls: int = 5) -> tuple[float, int]:
+    """(median CUDA-event ms of the eager forward, peak bytes of model + inputs + forward).
+
+    The L2 cache is flushed before each call, as the protocol does; the flush buffer is left out of the peak.
+    """
+    import torch
+
+    torch.cuda.synchronize(device)
+    torch.cuda.empty_cache()
+    l2_bytes = torch.cuda.get_device_properties(device).L2_cache_size
+    flush = torch.empty(int(l2_bytes * PROTOCOL.l2_flush_factor) // 4 + 1, dtype=torch.float32, device=device)
+    torch.cuda.reset_peak_memory_stats(device)
+    model = make_model(module, seed, device, generate_on_device=generate_on_device)
+    inputs = make_inputs(module, seed, device, generate_on_device=generate_on_device)
+    times: list[float] = []
+    with torch.no_grad():
+        for call in range(warmup + calls):
+            flush.zero_()
+            start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            start.record()
+            model(*inputs)
+            end.record()
+            torch.cuda.synchronize(device)
+            if call >= warmup:
+                times.append(start.elapsed_time(end))
+    peak = torch.cuda.max_memory_allocated(device) - flush.numel() * 4
+    del model, inputs, flush
+    torch.cuda.empty_cache()
+    return statistics.median(times), peak

@@ -1,0 +1,84 @@
+"""`kb-validate import RUN_DIR --slug S ...`: make a submission from a KernelBench run directory."""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import shutil
+from pathlib import Path
+
+from rich.console import Console
+from rich.markup import escape
+
+from validator.atomic import write_text_atomic
+from validator.catalogue import load_catalogue
+from validator.findings import ExitCode, UserError
+from validator.importer import ImportPlan, Metadata, plan_import, submission_document
+from validator.schema import schema_findings
+
+HELP = "turn a KernelBench run directory (level_L_problem_P_sample_S_kernel.py files) into a submission"
+METHODS = ("one-shot", "repeated-sampling", "iterative-refinement", "agent", "human", "compiler")
+
+
+def _link(text: str) -> tuple[str, str]:
+    label, sep, url = text.partition("=")
+    if not sep or not label or not url:
+        raise argparse.ArgumentTypeError(f"expected LABEL=URL, got {text!r}")
+    return label, url
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("run_dir", type=Path, metavar="RUN_DIR", help="KernelBench run directory")
+    parser.add_argument("--slug", required=True, help="submission slug (lower-case letters, digits, '-')")
+    parser.add_argument("--name", required=True, help="display name on the leaderboard")
+    parser.add_argument("--method", required=True, choices=METHODS)
+    parser.add_argument("--model", help="language model that generated the kernels")
+    parser.add_argument("--author", action="append", required=True, help="author (repeatable)")
+    parser.add_argument("--hardware", action="append", required=True, help="target GPU (repeatable)")
+    parser.add_argument("--date", default=dt.date.today().isoformat(), help="ISO date (default: today)")
+    parser.add_argument("--description", default="")
+    parser.add_argument("--link", action="append", type=_link, default=[], metavar="LABEL=URL")
+    parser.add_argument("--sample", type=int, help="take this sample id (default: the lowest usable per problem)")
+    parser.add_argument("--submissions-dir", type=Path, default=Path("submissions"))
+    parser.add_argument("--problems-dir", type=Path)
+    parser.add_argument("--force", action="store_true", help="replace an existing submission of this slug")
+
+
+def execute(args: argparse.Namespace, out: Console, err: Console) -> int:
+    if not args.run_dir.is_dir():
+        raise UserError(f"run directory {args.run_dir} does not exist or is not a directory")
+    if not args.submissions_dir.is_dir():
+        raise UserError(f"--submissions-dir {args.submissions_dir} does not exist")
+    catalogue = load_catalogue(args.problems_dir)
+    plan = plan_import(args.run_dir, catalogue, args.sample)
+    meta = Metadata(args.slug, args.name, args.method, args.date, tuple(args.author), tuple(args.hardware),
+                    args.model, args.description, tuple(args.link))
+    document = submission_document(plan, meta, catalogue)
+    problems = [f for f in schema_findings(document, "<command line>") if not f.json_path.startswith("$.kernels")]
+    if problems:
+        raise UserError("; ".join(f"{f.json_path}: {f.message}" for f in problems))
+    _print_plan(plan, out)
+    if not plan.chosen:
+        err.print(f"kb-validate import: no usable kernel files in {args.run_dir}; nothing written", markup=False)
+        return ExitCode.FAILED
+    json_path = args.submissions_dir / f"{args.slug}.json"
+    kernel_dir = args.submissions_dir / args.slug
+    if (json_path.exists() or kernel_dir.exists()) and not args.force:
+        raise UserError(f"{json_path} or {kernel_dir}/ already exists; pass --force to replace it")
+    if kernel_dir.exists():
+        shutil.rmtree(kernel_dir)
+    kernel_dir.mkdir()
+    for candidate, destination, _ in plan.chosen:
+        shutil.copyfile(candidate.path, kernel_dir / destination)
+    write_text_atomic(json_path, json.dumps(document, indent=2) + "\n")
+    out.print(f"wrote {escape(str(json_path))} with {len(plan.chosen)} kernels; "
+              f"check it with: kb-validate {escape(str(json_path))}")
+    return ExitCode.OK
+
+
+def _print_plan(plan: ImportPlan, out: Console) -> None:
+    for candidate, destination, backend in plan.chosen:
+        out.print(f"[green]imported[/] {escape(candidate.path.name)} as {escape(destination)} ({backend})")
+    for skipped in plan.skipped:
+        out.print(f"[yellow]skipped[/]  {escape(skipped.file)}: {escape(skipped.reason)}")
