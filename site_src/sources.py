@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -67,7 +68,7 @@ class SubmissionDoc:
     def kernel_dir(self) -> Path:
         return self.path.parent / self.slug
 
-    @property
+    @cached_property
     def kernels(self) -> list[dict[str, Any]]:
         kernels = self.document.get("kernels")
         return [k for k in kernels if isinstance(k, dict)] if isinstance(kernels, list) else []

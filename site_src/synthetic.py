@@ -143,9 +143,7 @@ def _timing(ms: float) -> Timing:
     return Timing(median=ms, q1=ms * 0.98, q3=ms * 1.02, minimum=ms * 0.95, n=50)
 
 
-def _problem_result(
-    entry: dict, kernel: dict, skill: float, rng: random.Random, stale: bool
-) -> ProblemResult:
+def _problem_result(entry: dict, kernel: dict, skill: float, rng: random.Random, stale: bool) -> ProblemResult:
     roll = rng.random()
     common = {
         "key": entry["key"],
@@ -186,9 +184,7 @@ def _problem_result(
     )
 
 
-def _results_file(
-    document: dict, hardware: str, entries: dict, verified: bool, rng: random.Random
-) -> ResultsFile:
+def _results_file(document: dict, hardware: str, entries: dict, verified: bool, rng: random.Random) -> ResultsFile:
     skill = rng.uniform(0.3, 0.95)
     problems = tuple(
         _problem_result(entries[(k["level"], k["problem_id"])], k, skill, rng, stale=rng.random() < 0.01)

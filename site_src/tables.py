@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from html import escape
-from typing import Any
+from typing import Any, NamedTuple
 
 
 @dataclass(frozen=True)
@@ -24,8 +24,9 @@ class Column:
     """Sort ascending first when the column header is clicked (times, ranks)."""
 
 
-@dataclass(frozen=True)
-class Cell:
+class Cell(NamedTuple):
+    """One table cell (a NamedTuple rather than a dataclass: pages hold millions of them)."""
+
     value: float | str | None
     """Sort key; None sorts last in either direction."""
     display: str
@@ -85,19 +86,18 @@ def _href(link: str, root: str) -> str:
     return link if link.startswith(("#", "http://", "https://")) else root + link
 
 
-def _cell_html(cell: Cell, column: Column, root: str) -> str:
-    text = escape(cell.display)
-    if cell.css:
-        text = f'<span class="{cell.css}">{text}</span>'
-    if cell.link:
-        text = f'<a href="{escape(_href(cell.link, root))}">{text}</a>'
-    attrs = ""
-    if cell.value is not None and cell.value != cell.display:
-        attrs += f' data-sort="{escape(str(cell.value))}"'
-    if cell.title:
-        attrs += f' title="{escape(cell.title)}"'
-    if column.numeric:
-        attrs += ' class="kb-num"'
+def _cell_html(cell: Cell, numeric: bool, root: str) -> str:
+    value, display, link, css, title = cell
+    text = escape(display, quote=False)
+    if css:
+        text = f'<span class="{css}">{text}</span>'
+    if link:
+        text = f'<a href="{escape(_href(link, root))}">{text}</a>'
+    attrs = ' class="kb-num"' if numeric else ""
+    if value is not None and value != display:
+        attrs += f' data-sort="{escape(str(value))}"'
+    if title:
+        attrs += f' title="{escape(title)}"'
     return f"<td{attrs}>{text}</td>"
 
 
@@ -115,13 +115,14 @@ def _header_html(index: int, column: Column, table: Table) -> str:
 def table_html(table: Table, root: str) -> str:
     """Sortable HTML table; `root` leads from the page back to the site root (`../../`)."""
     head = "".join(_header_html(i, c, table) for i, c in enumerate(table.columns))
+    numeric = [column.numeric for column in table.columns]
     body = "\n".join(
-        "<tr>" + "".join(_cell_html(cell, column, root) for cell, column in zip(row, table.columns, strict=True))
-        + "</tr>"
+        "<tr>" + "".join([_cell_html(cell, num, root) for cell, num in zip(row, numeric, strict=True)]) + "</tr>"
         for row in table.rows
     )
     css = f"kb-table kb-sortable {table.css}".strip()
-    return f'<div class="kb-table-wrap"><table class="{css}">\n<thead><tr>{head}</tr></thead>\n<tbody>\n{body}\n</tbody></table></div>'
+    markup = f'<table class="{css}">\n<thead><tr>{head}</tr></thead>\n<tbody>\n{body}\n</tbody></table>'
+    return f'<div class="kb-table-wrap">{markup}</div>'
 
 
 def _cell_json(cell: Cell) -> list[Any]:
@@ -137,8 +138,7 @@ def table_json(table: Table) -> dict[str, Any]:
     """Compact form for the browser: each cell `[value, display, link?, css?, title?]`."""
     return {
         "columns": [
-            {"label": c.label, "title": c.title, "numeric": c.numeric, "asc": c.better_is_lower}
-            for c in table.columns
+            {"label": c.label, "title": c.title, "numeric": c.numeric, "asc": c.better_is_lower} for c in table.columns
         ],
         "sort": table.sort_column,
         "rows": [[_cell_json(cell) for cell in row] for row in table.rows],

@@ -8,7 +8,8 @@ returns a constant, returns zeros, ignores an input or ignores the weights pass 
     ignores-input     a fresh draw of input i (same dtype and distribution) leaves the output as it was
     constant-input    a fresh draw of input i equals the old one, so a kernel could hard-code it
     ignores-weights   a model built after another seed gives the same output
-    nondeterministic  two builds and runs with one seed differ beyond tolerance (dropout left on, ...)
+    nondeterministic  same weights and inputs, another random-generator state at forward: outputs differ
+                      beyond tolerance (dropout left on, torch.rand in forward, ...)
     non-finite        the reference output holds NaN or Inf
     mutates-input     the reference changes its inputs (kernels must not, so it cannot be mirrored)
     format, reduced-sizes, import-error, runtime-error, out-of-memory, too-much-memory
@@ -24,7 +25,7 @@ from __future__ import annotations
 
 import statistics
 import time
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from types import ModuleType
 from typing import Any
 
@@ -39,7 +40,7 @@ EXEMPTABLE = frozenset({
     "nondeterministic", "non-finite", "mutates-input", "too-much-memory",
 })
 MAX_PEAK_BYTES = 24 * 1024**3  # DESIGN.md: every reference fits in 24 GB of GPU memory
-SEED, OTHER_SEED, FRESH_INPUT_SEED, WEIGHT_SEED = 0, 1, 2, 3
+SEED, OTHER_SEED, FRESH_INPUT_SEED, WEIGHT_SEED, FORWARD_RNG_SEED = 0, 1, 2, 3, 12345
 Issue = tuple[str, str, Severity]
 
 
@@ -126,6 +127,18 @@ def _clone(values: list[Any]) -> list[Any]:
     return [v.clone() if isinstance(v, torch.Tensor) else v for v in values]
 
 
+def _identical(a: Any, b: Any) -> bool:
+    """Bit-for-bit equal, NaN in the same places counting as equal."""
+    import torch
+
+    if a.shape != b.shape or a.dtype != b.dtype:
+        return False
+    if not a.is_floating_point():
+        return torch.equal(a, b)
+    inf = float("inf")
+    return torch.equal(a.isnan(), b.isnan()) and torch.equal(a.nan_to_num(0.0, inf, -inf), b.nan_to_num(0.0, inf, -inf))
+
+
 def _state_equal(a: Any, b: Any) -> bool:
     import torch
 
@@ -196,16 +209,19 @@ class _Run:
                 self.fail("format", f"get_inputs() must return CPU tensors; input {i} is on {value.device}")
 
     def _check_determinism(self, out0: Any) -> None:
+        """Same seed for weights and inputs, another state of the global generator when forward runs."""
         import torch
 
-        again = self.forward(self.model(SEED), _clone(self.inputs(SEED)))
-        if torch.equal(again, out0):
+        model, inputs = self.model(SEED), self.inputs(SEED)
+        torch.manual_seed(FORWARD_RNG_SEED)  # randomness inside forward (dropout) now draws other numbers
+        again = self.forward(model, inputs)
+        if _identical(again, out0):
             return
         if passes_correctness(again, out0):
             message = "two runs with one seed differ in rounding only"
             self.fail("nondeterministic-rounding", message, Severity.WARNING)
         else:
-            self.fail("nondeterministic", "two builds and runs with one seed give different outputs")
+            self.fail("nondeterministic", "two runs with one seed give different outputs (randomness in forward?)")
 
     def _check_seeds(self, out0: Any) -> None:
         other = self.forward(self.model(OTHER_SEED), self.inputs(OTHER_SEED))
@@ -296,20 +312,20 @@ def check_problem(problem: Problem, spec: CheckSpec, shown: str | None = None) -
     except Exception as exc:  # the reference itself broke: that is this problem's result
         issues = [*(run.issues if run else []), _exception_issue(exc, "")]
     out0 = run.out0 if run else None
+    shape = tuple(out0.shape) if out0 is not None else None
+    dtype = str(out0.dtype).removeprefix("torch.") if out0 is not None else None
     forward_ms = min(run.forward_s) * 1e3 if run and run.forward_s else None
+    del run, out0  # free device memory before the measurement below
     limit = spec.slow_forward_s
     if spec.reduced and limit and forward_ms and forward_ms > limit * 1e3:
         message = f"one reduced forward takes {forward_ms:.0f} ms; the target is < {limit * 1e3:.0f} ms"
         issues.append(("reduced-slow", message, Severity.WARNING))
+    measured: dict[str, Any] = {}
     if spec.measure and module is not None and not any(s == Severity.ERROR for _, _, s in issues):
-        issues += _measure_issues(module, spec, measured := {})
-    else:
-        measured = {}
+        issues += _measure_issues(module, spec, measured)
     findings, status = _findings(issues, module, problem.key, shown)
     return ProblemCheck(
-        problem.key, shown, problem.sha256, status, tuple(findings),
-        output_shape=tuple(out0.shape) if out0 is not None else None,
-        output_dtype=str(out0.dtype).removeprefix("torch.") if out0 is not None else None,
+        problem.key, shown, problem.sha256, status, tuple(findings), output_shape=shape, output_dtype=dtype,
         forward_ms=forward_ms, seconds=time.perf_counter() - started, **measured,
     )
 

@@ -6,9 +6,11 @@ report can list skipped stages with their reasons instead of silently doing less
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import ModuleType
 
 from validator.catalogue import Catalogue
 from validator.findings import Finding, StageOutcome
@@ -60,9 +62,21 @@ def _never(context: StageContext) -> list[Finding]:
     raise AssertionError("stage reported unavailable but was run")
 
 
+def _stage_module(name: str) -> ModuleType:
+    return importlib.import_module(f"validator.{name}")
+
+
+def _lazy_stage(name: str, module: str) -> Stage:
+    """A stage whose module (defining `unavailable` and `run_stage`) is imported only when it is used."""
+    return Stage(
+        name, lambda machine, options: _stage_module(module).unavailable(machine, options),
+        lambda context: _stage_module(module).run_stage(context),
+    )
+
+
 # Filled in by the policy, build and evaluation modules as they land; order is execution order.
 LATER_STAGES: list[Stage] = [
-    Stage("policy", _not_built("the static policy"), _never),
-    Stage("build", _not_built("the build stage"), _never),
-    Stage("evaluate", _not_built("GPU evaluation"), _never),
+    _lazy_stage("policy", "policy"),
+    _lazy_stage("build", "build"),
+    _lazy_stage("evaluate", "engine"),
 ]

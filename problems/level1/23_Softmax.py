@@ -23,9 +23,11 @@ class Model(nn.Module):
         return torch.softmax(x, dim=1)
 
 
-batch_size = 4096
-dim = 131072
-REDUCED_SIZES = {"batch_size": 16, "dim": 1024}  # CPU-size variant for the catalogue check
+# Rows of 2048 keep every probability (about 1/2048) well above the 1e-4 tolerance, so a kernel that
+# writes zeros or skips small entries fails; 262144 rows make the pass memory-bound at about 1 ms.
+batch_size = 262144
+dim = 2048
+REDUCED_SIZES = {"batch_size": 16, "dim": 2048}  # CPU-size variant for the catalogue check
 
 
 def get_inputs():

@@ -16,6 +16,10 @@ class Model(nn.Module):
         """
         super(Model, self).__init__()
         self.ln = nn.LayerNorm(normalized_shape=normalized_shape)
+        # Random affine parameters: with the default ones and zeros a kernel skipping them would pass.
+        with torch.no_grad():
+            self.ln.weight.uniform_(0.5, 1.5)
+            self.ln.bias.uniform_(-0.5, 0.5)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         """
@@ -30,7 +34,7 @@ class Model(nn.Module):
         return self.ln(x)
 
 
-batch_size = 16
+batch_size = 128
 features = 64
 dim1 = 256
 dim2 = 256

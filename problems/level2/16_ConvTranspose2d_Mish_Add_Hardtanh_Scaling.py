@@ -11,7 +11,9 @@ class Model(nn.Module):
 
     def __init__(self, in_channels, out_channels, kernel_size, stride, padding, output_padding, add_value, scale):
         super(Model, self).__init__()
-        self.conv_transpose = nn.ConvTranspose2d(in_channels, out_channels, kernel_size, stride, padding, output_padding)
+        self.conv_transpose = nn.ConvTranspose2d(
+            in_channels, out_channels, kernel_size, stride, padding, output_padding
+        )
         self.add_value = add_value
         self.scale = scale
 

@@ -44,5 +44,6 @@ class ModelNew(nn.Module):
         x = x.contiguous()
         rows, cols = x.shape
         y = torch.empty_like(x)
-        softmax_rows[(rows,)](x, y, cols, x.stride(0), BLOCK=4096, num_warps=8)
+        block = min(4096, triton.next_power_of_2(cols))
+        softmax_rows[(rows,)](x, y, cols, x.stride(0), BLOCK=block, num_warps=8 if block >= 2048 else 4)
         return y

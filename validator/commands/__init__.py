@@ -13,6 +13,7 @@ DEFAULT_VERB = "validate"
 VERBS: dict[str, str] = {
     "validate": "validator.commands.validate",
     "import": "validator.commands.import_run",
+    "bot": "validator.commands.bot",
 }
 
 

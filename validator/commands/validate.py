@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 import io
+import math
+import re
 from pathlib import Path
 
 from rich.console import Console
@@ -14,6 +16,7 @@ from validator.findings import UserError
 from validator.machine import probe
 from validator.pipeline import validate_submission
 from validator.report import overall_exit, print_terminal, to_markdown, write_json
+from validator.sharding import parse_shard
 from validator.stages import RunOptions
 
 HELP = "check submissions: schema, semantics, static policy, build and GPU evaluation where possible"
@@ -25,6 +28,23 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", type=Path, metavar="FILE", help="also write a machine-readable report to FILE")
     parser.add_argument("--markdown", type=Path, metavar="FILE", help="also write a Markdown summary to FILE")
     parser.add_argument("--no-gpu", action="store_true", help="skip GPU stages even where a GPU is present")
+    parser.add_argument("--results-dir", type=Path, default=Path("results"), metavar="DIR",
+                        help="where results/<hardware>/<slug>.json go (default: results/)")
+    parser.add_argument("--gpus", metavar="LIST", help="GPU indices to use, e.g. 0,1 (default: all visible)")
+    parser.add_argument("--build-only", action="store_true", help="compile the kernels and stop before the GPU")
+    parser.add_argument("--arch", metavar="X.Y", help="CUDA architecture to build for, e.g. 9.0 (default: the GPU's)")
+    parser.add_argument("--force", action="store_true", help="measure again what an earlier run already measured")
+    parser.add_argument("--shard", metavar="I/N", help="run only shard I of N (1..N) of the submission's problems")
+    parser.add_argument("--timeout-scale", type=float, default=1.0, metavar="F",
+                        help="multiply the protocol's build and per-problem time limits by F (slow machines)")
+    parser.add_argument("--cache-dir", type=Path, metavar="DIR", help="build cache (default: ~/.cache/kb-validate)")
+    parser.add_argument("--build-jobs", type=int, metavar="N", help="kernels built at once (default: CPU cores)")
+    parser.add_argument("--launcher", choices=("zygote", "spawn"), default="zygote",
+                        help="start workers by forking a pre-imported-torch server (default) or spawning")
+    parser.add_argument("--provenance", action="append", default=[], metavar="KEY=VALUE",
+                        help="who produced the results (runner, workflow, run_id, commit); repeatable")
+    parser.add_argument("--verified", action="store_true",
+                        help="mark the results verified (a maintainer's runner; needs --provenance)")
 
 
 def _check_output_target(path: Path | None, flag: str) -> None:
@@ -37,12 +57,77 @@ def _check_output_target(path: Path | None, flag: str) -> None:
         raise UserError(f"{flag} {path}: directory {path.parent} does not exist")
 
 
+ARCH = re.compile(r"^\d{1,2}\.\d[af]?$")
+GPU_LIST = re.compile(r"^\d+(,\d+)*$")
+PROVENANCE_KEY = re.compile(r"^[A-Za-z][A-Za-z0-9_.-]{0,63}$")
+
+
+def _gpus(text: str | None) -> tuple[int, ...] | None:
+    if text is None or text == "all":
+        return None
+    if not GPU_LIST.match(text):
+        raise UserError(f"--gpus {text!r}: expected comma-separated GPU indices such as 0,1 (or 'all')")
+    indices = tuple(int(part) for part in text.split(","))
+    if len(set(indices)) != len(indices):
+        raise UserError(f"--gpus {text!r}: a GPU is listed twice")
+    return indices
+
+
+def _provenance(pairs: list[str], verified: bool) -> dict[str, str]:
+    provenance: dict[str, str] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not PROVENANCE_KEY.match(key) or not value.strip() or len(value) > 300 or "\n" in value:
+            raise UserError(f"--provenance {pair!r}: expected KEY=VALUE, e.g. runner=gpu-box-1 (KEY: letters, "
+                            "digits, _ . -; VALUE: one line, at most 300 characters)")
+        if key in provenance:
+            raise UserError(f"--provenance: {key} is given twice")
+        provenance[key] = value.strip()
+    if verified and not provenance:
+        raise UserError("--verified needs --provenance KEY=VALUE (runner, workflow, run_id, commit) saying who ran it")
+    return provenance
+
+
+def _directory_option(path: Path | None, flag: str) -> None:
+    if path is not None and path.exists() and not path.is_dir():
+        raise UserError(f"{flag} {path}: exists and is not a directory")
+
+
+def run_options(args: argparse.Namespace, out: Console) -> RunOptions:
+    """The later stages' options from the flags, each checked with a message that names the flag."""
+    if args.arch is not None and not ARCH.match(args.arch):
+        raise UserError(f"--arch {args.arch!r}: expected a CUDA compute capability such as 9.0, 9.0a or 8.6")
+    if not (math.isfinite(args.timeout_scale) and args.timeout_scale > 0):
+        raise UserError(f"--timeout-scale {args.timeout_scale}: expected a positive number")
+    if args.build_jobs is not None and args.build_jobs < 1:
+        raise UserError(f"--build-jobs {args.build_jobs}: expected at least 1")
+    _directory_option(args.results_dir, "--results-dir")
+    _directory_option(args.cache_dir, "--cache-dir")
+    extra: dict[str, object] = {
+        "timeout_scale": args.timeout_scale, "launcher": args.launcher, "console": out,
+        "provenance": _provenance(args.provenance, args.verified), "verified": args.verified,
+    }
+    if args.cache_dir is not None:
+        extra["cache_dir"] = args.cache_dir
+    if args.build_jobs is not None:
+        extra["build_jobs"] = args.build_jobs
+    return RunOptions(
+        problems_dir=args.problems_dir, results_dir=args.results_dir, gpu_stages=not args.no_gpu,
+        build_only=args.build_only, arch=args.arch, gpus=_gpus(args.gpus), force=args.force,
+        shard=parse_shard(args.shard) if args.shard else None, extra=extra,
+    )
+
+
 def execute(args: argparse.Namespace, out: Console, err: Console) -> int:
     _check_output_target(args.json, "--json")
     _check_output_target(args.markdown, "--markdown")
+    options = run_options(args, out)
     catalogue = load_catalogue(args.problems_dir)
     machine = probe()
-    options = RunOptions(problems_dir=args.problems_dir, gpu_stages=not args.no_gpu)
+    missing = [i for i in options.gpus or () if i >= len(machine.gpus)]
+    if missing and machine.has_gpu:
+        raise UserError(f"--gpus: GPU {missing[0]} does not exist; {len(machine.gpus)} visible "
+                        f"(indices 0..{len(machine.gpus) - 1})")
     reports = [validate_submission(Path(p), p, catalogue, machine, options) for p in args.paths]
     print_terminal(reports, out)
     if args.json:

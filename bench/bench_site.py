@@ -1,0 +1,158 @@
+"""Site benchmark: `mkdocs build` time and the home page's weight for synthetic data at leaderboard scale.
+
+    python bench/bench_site.py                      # 200 submissions x 250 problems (100/100/50), 2 GPUs
+    python bench/bench_site.py --submissions 20 --problems 10,10,5 --json out.json
+
+Steps: write synthetic problems, submissions and result files (site_src.synthetic, through the real
+record types) into a temporary directory; run `mkdocs build --strict` on them in a child process
+(KB_* environment variables point the generator there) and time it, wall and CPU; then weigh the
+home page. Weight = every byte the page loads from the site except plotly.js (fetched lazily on the
+first chart and cached for every page after), measured in headless Chromium when it is available,
+and by reading the built files otherwise. Targets (issue 6): build <= 60 s, weight <= 1.5 MB.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from html.parser import HTMLParser
+from pathlib import Path
+from typing import Any
+
+from site_src.headless import launch, unavailable
+from site_src.local_server import serve
+from site_src.synthetic import SyntheticSpec, write_synthetic
+
+REPO = Path(__file__).resolve().parent.parent
+BUILD_TARGET_S = 60.0
+WEIGHT_TARGET_BYTES = 1_500_000
+EXCLUDED = ("plotly.min.js",)
+
+
+def build_site(tree: Any, site_dir: Path) -> dict[str, float]:
+    env = dict(os.environ, NO_MKDOCS_2_WARNING="1")
+    env.update(
+        KB_RESULTS_DIR=str(tree.results_dir),
+        KB_SUBMISSIONS_DIR=str(tree.submissions_dir),
+        KB_PROBLEMS_DIR=str(tree.problems_dir),
+    )
+    command = [sys.executable, "-m", "mkdocs", "build", "--strict", "-q", "-d", str(site_dir)]
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    load_before = os.getloadavg()[0]
+    start = time.perf_counter()
+    done = subprocess.run(command, cwd=REPO, env=env, capture_output=True, text=True, check=False)
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if done.returncode != 0:
+        sys.exit(f"mkdocs build failed ({done.returncode}):\n{done.stderr[-4000:]}")
+    return {
+        "build_wall_s": round(wall, 2),
+        "build_cpu_s": round((after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime), 2),
+        "load_average_before": round(load_before, 2),
+        "load_average_after": round(os.getloadavg()[0], 2),
+    }
+
+
+class _References(HTMLParser):
+    """Scripts, stylesheets and icons a page references, and its leaderboard data file."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.urls: list[str] = []
+        self.default_combo = ""
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        values = dict(attrs)
+        if tag == "script" and values.get("src"):
+            self.urls.append(values["src"] or "")
+        elif tag == "link" and values.get("rel") in ("stylesheet", "icon") and values.get("href"):
+            self.urls.append(values["href"] or "")
+        if "data-kb-default" in values:
+            self.default_combo = values["data-kb-default"] or ""
+
+
+def static_weight(site_dir: Path) -> dict[str, Any]:
+    """Bytes of index.html, what it references (plotly.js excluded) and the default leaderboard data."""
+    parser = _References()
+    parser.feed((site_dir / "index.html").read_text(encoding="utf-8"))
+    files = [site_dir / "index.html"]
+    files += [site_dir / url.split("?")[0] for url in parser.urls if "://" not in url]
+    if parser.default_combo:
+        files.append(site_dir / "data" / parser.default_combo / "leaderboard.json")
+    files = [f for f in files if f.is_file() and f.name not in EXCLUDED]
+    sizes = {str(f.relative_to(site_dir)): f.stat().st_size for f in files}
+    search = site_dir / "search" / "search_index.json"
+    return {
+        "bytes": sum(sizes.values()),
+        "search_index_bytes": search.stat().st_size if search.is_file() else 0,
+        "largest": sorted(sizes.items(), key=lambda item: -item[1])[:6],
+    }
+
+
+def browser_weight(site_dir: Path) -> dict[str, Any]:
+    """Bytes of every response the home page loads until its charts are drawn and the network is idle."""
+    from playwright.sync_api import sync_playwright
+
+    sizes: dict[str, int] = {}
+    with serve(site_dir) as base, sync_playwright() as playwright:
+        browser = launch(playwright)
+        page = browser.new_page()
+        page.on("response", lambda r: sizes.__setitem__(r.url.removeprefix(base), len(r.body())))
+        page.goto(base, wait_until="networkidle")
+        page.wait_for_function("document.querySelectorAll('.js-plotly-plot').length > 0", timeout=60_000)
+        page.wait_for_load_state("networkidle")
+        browser.close()
+    counted = {url: size for url, size in sizes.items() if not url.endswith(EXCLUDED)}
+    return {
+        "bytes": sum(counted.values()),
+        "requests": len(counted),
+        "largest": sorted(counted.items(), key=lambda item: -item[1])[:6],
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--submissions", type=int, default=200)
+    parser.add_argument("--problems", default="100,100,50", help="problems per level, comma-separated")
+    parser.add_argument("--hardware", default="nvidia-h100-80gb-hbm3,nvidia-h200")
+    parser.add_argument("--workdir", type=Path, help="keep the data and the site here (default: a temp dir)")
+    parser.add_argument("--json", type=Path, help="also write the numbers to this file")
+    parser.add_argument("--no-browser", action="store_true", help="weigh from the built files only")
+    args = parser.parse_args(argv)
+    spec = SyntheticSpec(
+        submissions=args.submissions,
+        problems_per_level=tuple(int(n) for n in args.problems.split(",")),
+        hardware=tuple(args.hardware.split(",")),
+    )
+    with tempfile.TemporaryDirectory(prefix="kb-bench-site-") as scratch:
+        root = args.workdir or Path(scratch)
+        start = time.perf_counter()
+        tree = write_synthetic(root / "data", spec)
+        numbers: dict[str, Any] = {
+            "submissions": spec.submissions,
+            "problems": sum(spec.problems_per_level),
+            "hardware": len(spec.hardware),
+            "data_write_s": round(time.perf_counter() - start, 2),
+        }
+        site_dir = root / "site"
+        numbers.update(build_site(tree, site_dir))
+        numbers["static_weight"] = static_weight(site_dir)
+        reason = "--no-browser" if args.no_browser else unavailable()
+        numbers["browser_weight"] = {"skipped": reason} if reason else browser_weight(site_dir)
+    weight = numbers["browser_weight"].get("bytes", numbers["static_weight"]["bytes"])
+    numbers["targets_met"] = numbers["build_wall_s"] <= BUILD_TARGET_S and weight <= WEIGHT_TARGET_BYTES
+    text = json.dumps(numbers, indent=1)
+    print(text)
+    if args.json:
+        args.json.write_text(text + "\n", encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,37 @@
+import torch
+import torch.nn as nn
+
+
+class Model(nn.Module):
+    """
+    Simple model that performs a Tanh activation.
+    """
+
+    def __init__(self):
+        super(Model, self).__init__()
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        """
+        Applies Tanh to the input tensor.
+
+        Args:
+            x (torch.Tensor): Input tensor of any shape.
+
+        Returns:
+            torch.Tensor: Output tensor with Tanh applied, same shape as input.
+        """
+        return torch.tanh(x)
+
+
+batch_size = 4096
+dim = 131072
+REDUCED_SIZES = {"batch_size": 16, "dim": 1024}  # CPU-size variant for the catalogue check
+
+
+def get_inputs():
+    x = torch.randn(batch_size, dim)
+    return [x]
+
+
+def get_init_inputs():
+    return []  # No special initialization inputs needed

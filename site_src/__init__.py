@@ -1,0 +1,1 @@
+"""The leaderboard site generator (Jinja templates, Plotly figures, MkDocs hook)."""

@@ -1,0 +1,111 @@
+/* Plotly charts: plotly.js is loaded from this site on first use (no CDN), figures take their
+   colours from mkdocs-material's palette, and are re-themed when the reader toggles light/dark. */
+(function () {
+  "use strict";
+  const live = new Set();
+  let loading = null;
+
+  function loadPlotly() {
+    if (window.Plotly) return Promise.resolve(window.Plotly);
+    if (!loading) {
+      loading = new Promise(function (resolve, reject) {
+        const script = document.createElement("script");
+        script.src = window.kb.url("assets/kb/plotly.min.js");
+        script.onload = function () {
+          resolve(window.Plotly);
+        };
+        script.onerror = function () {
+          loading = null;
+          reject(new Error("could not load plotly.js"));
+        };
+        document.head.appendChild(script);
+      });
+    }
+    return loading;
+  }
+
+  function palette() {
+    const style = getComputedStyle(document.body);
+    const read = function (name, fallback) {
+      return style.getPropertyValue(name).trim() || fallback;
+    };
+    return {
+      scheme: document.body.getAttribute("data-md-color-scheme") || "default",
+      fg: read("--md-default-fg-color", "#000000de"),
+      light: read("--md-default-fg-color--lighter", "#00000052"),
+      lightest: read("--md-default-fg-color--lightest", "#00000012"),
+      bg: read("--md-default-bg-color", "#ffffff"),
+    };
+  }
+
+  function themeLayout() {
+    const p = palette();
+    return {
+      paper_bgcolor: "rgba(0,0,0,0)",
+      plot_bgcolor: "rgba(0,0,0,0)",
+      "font.color": p.fg,
+      "xaxis.gridcolor": p.lightest,
+      "yaxis.gridcolor": p.lightest,
+      "xaxis.zerolinecolor": p.light,
+      "yaxis.zerolinecolor": p.light,
+      "xaxis.linecolor": p.light,
+      "yaxis.linecolor": p.light,
+      "legend.bgcolor": "rgba(0,0,0,0)",
+      "hoverlabel.bgcolor": p.bg,
+      "hoverlabel.font.color": p.fg,
+      "meta.scheme": p.scheme,
+    };
+  }
+
+  function applyTheme(layout) {
+    const themed = JSON.parse(JSON.stringify(layout || {}));
+    const values = themeLayout();
+    for (const path of Object.keys(values)) {
+      const parts = path.split(".");
+      let node = themed;
+      for (const part of parts.slice(0, -1)) node = node[part] = node[part] || {};
+      node[parts[parts.length - 1]] = values[path];
+    }
+    for (const shape of themed.shapes || []) shape.line = Object.assign({}, shape.line, { color: values["font.color"] });
+    return themed;
+  }
+
+  function prune() {
+    for (const element of live) {
+      if (!element.isConnected) {
+        if (window.Plotly) window.Plotly.purge(element);
+        live.delete(element);
+      }
+    }
+  }
+
+  function draw(element, figure) {
+    return loadPlotly().then(function (Plotly) {
+      prune();
+      live.add(element);
+      const config = { responsive: true, displaylogo: false };
+      return Plotly.react(element, figure.data, applyTheme(figure.layout), config);
+    });
+  }
+
+  function retheme() {
+    if (!window.Plotly) return;
+    prune();
+    const values = themeLayout();
+    for (const element of live) {
+      const shapes = (element.layout.shapes || []).map(function (shape) {
+        return Object.assign({}, shape, { line: Object.assign({}, shape.line, { color: values["font.color"] }) });
+      });
+      window.Plotly.relayout(element, Object.assign({}, values, { shapes: shapes }));
+    }
+  }
+
+  // Material switches palettes by setting data-md-color-scheme on <body>.
+  new MutationObserver(retheme).observe(document.body, {
+    attributes: true,
+    attributeFilter: ["data-md-color-scheme", "data-md-color-primary"],
+  });
+
+  window.kb.charts = { draw: draw, retheme: retheme, live: live, loadPlotly: loadPlotly };
+  window.kb.onPage(prune);
+})();

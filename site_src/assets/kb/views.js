@@ -1,0 +1,85 @@
+/* Pages with hardware and baseline selectors (leaderboard, curves, heatmap): the generator writes one
+   data file per (hardware, baseline) and view, data/<hardware>--<baseline>/<view>.json, and the page
+   fetches only the one selected, so each page stays small however many results exist. */
+(function () {
+  "use strict";
+  let generation = 0;
+
+  function setStatus(controls, text) {
+    const status = controls.querySelector(".kb-loading");
+    if (status) status.textContent = text;
+  }
+
+  function chosenCombo(controls, combos) {
+    const hardware = controls.querySelector(".kb-hardware").value;
+    const baseline = controls.querySelector(".kb-baseline").value;
+    const wanted = hardware + "--" + baseline;
+    if (combos.includes(wanted)) return wanted;
+    return combos.find(function (combo) {
+      return combo.startsWith(hardware + "--");
+    });
+  }
+
+  function showCombo(controls, combos, combo) {
+    const [hardware, baseline] = combo.split("--");
+    controls.querySelector(".kb-hardware").value = hardware;
+    const select = controls.querySelector(".kb-baseline");
+    for (const option of select.options) option.disabled = !combos.includes(hardware + "--" + option.value);
+    select.value = baseline;
+  }
+
+  function fill(target, level) {
+    const parts = (target.dataset.kbParts || "").split(" ");
+    target.replaceChildren();
+    const drawn = [];
+    if (!level) {
+      target.textContent = "No results for this level.";
+      return drawn;
+    }
+    if (parts.includes("chart") && level.figure) {
+      const chart = document.createElement("div");
+      chart.className = "kb-chart";
+      target.appendChild(chart);
+      drawn.push(window.kb.charts.draw(chart, level.figure));
+    }
+    if (parts.includes("table") && level.table) target.appendChild(window.kb.tables.renderTable(level.table));
+    return drawn;
+  }
+
+  function load(doc, controls, combos) {
+    const combo = chosenCombo(controls, combos);
+    showCombo(controls, combos, combo);
+    window.kb.store("combo", combo);
+    const mine = ++generation;
+    setStatus(controls, "Loading…");
+    const view = controls.dataset.kbView;
+    return window.kb.fetchJSON("data/" + combo + "/" + view + ".json").then(function (payload) {
+      if (mine !== generation) return;
+      const drawn = [];
+      doc.querySelectorAll(".kb-target[data-kb-level]").forEach(function (target) {
+        drawn.push(...fill(target, payload.levels[target.dataset.kbLevel]));
+      });
+      return Promise.all(drawn).then(function () {
+        if (mine === generation) setStatus(controls, "");
+      });
+    }).catch(function (error) {
+      console.error(error);
+      setStatus(controls, "Could not load the data: " + error.message);
+    });
+  }
+
+  window.kb.onPage(function (doc) {
+    const controls = doc.querySelector(".kb-controls[data-kb-view]");
+    if (!controls) return;
+    const combos = controls.dataset.kbCombos.split(" ").filter(Boolean);
+    if (!combos.length) return;
+    const stored = window.kb.stored("combo", "");
+    showCombo(controls, combos, combos.includes(stored) ? stored : controls.dataset.kbDefault);
+    controls.querySelectorAll("select").forEach(function (select) {
+      select.addEventListener("change", function () {
+        load(doc, controls, combos);
+      });
+    });
+    load(doc, controls, combos);
+  });
+})();

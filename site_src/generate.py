@@ -1,0 +1,51 @@
+"""The site generator: inputs -> scores -> pages, data files and assets for MkDocs.
+
+`generate()` reads as the build: load what is committed, score it once, let each page module add its
+pages and data files, then add the static assets (plotly.js comes from the installed plotly package, so
+the site needs no CDN). The MkDocs hook (`hooks.py`) hands the result to MkDocs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+
+import plotly
+
+from site_src.model import build_model
+from site_src.output import SiteBuild
+from site_src.sources import SiteDataError, SiteSources, load_inputs
+from site_src.views import curves, downloads, heatmap, home, methodology, problems, submissions, submitting
+
+ASSETS_DIR = Path(__file__).resolve().parent / "assets"
+PLOTLY_JS = Path(plotly.__file__).resolve().parent / "package_data" / "plotly.min.js"
+PLOTLY_URI = "assets/kb/plotly.min.js"
+
+
+def add_assets(out: SiteBuild) -> None:
+    for path in sorted(ASSETS_DIR.rglob("*")):
+        if path.is_file():
+            out.copy(f"assets/{path.relative_to(ASSETS_DIR).as_posix()}", path)
+    if not PLOTLY_JS.is_file():
+        raise SiteDataError(f"{PLOTLY_JS}: plotly.js is missing from the installed plotly package")
+    out.copy(PLOTLY_URI, PLOTLY_JS)
+
+
+def generate(sources: SiteSources, hand_written: Iterable[str] = ()) -> SiteBuild:
+    """Every generated file of the site; `hand_written` lists the pages already in the docs directory."""
+    hand_written = set(hand_written)
+    model = build_model(load_inputs(sources))
+    out = SiteBuild()
+    home.build(model, out)
+    curves.build(model, out)
+    heatmap.build(model, out)
+    submissions.build(model, out)
+    problems.build(model, out)
+    methodology.build(out)
+    submitting.build(out, sources.schema_path, maintainers_page="maintainers.md" in hand_written)
+    downloads.build(model, out)
+    add_assets(out)
+    clashes = sorted({f.uri for f in out.files} & hand_written)
+    if clashes:
+        raise SiteDataError(f"site_src/pages/ has files the generator also writes: {', '.join(clashes)}")
+    return out

@@ -1,0 +1,79 @@
+"""MkDocs hooks: run the generator so that `mkdocs build` alone builds the whole site.
+
+Generated pages and data are added as virtual files (nothing is written into the docs directory, so
+`mkdocs serve` does not rebuild in a loop); big tables are put into their pages after Markdown and
+search indexing (`on_page_context` at low priority); `mkdocs serve` also watches the data directories.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+from mkdocs.exceptions import PluginError
+from mkdocs.plugins import event_priority
+from mkdocs.structure.files import File, Files
+
+try:
+    from site_src.generate import ASSETS_DIR, generate
+except ImportError:  # not installed with `pip install -e .`: use the checkout this file is in
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+    from site_src.generate import ASSETS_DIR, generate
+from site_src.render import TEMPLATES_DIR
+from site_src.sources import SiteDataError, SiteSources
+
+OPTIONAL_PAGES = frozenset({"policy-rules.md", "threat-model.md", "maintainers.md"})
+"""Hand-written pages other parts of the project provide; the nav leaves them out until they exist."""
+_slots: dict[str, dict[str, str]] = {}
+
+
+def _prune_nav(items: list[Any], docs_dir: Path) -> list[Any]:
+    kept = []
+    for item in items:
+        value = next(iter(item.values())) if isinstance(item, dict) else item
+        if isinstance(value, list):
+            value = _prune_nav(value, docs_dir)
+            if value:
+                kept.append({next(iter(item)): value} if isinstance(item, dict) else value)
+        elif not (value in OPTIONAL_PAGES and not (docs_dir / value).is_file()):
+            kept.append(item)
+    return kept
+
+
+def on_config(config: Any) -> Any:
+    if config.nav:
+        config.nav = _prune_nav(config.nav, Path(config.docs_dir))
+    return config
+
+
+def on_files(files: Files, config: Any) -> Files:
+    sources = SiteSources.from_env(os.environ)
+    hand_written = {f.src_uri for f in files}
+    try:
+        build = generate(sources, hand_written)
+    except SiteDataError as exc:
+        raise PluginError(f"site generator: {exc}") from None
+    for item in build.files:
+        if item.source is not None:
+            files.append(File.generated(config, item.uri, abs_src_path=str(item.source)))
+        else:
+            files.append(File.generated(config, item.uri, content=item.content))
+    _slots.clear()
+    _slots.update(build.slots)
+    return files
+
+
+@event_priority(-100)  # after the search plugin has indexed the light Markdown page
+def on_page_context(context: dict, page: Any, config: Any, nav: Any) -> dict:
+    for name, html in _slots.get(page.file.src_uri, {}).items():
+        page.content = page.content.replace(f"<!-- kb-slot:{name} -->", html, 1)
+    return context
+
+
+def on_serve(server: Any, config: Any, builder: Any) -> Any:
+    for path in [*SiteSources.from_env(os.environ).watched(), TEMPLATES_DIR, ASSETS_DIR]:
+        if path.exists():
+            server.watch(str(path))
+    return server

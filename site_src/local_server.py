@@ -1,0 +1,30 @@
+"""Serve a built site from 127.0.0.1 in a background thread (browser tests and the site benchmark)."""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, format: str, *args: object) -> None:
+        """Requests are not logged: tests and the benchmark watch them from the browser side."""
+
+
+@contextmanager
+def serve(directory: Path) -> Iterator[str]:
+    """Yield the base URL (`http://127.0.0.1:PORT/`) of `directory`, served until the block ends."""
+    handler = functools.partial(_QuietHandler, directory=str(directory))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/"
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join()

@@ -1,0 +1,36 @@
+"""The Jinja environment of the page templates, with the number formats as filters."""
+
+from __future__ import annotations
+
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import jinja2
+
+from site_src import tables
+
+TEMPLATES_DIR = Path(__file__).resolve().parent / "templates"
+
+
+@cache
+def environment() -> jinja2.Environment:
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(TEMPLATES_DIR),
+        autoescape=True,  # Markdown passes HTML through, so names from submissions must be escaped
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+    )
+    env.filters.update(
+        speedup=tables.speedup_text,
+        percent=tables.percent_text,
+        ms=tables.ms_text,
+        quantity=tables.quantity_text,
+    )
+    return env
+
+
+def render(template: str, **context: Any) -> str:
+    return environment().get_template(template).render(**context)

@@ -1,0 +1,88 @@
+"""The methodology page, generated from the validator's own constants and docstrings so it cannot drift."""
+
+from __future__ import annotations
+
+import ast
+import inspect
+import itertools
+from dataclasses import fields, is_dataclass
+from typing import Any
+
+from site_src.model import BASELINE_NAMES
+from site_src.output import SiteBuild
+from site_src.render import render
+from validator import scoring
+from validator.protocol import PROTOCOL, Protocol
+from validator.results import Status
+
+STATUS_MEANING = {
+    Status.CORRECT: "ran, matched the reference on every trial; counts towards fast_p",
+    Status.INCORRECT: "ran, output wrong (values, shape, dtype, NaN pattern, or inputs mutated)",
+    Status.COMPILE_ERROR: "the build failed or timed out",
+    Status.RUNTIME_ERROR: "exception, crash or illegal memory access",
+    Status.TIMEOUT: "exceeded the per-problem time limit",
+    Status.OOM: "ran out of GPU memory",
+    Status.REJECTED: "refused by the static policy or an integrity check; the flags say why",
+    Status.NEEDS_REVIEW: "correct, but held (for example an implausible speedup) until a maintainer clears it",
+    Status.NOT_RUN: "not evaluated on this hardware",
+}
+
+
+def attribute_docs(cls: type) -> dict[str, str]:
+    """The string literal written under each field of a dataclass (`x: int = 1` then `\"\"\"doc\"\"\"`)."""
+    tree = ast.parse(inspect.getsource(cls))
+    body = tree.body[0].body if tree.body and isinstance(tree.body[0], ast.ClassDef) else []
+    docs = {}
+    for node, following in itertools.pairwise(body):
+        is_doc = isinstance(following, ast.Expr) and isinstance(following.value, ast.Constant)
+        if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and is_doc:
+            docs[node.target.id] = " ".join(str(following.value.value).split())
+    return docs
+
+
+def _shown(value: Any) -> str:
+    if isinstance(value, tuple):
+        return ", ".join(f"{v:g}" if isinstance(v, float) else str(v) for v in value)
+    if isinstance(value, float):
+        return f"{value:g}"
+    return str(value)
+
+
+def protocol_rows(protocol: Protocol) -> list[dict[str, str]]:
+    docs = attribute_docs(Protocol)
+    return [
+        {"name": f.name, "value": _shown(getattr(protocol, f.name)), "doc": docs.get(f.name, "")}
+        for f in fields(protocol)
+        if f.name != "tolerances"
+    ]
+
+
+def tolerance_rows(protocol: Protocol) -> list[dict[str, str]]:
+    return [
+        {"dtype": dtype, "atol": f"{t.atol:g}", "rtol": f"{t.rtol:g}"}
+        for dtype, t in protocol.tolerances.items()
+        if is_dataclass(t)
+    ]
+
+
+def _speed_of_light_doc() -> str:
+    try:
+        import validator.speed_of_light as sol
+    except ImportError:
+        return ""
+    return inspect.cleandoc(sol.__doc__ or "")
+
+
+def build(out: SiteBuild) -> None:
+    markdown = render(
+        "methodology.md.j2",
+        protocol=PROTOCOL,
+        protocol_rows=protocol_rows(PROTOCOL),
+        tolerances=tolerance_rows(PROTOCOL),
+        scoring_doc=inspect.cleandoc(scoring.__doc__ or ""),
+        thresholds=", ".join(f"{p:g}" for p in scoring.THRESHOLDS),
+        statuses=STATUS_MEANING,
+        baselines=BASELINE_NAMES,
+        sol_doc=_speed_of_light_doc(),
+    )
+    out.page("methodology.md", markdown)

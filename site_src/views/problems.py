@@ -1,0 +1,163 @@
+"""A page per problem (reference code, FLOPs/bytes, speed-of-light, every kernel ranked) and the index."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pandas as pd
+
+from site_src.model import SiteModel
+from site_src.output import SiteBuild, page_root, slot, source_root
+from site_src.render import render
+from site_src.tables import Cell, Column, Table, ms_text, number, percent_text, quantity_text, speedup_text, table_html
+from site_src.views.home import run_cell
+from site_src.views.submissions import claimed_text, source_anchor
+from validator.catalogue import Problem
+from validator.results import Status
+
+RANK_COLUMNS = (
+    Column("#", "rank among the kernels that count, by speedup", better_is_lower=True),
+    Column("Submission", numeric=False),
+    Column("Run", numeric=False),
+    Column("Status", numeric=False),
+    Column("Speedup", "vs PyTorch eager [bootstrap 95% interval]"),
+    Column("vs compile", "vs torch.compile of the reference"),
+    Column("Kernel", "median kernel time", better_is_lower=True),
+    Column("of speed of light", "speed-of-light time / kernel time: 100% is the hardware bound"),
+    Column("Claimed", numeric=False),
+)
+
+
+def ranked_rows(aligned: pd.DataFrame) -> pd.DataFrame:
+    """Every attempted kernel, ordered within each (problem, hardware): counted ones fastest first, then the rest."""
+    counts = (aligned["status"] == Status.CORRECT.value) & aligned["speedup"].notna()
+    ranked = aligned.assign(counts=counts, rank_order=aligned["speedup"].where(counts, -1.0))
+    ranked = ranked[ranked["status"] != "missing"]
+    order = ["key", "hardware", "rank_order", "status", "slug"]
+    return ranked.sort_values(order, ascending=[True, True, False, True, True])
+
+
+def ranking_table(model: SiteModel, rows: pd.DataFrame, sol_ms: float | None, claims: dict) -> Table:
+    """`rows`: one problem on one hardware, in the order of `ranked_rows`."""
+    out = []
+    rank = 0
+    for row in rows.itertuples(index=False):
+        rank += 1 if row.counts else 0
+        kernel_ms = number(row.kernel_ms)
+        share = sol_ms / kernel_ms if sol_ms and kernel_ms and row.counts else None
+        ci = f" [{row.ci_low:.3g}–{row.ci_high:.3g}]" if number(row.ci_low) and number(row.ci_high) else ""
+        claim = claimed_text(claims.get(row.slug))
+        name = model.submission_name(row.slug)
+        out.append(
+            (
+                Cell(rank if row.counts else None, str(rank) if row.counts else "–"),
+                Cell(name, name, link=f"submissions/{row.slug}/#{source_anchor(row.level, row.problem_id)}"),
+                run_cell(bool(row.verified)),
+                Cell(str(row.status), str(row.status), css=f"kb-status kb-{row.status}", title=str(row.error)[:300]),
+                Cell(number(row.speedup), speedup_text(number(row.speedup)) + (ci if number(row.speedup) else "")),
+                Cell(number(row.speedup_vs_compile), speedup_text(number(row.speedup_vs_compile))),
+                Cell(kernel_ms, ms_text(kernel_ms)),
+                Cell(share, percent_text(share)),
+                Cell(claim, claim, css="kb-claimed"),
+            )
+        )
+    return Table(RANK_COLUMNS, tuple(out), sort_column=0)
+
+
+def _median(rows: pd.DataFrame | None, column: str) -> float | None:
+    return number(rows[column].median()) if rows is not None and len(rows) else None
+
+
+def hardware_facts(model: SiteModel, problem: Problem, rows: dict[str, pd.DataFrame]) -> list[dict[str, Any]]:
+    entry = model.inputs.manifest.get(problem.key, {})
+    measured = entry.get("measured") if isinstance(entry.get("measured"), dict) else {}
+    facts = []
+    for hardware in sorted(set(model.hardware_names) | set(measured)):
+        here = rows.get(hardware)
+        best_by = model.best_lookup.get((hardware, problem.key), {})
+        eager = measured.get(hardware, {}) if isinstance(measured.get(hardware), dict) else {}
+        facts.append(
+            {
+                "hardware": model.hardware_names.get(hardware, hardware),
+                "eager_manifest": ms_text(number(eager.get("eager_ms"))),
+                "eager_results": ms_text(_median(here, "reference_ms")),
+                "compile": ms_text(_median(here, "compile_ms")),
+                "sol": ms_text(model.speed_of_light_ms(problem.key, hardware)),
+                "best": {b: (speedup_text(s), model.submission_name(slug)) for b, (s, slug) in best_by.items()},
+            }
+        )
+    return facts
+
+
+def fence(source: str) -> str:
+    """A backtick fence longer than any run of backticks in the source."""
+    longest = max((len(m) for m in re.findall(r"`+", source)), default=0)
+    return "`" * max(3, longest + 1)
+
+
+def problem_page(model: SiteModel, problem: Problem, rows: dict[str, pd.DataFrame], out: SiteBuild) -> None:
+    """`rows`: hardware -> this problem's attempted kernels there, ranked."""
+    uri = f"problems/{problem.key}.md"
+    root = page_root(uri)
+    entry = model.inputs.manifest.get(problem.key, {})
+    flops, min_bytes = number(entry.get("flops")), number(entry.get("min_bytes"))
+    claims = model.claims.get((problem.level, problem.problem_id), {})
+    slots, sections = {}, []
+    for hardware, name in model.hardware_names.items():
+        if hardware not in rows:
+            continue
+        sol = model.speed_of_light_ms(problem.key, hardware)
+        slots[f"rank-{hardware}"] = table_html(ranking_table(model, rows[hardware], sol, claims), root)
+        sections.append({"name": name, "slot": slot(f"rank-{hardware}")})
+    source = problem.path.read_text(encoding="utf-8")
+    markdown = render(
+        "problem.md.j2",
+        problem=problem,
+        md_root=source_root(uri),
+        sections=sections,
+        source=source,
+        fence=fence(source),
+        flops=quantity_text(flops, "FLOP"),
+        min_bytes=quantity_text(min_bytes, "B"),
+        intensity=f"{flops / min_bytes:.3g} FLOP/B" if flops and min_bytes else "–",
+        facts=hardware_facts(model, problem, rows),
+        has_manifest=bool(entry),
+    )
+    out.page(uri, markdown, slots)
+
+
+def index_table(model: SiteModel, level: int) -> Table:
+    hardware = list(model.hardware_names)
+    columns = (
+        Column("Problem", numeric=False),
+        Column("FLOPs"),
+        Column("Min bytes"),
+        *(Column(f"Best on {model.hardware_names[h]}", "best eager speedup among counted kernels") for h in hardware),
+    )
+    rows = []
+    for problem in model.inputs.catalogue.level(level):
+        entry = model.inputs.manifest.get(problem.key, {})
+        flops, min_bytes = number(entry.get("flops")), number(entry.get("min_bytes"))
+        bests = [number(model.best_lookup.get((h, problem.key), {}).get("eager", (None,))[0]) for h in hardware]
+        rows.append(
+            (
+                Cell(problem.problem_id, problem.name, link=f"problems/{problem.key}/"),
+                Cell(flops, quantity_text(flops, "FLOP")),
+                Cell(min_bytes, quantity_text(min_bytes, "B")),
+                *(Cell(b, speedup_text(b)) for b in bests),
+            )
+        )
+    return Table(columns, tuple(rows))
+
+
+def build(model: SiteModel, out: SiteBuild) -> None:
+    by_problem: dict[str, dict[str, pd.DataFrame]] = {}
+    for (key, hardware), rows in ranked_rows(model.aligned).groupby(["key", "hardware"], sort=False):
+        by_problem.setdefault(key, {})[hardware] = rows
+    for problem in model.inputs.catalogue.problems:
+        problem_page(model, problem, by_problem.get(problem.key, {}), out)
+    levels = list(model.level_sizes.items())
+    slots = {f"level{level}": table_html(index_table(model, level), "../") for level, _ in levels}
+    markdown = render("problems.md.j2", levels=levels, slot=slot)
+    out.page("problems/index.md", markdown, slots)

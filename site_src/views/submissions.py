@@ -1,0 +1,289 @@
+"""A page per submission (metadata, scores, per-problem results, kernel sources) and the submissions index."""
+
+from __future__ import annotations
+
+import os
+from html import escape
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from site_src.model import BASELINE_NAMES, SiteModel
+from site_src.output import SiteBuild, page_root, slot
+from site_src.render import render
+from site_src.sources import SubmissionDoc
+from site_src.tables import Cell, Column, Table, ms_text, number, percent_text, speedup_text, table_html
+from site_src.views.home import Record
+from validator.results import ResultsFile
+from validator.scoring import THRESHOLDS, fast_p_label
+
+RESULT_COLUMNS = (
+    Column("Problem", numeric=False),
+    Column("Backend", numeric=False),
+    Column("Status", "hover for the cause", numeric=False),
+    Column("Speedup", "vs PyTorch eager: median ratio [bootstrap 95% interval]"),
+    Column("vs compile", "vs torch.compile of the reference"),
+    Column("Reference", "median eager reference time", better_is_lower=True),
+    Column("Kernel", "median kernel time", better_is_lower=True),
+    Column("Flags", "reason codes; hover for messages", numeric=False),
+    Column("Claimed", "the submitter's own number, not measured here", numeric=False),
+    Column("Source", numeric=False),
+)
+SCORE_COLUMNS = (
+    Column("Baseline", numeric=False),
+    Column("Level"),
+    *(Column(fast_p_label(p)) for p in THRESHOLDS),
+    Column("Geomean"),
+    Column("Compiled", "built and ran / attempted"),
+    Column("Correct", "correct / attempted"),
+    Column("Attempted"),
+)
+
+
+def source_anchor(level: int, problem_id: int) -> str:
+    return f"src-l{level}-{problem_id}"
+
+
+def claimed_text(kernel: dict[str, Any] | None) -> str:
+    claimed = kernel.get("claimed") if kernel else None
+    if not isinstance(claimed, dict) or not isinstance(claimed.get("speedup"), int | float):
+        return ""
+    baseline = claimed.get("baseline", "eager")
+    return f"{claimed['speedup']:.3g}× on {claimed.get('hardware', '?')} vs {baseline} (claimed)"
+
+
+def regular_files(directory: Path) -> dict[str, Path]:
+    """Regular files under `directory` by relative POSIX path, reached without following any link.
+
+    One directory walk per submission instead of resolving each kernel path (hundreds per submission).
+    """
+    found: dict[str, Path] = {}
+    if directory.is_symlink() or not directory.is_dir():
+        return found
+    pending = [("", str(directory))]
+    while pending:
+        prefix, current = pending.pop()
+        with os.scandir(current) as entries:
+            for entry in entries:
+                if entry.is_symlink():
+                    continue
+                if entry.is_dir():
+                    pending.append((f"{prefix}{entry.name}/", entry.path))
+                elif entry.is_file():
+                    found[prefix + entry.name] = Path(entry.path)
+    return found
+
+
+def _speedup_display(row: Any) -> str:
+    text = speedup_text(number(row.speedup))
+    low, high = number(row.ci_low), number(row.ci_high)
+    if low is not None and high is not None:
+        text += f" [{low:.3g}–{high:.3g}]"
+    return text
+
+
+def result_table(rows: pd.DataFrame, kernels: dict[tuple[int, int], dict], problem_names: dict[str, str]) -> Table:
+    out = []
+    for row in rows.itertuples(index=False):
+        kernel = kernels.get((int(row.level), int(row.problem_id)))
+        flags = str(row.flags)
+        anchor = f"#{source_anchor(int(row.level), int(row.problem_id))}" if kernel else None
+        out.append(
+            (
+                Cell(row.key, problem_names.get(row.key, row.key), link=f"problems/{row.key}/"),
+                Cell(str(row.backend), str(row.backend)),
+                Cell(str(row.status), str(row.status), css=f"kb-status kb-{row.status}", title=str(row.error)[:300]),
+                Cell(number(row.speedup), _speedup_display(row)),
+                Cell(number(row.speedup_vs_compile), speedup_text(number(row.speedup_vs_compile))),
+                Cell(number(row.reference_ms), ms_text(number(row.reference_ms))),
+                Cell(number(row.kernel_ms), ms_text(number(row.kernel_ms))),
+                Cell(flags, flags),
+                Cell(claimed_text(kernel), claimed_text(kernel), css="kb-claimed"),
+                Cell("source" if anchor else "", "source" if anchor else "", link=anchor),
+            )
+        )
+    return Table(RESULT_COLUMNS, tuple(out))
+
+
+def score_table(scores: pd.DataFrame) -> Table:
+    rows = []
+    for values in scores.to_dict("records"):
+        s = Record(values)
+        rows.append(
+            (
+                Cell(BASELINE_NAMES[s.baseline], BASELINE_NAMES[s.baseline]),
+                Cell(int(s.level), str(s.level)),
+                *(
+                    Cell(number(values[fast_p_label(p)]), percent_text(number(values[fast_p_label(p)])))
+                    for p in THRESHOLDS
+                ),
+                Cell(number(s.geomean_speedup), speedup_text(number(s.geomean_speedup))),
+                Cell(number(s.compile_rate), percent_text(number(s.compile_rate))),
+                Cell(number(s.correct_rate), percent_text(number(s.correct_rate))),
+                Cell(int(s.n_attempted), f"{s.n_attempted}/{s.n_problems}"),
+            )
+        )
+    return Table(SCORE_COLUMNS, tuple(rows))
+
+
+def _run_info(results: ResultsFile, slot_name: str) -> dict[str, Any]:
+    env = results.environment
+    return {
+        "gpu": env.gpu or results.hardware,
+        "badge": "verified" if results.verified else "self-reported",
+        "protocol": env.protocol_version,
+        "harness": env.harness_version,
+        "driver": env.driver,
+        "cuda": env.cuda,
+        "torch": env.torch,
+        "triton": env.triton,
+        "finished": results.finished_at,
+        "slot": slot(slot_name),
+    }
+
+
+def sources_html(doc: SubmissionDoc | None, root: str, out: SiteBuild) -> str:
+    """A collapsed block per kernel. The sources go into one JSON bundle per (submission, level) that the
+    browser fetches when a block is first opened: tens of thousands of small files would dominate the build."""
+    if doc is None:
+        return ""
+    files = regular_files(doc.kernel_dir)
+    bundles: dict[str, dict[str, str]] = {}
+    blocks = []
+    for kernel in doc.kernels:
+        level, problem_id, path = kernel.get("level"), kernel.get("problem_id"), str(kernel.get("path", ""))
+        source = files.get(path)
+        claim = claimed_text(kernel)
+        backend = escape(str(kernel.get("backend", "")))
+        summary = f"<code>{escape(f'level{level}/{problem_id}')}</code> · {escape(path)} · {backend}"
+        if claim:
+            summary += f' · <span class="kb-claimed">{escape(claim)}</span>'
+        if source is not None:
+            uri = f"data/kernels/{doc.slug}/level{level}.json"
+            bundles.setdefault(uri, {})[path] = source.read_text(encoding="utf-8", errors="replace")
+            attrs = f' data-kb-bundle="{escape(root + uri)}" data-kb-path="{escape(path)}"'
+            body = "<p>Loading…</p>"
+        else:
+            attrs, body = "", "<p>The kernel file is missing from the repository.</p>"
+        anchor = escape(source_anchor(level, problem_id))
+        blocks.append(f'<details class="kb-source" id="{anchor}"{attrs}><summary>{summary}</summary>{body}</details>')
+    for uri, sources in bundles.items():
+        out.data(uri, sources)
+    return "\n".join(blocks)
+
+
+def _meta_html(doc: SubmissionDoc | None, slug: str, name: str, root: str) -> str:
+    document = doc.document if doc else {}
+    model_info = document.get("model") if isinstance(document.get("model"), dict) else {}
+    model_name = " ".join(str(model_info.get(k, "")) for k in ("provider", "name", "version")).strip()
+    return render(
+        "submission_meta.html.j2",
+        slug=slug,
+        name=name,
+        authors=[a for a in document.get("authors", []) if isinstance(a, dict)],
+        model_name=model_name,
+        method=document.get("method", "–"),
+        date=document.get("date", "–"),
+        target_hardware=document.get("target_hardware", []),
+        links=[link for link in document.get("links", []) if isinstance(link, dict)],
+        n_kernels=len(doc.kernels) if doc else "–",
+        document_link=f"{root}downloads/submissions/{slug}.json" if doc else "",
+    )
+
+
+def _shown_rows(aligned: pd.DataFrame | None, hardware: str, kernels: dict) -> pd.DataFrame:
+    """This hardware's records, plus the submission's own problems that have none (shown as missing)."""
+    if aligned is None:
+        return pd.DataFrame(columns=["level"])
+    rows = aligned[aligned["hardware"] == hardware]
+    listed = pd.Series(
+        [(lvl, pid) in kernels for lvl, pid in zip(rows["level"], rows["problem_id"], strict=True)],
+        index=rows.index,
+        dtype=bool,
+    )
+    return rows[(rows["status"] != "missing") | listed]
+
+
+def submission_page(model: SiteModel, slug: str, aligned: pd.DataFrame | None, out: SiteBuild) -> None:
+    uri = f"submissions/{slug}.md"
+    root = page_root(uri)
+    doc = model.inputs.submissions.get(slug)
+    if doc is not None:
+        out.copy(f"downloads/submissions/{slug}.json", doc.path)
+    kernels = {(k.get("level"), k.get("problem_id")): k for k in doc.kernels} if doc else {}
+    names = {p.key: p.name for p in model.inputs.catalogue.problems}
+    name = model.submission_name(slug)
+    slots = {
+        "meta": _meta_html(doc, slug, name, root),
+        "sources": sources_html(doc, root, out),
+    }
+    runs = []
+    mine = sorted((r for r in model.inputs.results if r.slug == slug), key=lambda r: r.hardware)
+    if mine:
+        scores = model.scores[model.scores["slug"] == slug]
+        parts = []
+        for results in mine:
+            here = scores[scores["hardware"] == results.hardware]
+            gpu = results.environment.gpu or results.hardware
+            parts.append(f"<h3>{escape(gpu)}</h3>\n" + table_html(score_table(here), root))
+        slots["scores"] = "\n".join(parts)
+    for results in mine:
+        slot_name = f"results-{results.hardware}"
+        rows = _shown_rows(aligned, results.hardware, kernels)
+        slots[slot_name] = table_html(result_table(rows, kernels, names), root)
+        runs.append(_run_info(results, slot_name))
+    description = str(doc.document.get("description", "")) if doc else ""
+    markdown = render(
+        "submission.md.j2",
+        name=name,
+        description=description,
+        runs=runs,
+        meta_slot=slot("meta"),
+        scores_slot=slot("scores"),
+        sources_slot=slot("sources"),
+    )
+    out.page(uri, markdown, slots)
+
+
+INDEX_COLUMNS = (
+    Column("Submission", numeric=False),
+    Column("Method", numeric=False),
+    Column("Model", numeric=False),
+    Column("Date", numeric=False),
+    Column("Kernels"),
+    Column("Runs", numeric=False),
+)
+
+
+def index_table(model: SiteModel, slugs: list[str]) -> Table:
+    runs: dict[str, list[str]] = {}
+    for results in model.inputs.results:
+        badge = "verified" if results.verified else "self-reported"
+        runs.setdefault(results.slug, []).append(f"{results.environment.gpu or results.hardware} ({badge})")
+    rows = []
+    for slug in slugs:
+        doc = model.inputs.submissions.get(slug)
+        document = doc.document if doc else {}
+        model_info = document.get("model") if isinstance(document.get("model"), dict) else {}
+        shown = ", ".join(sorted(runs.get(slug, []))) or "not measured yet"
+        rows.append(
+            (
+                Cell(model.submission_name(slug), model.submission_name(slug), link=f"submissions/{slug}/"),
+                Cell(str(document.get("method", "")), str(document.get("method", ""))),
+                Cell(str(model_info.get("name", "")), str(model_info.get("name", ""))),
+                Cell(str(document.get("date", "")), str(document.get("date", ""))),
+                Cell(len(doc.kernels) if doc else 0, str(len(doc.kernels)) if doc else "–"),
+                Cell(shown, shown),
+            )
+        )
+    return Table(INDEX_COLUMNS, tuple(rows))
+
+
+def build(model: SiteModel, out: SiteBuild) -> None:
+    slugs = sorted(set(model.inputs.submissions) | {r.slug for r in model.inputs.results})
+    by_slug = dict(tuple(model.aligned.groupby("slug", sort=False))) if model.has_results else {}
+    for slug in slugs:
+        submission_page(model, slug, by_slug.get(slug), out)
+    markdown = render("submissions.md.j2", count=len(slugs), table=slot("index"))
+    out.page("submissions/index.md", markdown, {"index": table_html(index_table(model, slugs), "../")})

@@ -1,0 +1,39 @@
+"""Caches outputs by input identity (pointer and shape) and returns a copy of the cached answer on a hit.
+The harness refills the same input tensors with new values for every trial, so the cache returns a
+stale answer: incorrect."""
+
+import torch
+import triton
+import triton.language as tl
+from torch import nn
+
+
+@triton.jit
+def relu_kernel(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+    offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offsets < n
+    x = tl.load(x_ptr + offsets, mask=mask)
+    tl.store(y_ptr + offsets, tl.maximum(x, 0.0), mask=mask)
+
+
+def relu_into(x, y):
+    n = x.numel()
+    relu_kernel[(triton.cdiv(n, 1024),)](x, y, n, BLOCK=1024)
+    return y
+
+
+def relu(x):
+    return relu_into(x, torch.empty_like(x))
+
+
+
+class ModelNew(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.cache = {}
+
+    def forward(self, x):
+        key = (x.data_ptr(), tuple(x.shape))
+        if key not in self.cache:
+            self.cache[key] = relu(x)
+        return self.cache[key].clone()

@@ -1,0 +1,219 @@
+"""Runs the red-team corpus through the real worker and prints (case, expected, got).
+
+    python tests/redteam/runner.py --mode cpu            # CI: Triton interpreter, reduced sizes
+    python tests/redteam/runner.py --mode gpu -j 4       # the GPU machine
+
+This process imports torch, Triton and the worker once and never touches CUDA, then forks one child per
+case (the engine's zygote does the same): each child is a fresh worker with its own CUDA context. A case
+whose child crashes or hangs is mapped the way the engine maps it (runtime_error, timeout). Exit status 0
+when every case was caught.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import signal
+import sys
+import tempfile
+import time
+import traceback
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parents[1]
+CASES_FILE = HERE / "cases.json"
+GPU_PROTOCOL = {"time_budget_s": 2.0, "min_rounds": 5, "max_rounds": 40, "warmup_calls": 2}
+"""Shorter timing for red-team runs: the catches do not depend on a tight speedup interval."""
+
+
+@dataclass(frozen=True)
+class Case:
+    file: str
+    problem: str
+    attack: str
+    expect: dict[str, Any]
+    cpu: bool = True
+    gpu: bool = True
+    expect_cpu: dict[str, Any] | None = None
+    policy: dict[str, str] | None = None
+    """What the static policy must do: {"must": "reject" | "flag", "code": reason code}."""
+    timeout_s: float | None = None
+
+    @property
+    def name(self) -> str:
+        return self.file.split(".py", 1)[0]
+
+    @property
+    def path(self) -> Path:
+        return REPO / self.file if self.file.startswith("submissions/") else HERE / self.file
+
+    def expected(self, mode: str) -> dict[str, Any]:
+        return self.expect_cpu if mode == "cpu" and self.expect_cpu else self.expect
+
+    def runs_in(self, mode: str) -> bool:
+        return self.cpu if mode == "cpu" else self.gpu
+
+
+@dataclass(frozen=True)
+class Outcome:
+    status: str
+    codes: tuple[str, ...] = ()
+    error: str = ""
+    seconds: float = 0.0
+
+
+def load_cases() -> list[Case]:
+    return [Case(**entry) for entry in json.loads(CASES_FILE.read_text(encoding="utf-8"))["cases"]]
+
+
+def caught(case: Case, outcome: Outcome, mode: str) -> bool:
+    """Did the harness give the case its expected status and (one of) its expected reason code(s)?"""
+    expected = case.expected(mode)
+    if outcome.status != expected["status"]:
+        return False
+    codes = {expected.get("code"), *expected.get("also", ())} - {None}
+    return not codes or bool(codes & set(outcome.codes))
+
+
+def write_job(case: Case, workdir: Path, mode: str) -> tuple[Path, Path]:
+    """Copy the case's kernel to workdir/kernel.py and write the Job the engine would write for it."""
+    from validator.integrity import own_kernel_names
+    from validator.jobs import Job, write_job
+    from validator.protocol import PROTOCOL
+
+    workdir.mkdir(parents=True, exist_ok=True)
+    kernel = workdir / "kernel.py"
+    source = case.path.read_text(encoding="utf-8")
+    kernel.write_text(source, encoding="utf-8")
+    problem = REPO / "problems" / f"{case.problem}.py"
+    level, rest = case.problem.split("/")
+    protocol = PROTOCOL.to_dict() | (GPU_PROTOCOL if mode == "gpu" else {})
+    job = Job(
+        key=case.problem, level=int(level.removeprefix("level")), problem_id=int(rest.split("_")[0]),
+        problem_path=str(problem), problem_sha256=hashlib.sha256(problem.read_bytes()).hexdigest(),
+        kernel_path=str(kernel), kernel_sha256=hashlib.sha256(source.encode()).hexdigest(), backend="triton",
+        extensions_dir=str(workdir / "ext"), seed=int.from_bytes(os.urandom(8), "little") >> 1,
+        protocol=protocol, own_kernel_names=own_kernel_names(source),
+        options={"interpret": True} if mode == "cpu" else {"reduced": True},
+    )
+    write_job(job, workdir / "job.json")
+    return workdir / "job.json", workdir / "out.json"
+
+
+def _child(job: Path, out: Path, workdir: Path, mode: str) -> None:
+    """In the forked child: become a worker. Never returns."""
+    code = 3
+    try:
+        os.setsid()
+        os.chdir(workdir)
+        os.environ["TORCH_EXTENSIONS_DIR"] = str(workdir / "ext")
+        if mode == "cpu":
+            os.environ["TRITON_INTERPRET"] = "1"
+        log = os.open(workdir / "log.txt", os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
+        os.dup2(log, 1)
+        os.dup2(log, 2)
+        from validator.worker import main
+
+        code = main([str(job), str(out)])
+    except BaseException:
+        traceback.print_exc()
+    finally:
+        os._exit(code)
+
+
+def _outcome(out: Path, wait_status: int | None, seconds: float) -> Outcome:
+    if wait_status is None:
+        return Outcome("timeout", (), "killed at the case's time limit", seconds)
+    if out.exists():
+        data = json.loads(out.read_text(encoding="utf-8"))
+        return Outcome(data["status"], tuple(f["code"] for f in data["flags"]), data["error"][:300], seconds)
+    if os.WIFSIGNALED(wait_status):
+        return Outcome("runtime_error", ("worker-crashed",), f"signal {os.WTERMSIG(wait_status)}", seconds)
+    return Outcome("runtime_error", ("worker-crashed",), f"exit {os.waitstatus_to_exitcode(wait_status)}", seconds)
+
+
+@dataclass
+class _Running:
+    case: Case
+    pid: int
+    out: Path
+    deadline: float
+    started: float = field(default_factory=time.perf_counter)
+
+
+def run_cases(cases: list[Case], mode: str, root: Path, parallel: int, timeout_s: float) -> dict[str, Outcome]:
+    """Fork one worker per case, `parallel` at a time, from this (pre-imported, CUDA-free) process."""
+    if mode == "cpu":  # before Triton is imported: its own @jit helpers (tl.sum, ...) are decorated then
+        os.environ["TRITON_INTERPRET"] = "1"
+    import torch  # noqa: F401  (imported once here so children skip it)
+    import triton  # noqa: F401
+
+    import validator.worker  # noqa: F401
+
+    pending, running, outcomes = list(cases), [], {}
+    while pending or running:
+        while pending and len(running) < parallel:
+            case = pending.pop(0)
+            job, out = write_job(case, root / case.name.replace("/", "__"), mode)
+            sys.stdout.flush()
+            sys.stderr.flush()
+            pid = os.fork()
+            if pid == 0:
+                _child(job, out, job.parent, mode)
+            running.append(_Running(case, pid, out, time.perf_counter() + (case.timeout_s or timeout_s)))
+        time.sleep(0.05)
+        for item in list(running):
+            done, status = os.waitpid(item.pid, os.WNOHANG)
+            if not done and time.perf_counter() < item.deadline:
+                continue
+            if not done:
+                os.killpg(item.pid, signal.SIGKILL)
+                os.waitpid(item.pid, 0)
+                status = None
+            outcomes[item.case.name] = _outcome(item.out, status, time.perf_counter() - item.started)
+            running.remove(item)
+    return outcomes
+
+
+def table(cases: list[Case], outcomes: dict[str, Outcome], mode: str) -> str:
+    rows = [f"{'case':<52} {'expected':<36} {'got':<48} ok"]
+    for case in cases:
+        if case.name not in outcomes:
+            continue
+        got, expected = outcomes[case.name], case.expected(mode)
+        want = f"{expected['status']}/{expected.get('code') or '-'}"
+        shown = f"{got.status}/{','.join(c for c in got.codes if c not in _INFO) or '-'}"
+        rows.append(f"{case.name:<52} {want:<36} {shown[:48]:<48} {'yes' if caught(case, got, mode) else 'NO'}")
+    return "\n".join(rows)
+
+
+_INFO = {"precision-check", "gpu-checks-skipped", "persisting-l2-reset"}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--mode", choices=("cpu", "gpu"), default="cpu")
+    parser.add_argument("-j", "--parallel", type=int, default=2)
+    parser.add_argument("--timeout", type=float, default=180.0, help="seconds per case unless the case says")
+    parser.add_argument("--only", nargs="*", default=None, help="case names (directory/file without .py)")
+    parser.add_argument("--json", type=Path, default=None, help="write outcomes here")
+    args = parser.parse_args(argv)
+    cases = [c for c in load_cases() if c.runs_in(args.mode) and (args.only is None or c.name in args.only)]
+    with tempfile.TemporaryDirectory(prefix="kb-redteam-") as tmp:
+        outcomes = run_cases(cases, args.mode, Path(tmp), args.parallel, args.timeout)
+    if args.json:
+        args.json.write_text(json.dumps({k: asdict(v) for k, v in outcomes.items()}, indent=1), encoding="utf-8")
+    print(table(cases, outcomes, args.mode))
+    missed = [c.name for c in cases if not caught(c, outcomes[c.name], args.mode)]
+    print(f"{len(cases) - len(missed)}/{len(cases)} caught ({args.mode})" + (f"; missed: {missed}" if missed else ""))
+    return 1 if missed else 0
+
+
+if __name__ == "__main__":
+    sys.path.insert(0, str(REPO))
+    sys.exit(main())

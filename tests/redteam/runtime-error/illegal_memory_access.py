@@ -1,0 +1,40 @@
+"""A Triton kernel that stores far outside its output buffer: an illegal memory access that poisons the
+CUDA context."""
+
+import torch
+import triton
+import triton.language as tl
+from torch import nn
+
+
+@triton.jit
+def relu_kernel(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+    offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offsets < n
+    x = tl.load(x_ptr + offsets, mask=mask)
+    tl.store(y_ptr + offsets, tl.maximum(x, 0.0), mask=mask)
+
+
+def relu_into(x, y):
+    n = x.numel()
+    relu_kernel[(triton.cdiv(n, 1024),)](x, y, n, BLOCK=1024)
+    return y
+
+
+def relu(x):
+    return relu_into(x, torch.empty_like(x))
+
+
+
+@triton.jit
+def wild_store(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+    offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offsets, mask=offsets < n)
+    tl.store(y_ptr + offsets + (1 << 40), x)
+
+
+class ModelNew(nn.Module):
+    def forward(self, x):
+        y = torch.empty_like(x)
+        wild_store[(triton.cdiv(x.numel(), 1024),)](x, y, x.numel(), BLOCK=1024)
+        return y

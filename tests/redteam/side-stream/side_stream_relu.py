@@ -1,0 +1,42 @@
+"""Launches the work on a side stream and returns at once: CUDA events recorded on the harness stream
+measure (almost) nothing. Caught by the profiler pass (kernels on a second stream) and by the host-time
+cross-check."""
+
+import torch
+import triton
+import triton.language as tl
+from torch import nn
+
+
+@triton.jit
+def relu_kernel(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+    offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offsets < n
+    x = tl.load(x_ptr + offsets, mask=mask)
+    tl.store(y_ptr + offsets, tl.maximum(x, 0.0), mask=mask)
+
+
+def relu_into(x, y):
+    n = x.numel()
+    relu_kernel[(triton.cdiv(n, 1024),)](x, y, n, BLOCK=1024)
+    return y
+
+
+def relu(x):
+    return relu_into(x, torch.empty_like(x))
+
+
+
+class ModelNew(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.stream = None
+
+    def forward(self, x):
+        if self.stream is None:
+            self.stream = torch.cuda.Stream()
+        y = torch.empty_like(x)
+        self.stream.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(self.stream):
+            relu_into(x, y)
+        return y

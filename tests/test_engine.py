@@ -1,0 +1,342 @@
+"""The evaluate stage's scheduler and records, driven by a fake worker so no GPU is needed."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+
+import pytest
+from engine_kit import EXAMPLES, FAKE_WORKER, context, fake_kernel, make_submission
+
+from validator import engine, results
+from validator.findings import Finding, StageOutcome, StageStatus, UserError
+from validator.results import Status
+from validator.scheduler import Device, SchedulerConfig, run_all
+from validator.stages import RunOptions
+from validator.zygote import Target
+
+FAKE = Target(path=str(FAKE_WORKER))
+# Five problems of the catalogue, in (level, id) order.
+PROBLEMS = [(1, 1), (1, 19), (1, 23), (1, 40), (2, 76)]
+
+
+def options(tmp_path: Path, launcher: str = "spawn", **changes) -> RunOptions:
+    extra = {"interpret": True, "worker_target": FAKE, "launcher": launcher, "timeout_scale": 0.01,
+             "cache_dir": tmp_path / "cache"}
+    extra.update(changes.pop("extra", {}))
+    return RunOptions(results_dir=tmp_path / "results", extra=extra, **changes)
+
+
+def submission(tmp_path: Path, behaviours: list[str]) -> Path:
+    kernels = {
+        f"k{i}.py": (level, pid, "triton", fake_kernel(behaviour))
+        for i, (behaviour, (level, pid)) in enumerate(zip(behaviours, PROBLEMS, strict=False))
+    }
+    return make_submission(tmp_path, kernels)
+
+
+def statuses(final: results.ResultsFile) -> dict[str, Status]:
+    return {p.key: p.status for p in final.problems}
+
+
+def run_stage(document: Path, opts: RunOptions, earlier: tuple[StageOutcome, ...] = ()) -> results.ResultsFile:
+    engine.run_stage(context(document, opts, earlier))
+    return results.load(next((opts.results_dir).rglob("*.json")))
+
+
+@pytest.mark.parametrize("launcher", ["zygote", "spawn"])
+def test_a_crash_a_hang_and_garbage_end_their_own_problem_and_nothing_else(tmp_path: Path, launcher: str) -> None:
+    document = submission(tmp_path, ["correct", "segfault", "hang", "garbage", "correct"])
+    final = run_stage(document, options(tmp_path, launcher))
+    by_key = {p.key: p for p in final.problems}
+    assert [p.status for p in final.problems] == [
+        Status.CORRECT, Status.RUNTIME_ERROR, Status.TIMEOUT, Status.RUNTIME_ERROR, Status.CORRECT
+    ]
+    assert "SIGSEGV" in by_key["level1/19_ReLU"].error
+    assert "did not finish within 3 s" in by_key["level1/23_Softmax"].error
+    assert "unreadable result" in by_key["level1/40_LayerNorm"].error
+    assert by_key["level2/76_Gemm_Add_ReLU"].speedup == 2.0
+
+
+def test_out_of_memory_and_foreign_output_get_their_own_statuses(tmp_path: Path) -> None:
+    document = submission(tmp_path, ["oom", "wrong-key", "exit 4", "crash-after-result"])
+    final = run_stage(document, options(tmp_path))
+    by_key = {p.key: p for p in final.problems}
+    assert by_key["level1/1_Square_matrix_multiplication_"].status == Status.OOM
+    assert "different problem or kernel" in by_key["level1/19_ReLU"].error
+    assert "exited with status 4" in by_key["level1/23_Softmax"].error
+    after = by_key["level1/40_LayerNorm"]
+    assert after.status == Status.CORRECT
+    assert [f.code for f in after.flags] == ["worker-exit"]
+
+
+def test_results_record_the_environment_and_the_submission_relative_kernel_path(tmp_path: Path) -> None:
+    document = submission(tmp_path, ["correct"])
+    final = run_stage(document, options(tmp_path))
+    problem = final.problems[0]
+    assert problem.kernel_path == "k0.py"
+    assert final.environment.harness_version and final.environment.protocol_version == final.protocol["version"]
+    assert final.environment.extra["launcher"] == "spawn"
+    assert final.finished_at and final.slug == "engine-test"
+    assert final.hardware == "cpu-triton-interpreter"
+
+
+def test_workers_get_a_scrubbed_environment_a_private_directory_and_a_derived_seed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("GITHUB_TOKEN", "ghp_secret")
+    monkeypatch.setenv("SOME_UNLISTED_VARIABLE", "x")
+    seen_path = tmp_path / "seen.json"
+    source = fake_kernel(f"report-env {seen_path}") + '\nKERNEL = """__global__ void my_relu(float* x) {}"""\n'
+    document = make_submission(tmp_path, {"k.py": (1, 19, "cuda", source)})
+    run_stage(document, options(tmp_path))
+    seen = json.loads(seen_path.read_text())
+    assert "GITHUB_TOKEN" not in seen["env"] and "SOME_UNLISTED_VARIABLE" not in seen["env"]
+    assert seen["env"]["HOME"] == seen["cwd"] and seen["job_in_cwd"]
+    assert seen["env"]["TRITON_INTERPRET"] == "1" and seen["options"] == {"interpret": True}
+    assert seen["env"]["TORCH_EXTENSIONS_DIR"].startswith(str(tmp_path / "cache"))
+    assert seen["names"] == ["my_relu"]
+    assert not Path(seen["cwd"]).exists()
+    written = next((tmp_path / "results").rglob("*.json")).read_text()
+    assert str(seen["seed"]) not in written and '"seed"' not in written
+
+
+def test_a_rerun_skips_what_is_measured_and_force_measures_again(tmp_path: Path) -> None:
+    counter = tmp_path / "count.txt"
+    kernels = {f"k{i}.py": (level, pid, "triton", fake_kernel(f"correct count={counter}"))
+               for i, (level, pid) in enumerate(PROBLEMS[:3])}
+    document = make_submission(tmp_path, kernels)
+    run_stage(document, options(tmp_path))
+    assert len(counter.read_text().splitlines()) == 3
+    run_stage(document, options(tmp_path))
+    assert len(counter.read_text().splitlines()) == 3
+    run_stage(document, options(tmp_path, force=True))
+    assert len(counter.read_text().splitlines()) == 6
+
+
+def test_an_interrupted_run_resumes_with_the_problems_it_had_not_finished(tmp_path: Path) -> None:
+    counter = tmp_path / "count.txt"
+    kernels = {f"k{i}.py": (level, pid, "triton", fake_kernel(f"correct count={counter}"))
+               for i, (level, pid) in enumerate(PROBLEMS[:3])}
+    document = make_submission(tmp_path, kernels)
+    final = run_stage(document, options(tmp_path))
+    path = next((tmp_path / "results").rglob("*.json"))
+    results.save(results.ResultsFile(**{**final.__dict__, "problems": final.problems[:1], "finished_at": ""}), path)
+    counter.unlink()
+    resumed = run_stage(document, options(tmp_path))
+    assert sorted(counter.read_text().splitlines()) == ["level1/19_ReLU", "level1/23_Softmax"]
+    assert len(resumed.problems) == 3 and resumed.started_at == final.started_at
+
+
+def test_a_changed_kernel_or_protocol_is_measured_again(tmp_path: Path) -> None:
+    counter = tmp_path / "count.txt"
+    document = make_submission(tmp_path, {"k.py": (1, 19, "triton", fake_kernel(f"correct count={counter}"))})
+    final = run_stage(document, options(tmp_path))
+    (document.parent / "engine-test" / "k.py").write_text(fake_kernel(f"correct count={counter}", "changed"))
+    run_stage(document, options(tmp_path))
+    assert len(counter.read_text().splitlines()) == 2
+    path = next((tmp_path / "results").rglob("*.json"))
+    results.save(results.ResultsFile(**{**final.__dict__, "protocol": {**final.protocol, "version": "0"}}), path)
+    run_stage(document, options(tmp_path))
+    assert len(counter.read_text().splitlines()) == 3
+
+
+def test_an_unreadable_results_file_stops_the_run_and_names_force(tmp_path: Path) -> None:
+    document = submission(tmp_path, ["correct"])
+    target = tmp_path / "results" / "cpu-triton-interpreter" / "engine-test.json"
+    target.parent.mkdir(parents=True)
+    target.write_text("{broken")
+    with pytest.raises(UserError, match="--force"):
+        engine.run_stage(context(document, options(tmp_path)))
+    engine.run_stage(context(document, options(tmp_path, force=True)))
+    assert results.load(target).problems[0].status == Status.CORRECT
+
+
+def test_kernels_rejected_or_failing_to_build_get_results_without_running(tmp_path: Path) -> None:
+    counter = tmp_path / "count.txt"
+    kernels = {f"k{i}.py": (level, pid, "triton", fake_kernel(f"correct count={counter}"))
+               for i, (level, pid) in enumerate(PROBLEMS[:3])}
+    document = make_submission(tmp_path, kernels)
+    earlier = (
+        StageOutcome("policy", StageStatus.FAILED, findings=(
+            Finding("thread-start", "policy", "starts a thread", problem="level1/1_Square_matrix_multiplication_"),
+        )),
+        StageOutcome("build", StageStatus.FAILED, findings=(
+            Finding("compile-error", "build", "nvcc: error: expected ';'", problem="level1/19_ReLU"),
+        )),
+    )
+    final = run_stage(document, options(tmp_path), earlier)
+    by_key = {p.key: p for p in final.problems}
+    assert by_key["level1/1_Square_matrix_multiplication_"].status == Status.REJECTED
+    assert [f.code for f in by_key["level1/1_Square_matrix_multiplication_"].flags] == ["thread-start"]
+    assert by_key["level1/19_ReLU"].status == Status.COMPILE_ERROR
+    assert "expected ';'" in by_key["level1/19_ReLU"].error
+    assert counter.read_text().splitlines() == ["level1/23_Softmax"]
+
+
+def test_shards_split_the_problems_disjointly_into_their_own_files(tmp_path: Path) -> None:
+    document = submission(tmp_path, ["correct"] * 5)
+    keys = []
+    for index in (1, 2):
+        engine.run_stage(context(document, options(tmp_path, shard=(index, 2))))
+        path = tmp_path / "results" / "cpu-triton-interpreter" / f"engine-test.shard-{index}-of-2.json"
+        shard = results.load(path)
+        assert shard.environment.extra["shard"] == [index, 2]
+        keys.append({p.key for p in shard.problems})
+    assert keys[0].isdisjoint(keys[1]) and len(keys[0] | keys[1]) == 5
+    assert len(keys[0]) == 3
+
+
+def test_a_gpu_that_fails_its_health_probe_takes_no_more_jobs(tmp_path: Path) -> None:
+    document = submission(tmp_path, ["segfault", "correct", "correct"])
+    ctx = context(document, options(tmp_path))
+    planned = engine.plan(ctx, engine.build.toolchain(ctx.machine, ctx.options), b"secret", interpret=True)
+    seen = []
+    # CUDA_VISIBLE_DEVICES="" hides every GPU, so the probe fails on any machine.
+    config = SchedulerConfig((Device("gpu-x", ""),), timeout_s=30, target=FAKE, launcher="spawn")
+    report = run_all([item for item, _ in planned], config, on_result=seen.append)
+    assert list(report.unhealthy) == ["gpu-x"]
+    assert [r.status for r in seen] == [Status.RUNTIME_ERROR, Status.NOT_RUN, Status.NOT_RUN]
+    assert "no healthy GPU left" in seen[1].error and "health probe" in seen[1].error
+
+
+def test_kernel_names_come_from_cuda_globals_and_triton_decorators() -> None:
+    source = (
+        'CUDA = """__global__ void __launch_bounds__(256) scale_rows(float* x) {}\n'
+        'template <int N> __global__ void tiled(float* y) {}"""\n'
+        "import triton\n@triton.jit\ndef add_kernel(x):\n    pass\n"
+        "@triton.autotune(configs=[], key=[])\n@triton.jit\ndef tuned(x):\n    pass\n"
+        "def helper():\n    pass\n"
+    )
+    assert engine.own_kernel_names(source) == ("add_kernel", "scale_rows", "tiled", "tuned")
+
+
+def test_per_problem_seeds_depend_on_the_run_secret_and_the_problem() -> None:
+    first = engine.job_seed(b"a" * 32, "level1/19_ReLU")
+    assert first == engine.job_seed(b"a" * 32, "level1/19_ReLU")
+    assert first != engine.job_seed(b"b" * 32, "level1/19_ReLU")
+    assert first != engine.job_seed(b"a" * 32, "level1/23_Softmax")
+    assert 0 <= first < 2**63
+
+
+@pytest.mark.skipif(importlib.util.find_spec("validator.worker") is None, reason="validator.worker not present yet")
+def test_the_real_worker_checks_a_triton_kernel_on_cpu_through_the_engine(tmp_path: Path) -> None:
+    source = (EXAMPLES / "level1_23_softmax_triton.py").read_text()
+    document = make_submission(tmp_path, {"softmax.py": (1, 23, "triton", source)})
+    opts = options(tmp_path, "zygote", extra={"worker_target": engine.WORKER, "timeout_scale": 1.0})
+    final = run_stage(document, opts)
+    assert final.problems[0].status == Status.CORRECT, final.problems[0].error
+
+
+@pytest.mark.parametrize(
+    ("flags", "expected"),
+    [
+        (["--shard", "0/2"], "between 1 and N"),
+        (["--shard", "3/2"], "between 1 and N"),
+        (["--shard", "half"], "expected I/N"),
+        (["--gpus", "a,b"], "comma-separated GPU indices"),
+        (["--gpus", "0,0"], "listed twice"),
+        (["--arch", "sm_90"], "compute capability"),
+        (["--timeout-scale", "0"], "positive number"),
+        (["--timeout-scale", "nan"], "positive number"),
+        (["--build-jobs", "0"], "at least 1"),
+        (["--provenance", "runner"], "expected KEY=VALUE"),
+        (["--provenance", "a=1", "--provenance", "a=2"], "given twice"),
+        (["--verified"], "--verified needs --provenance"),
+        (["--launcher", "thread"], "invalid choice"),
+    ],
+)
+def test_bad_evaluation_options_exit_2_with_a_message_naming_the_flag(cli, example_tree, flags, expected) -> None:
+    result = cli(str(example_tree / "submissions" / "kernelbench-team-examples.json"), *flags)
+    assert result.exit_code == 2, result.output
+    assert expected in result.stderr
+
+
+def test_a_results_dir_that_is_a_file_is_refused(cli, example_tree: Path) -> None:
+    blocker = example_tree / "results"
+    blocker.write_text("")
+    result = cli(str(example_tree / "submissions" / "kernelbench-team-examples.json"), "--results-dir", str(blocker))
+    assert result.exit_code == 2 and "is not a directory" in result.stderr
+
+
+@pytest.mark.parametrize(("flag", "reason"), [("--build-only", "--build-only"), ("--no-gpu", "--no-gpu was given")])
+def test_build_only_and_no_gpu_skip_evaluation_with_the_reason(cli, tmp_path: Path, flag: str, reason: str) -> None:
+    source = (EXAMPLES / "level1_23_softmax_triton.py").read_text()
+    document = make_submission(tmp_path, {"softmax.py": (1, 23, "triton", source)})
+    result = cli(str(document), flag, "--arch", "9.0", "--cache-dir", str(tmp_path / "cache"),
+                 "--results-dir", str(tmp_path / "results"))
+    assert result.exit_code == 0, result.output
+    assert "1 imported" in result.stdout and reason in result.stdout
+    assert not (tmp_path / "results").exists()
+
+
+def test_provenance_and_verified_reach_the_results_file(tmp_path: Path) -> None:
+    document = submission(tmp_path, ["correct"])
+    provenance = {"runner": "gpu-1", "commit": "abc"}
+    final = run_stage(document, options(tmp_path, extra={"provenance": provenance, "verified": True}))
+    assert final.verified and final.provenance == provenance
+    unverified = run_stage(document, options(tmp_path, force=True, extra={"provenance": provenance}))
+    assert not unverified.verified
+
+
+FAULTS = Path(__file__).resolve().parent / "fixtures" / "engine" / "kernels"
+
+
+def gpu_run(tmp_path: Path, kernels: dict[str, tuple[int, int, str, str]]) -> dict[str, results.ProblemResult]:
+    """Build and evaluate on the GPU through the stages themselves (the policy stage is left out on purpose)."""
+    from validator import build
+
+    document = make_submission(tmp_path, kernels)
+    opts = RunOptions(results_dir=tmp_path / "results", extra={"cache_dir": tmp_path / "cache", "timeout_scale": 0.3})
+    built = build.run_stage(context(document, opts))
+    earlier = (StageOutcome("build", StageStatus.PASSED, findings=tuple(built)),)
+    engine.run_stage(context(document, opts, earlier))
+    return {p.key: p for p in results.load(next((tmp_path / "results").rglob("*.json"))).problems}
+
+
+@pytest.mark.gpu
+def test_on_a_gpu_a_segfault_a_hang_and_an_illegal_access_leave_the_good_kernels_alone(tmp_path: Path) -> None:
+    good = {
+        "softmax.py": (1, 23, "triton", (EXAMPLES / "level1_23_softmax_triton.py").read_text()),
+        "gemm.py": (2, 76, "triton", (EXAMPLES / "level2_76_gemm_add_relu_triton.py").read_text()),
+    }
+    faults = {
+        "segfault.py": (1, 19, "pytorch", (FAULTS / "segfault_relu.py").read_text()),
+        "hang.py": (1, 1, "pytorch", (FAULTS / "hang_matmul.py").read_text()),
+        "illegal.py": (1, 40, "triton", (FAULTS / "illegal_access_layernorm.py").read_text()),
+    }
+    mixed = gpu_run(tmp_path / "mixed", {**good, **faults})
+    alone = gpu_run(tmp_path / "alone", good)
+    assert "SIGSEGV" in mixed["level1/19_ReLU"].error
+    assert mixed["level1/1_Square_matrix_multiplication_"].status == Status.TIMEOUT
+    illegal = mixed["level1/40_LayerNorm"]
+    assert illegal.status == Status.RUNTIME_ERROR and "illegal memory access" in illegal.error
+    for key in ("level1/23_Softmax", "level2/76_Gemm_Add_ReLU"):
+        assert mixed[key].status == alone[key].status
+        assert mixed[key].status in (Status.CORRECT, Status.NEEDS_REVIEW), mixed[key].error
+
+
+@pytest.mark.gpu
+def test_on_a_gpu_the_example_submission_is_measured_end_to_end(cli, example_tree: Path) -> None:
+    result = cli(str(example_tree / "submissions" / "kernelbench-team-examples.json"),
+                 "--results-dir", str(example_tree / "results"), "--cache-dir", str(example_tree / "cache"))
+    final = results.load(next((example_tree / "results").rglob("*.json")))
+    assert {p.status for p in final.problems} <= {Status.CORRECT, Status.NEEDS_REVIEW}, result.output
+    assert len(final.problems) == 4 and final.environment.driver and final.environment.sm_clock_mhz
+
+
+def test_a_zygote_that_cannot_start_falls_back_to_spawning_and_says_so(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from validator import scheduler
+    from validator.zygote import ZygoteError
+
+    def refuse(*args, **kwargs):
+        raise ZygoteError("the CUDA driver was loaded during the zygote's imports")
+
+    monkeypatch.setattr(scheduler, "Zygote", refuse)
+    document = submission(tmp_path, ["correct", "correct"])
+    final = run_stage(document, options(tmp_path, "zygote"))
+    assert [p.status for p in final.problems] == [Status.CORRECT, Status.CORRECT]
+    assert "spawning instead" in final.environment.extra["launcher_notes"][0]

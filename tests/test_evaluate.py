@@ -1,0 +1,206 @@
+"""Correctness judgement: seeds, input variants, exact output type, tolerance semantics, and the evidence
+that the tolerances and the float64 precision check separate honest fp32 kernels from exploits."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+import torch
+
+from validator import evaluate
+from validator.evaluate import (
+    check_structure,
+    check_values,
+    compare_values,
+    derive_seed,
+    inputs_unchanged,
+    normwise_error,
+    poison,
+    precision_verdict,
+    refill_inputs,
+    scale_floating,
+    specs_of,
+    tolerance_for,
+)
+from validator.protocol import PROTOCOL
+
+FP32 = (1e-4, 1e-4)
+
+
+def test_trial_seeds_depend_on_the_secret_and_the_purpose_and_are_stable():
+    assert derive_seed(7, "trial", 0) == derive_seed(7, "trial", 0)
+    seeds = {derive_seed(7, "trial", i) for i in range(5)} | {derive_seed(8, "trial", 0), derive_seed(7, "model")}
+    assert len(seeds) == 7
+    assert all(0 <= s < 2**63 for s in seeds)
+
+
+def test_scaling_touches_floating_inputs_only():
+    x, idx = torch.ones(3), torch.arange(3)
+    scaled = scale_floating([x, idx, 5], 100.0)
+    assert torch.equal(scaled[0], torch.full((3,), 100.0))
+    assert scaled[1] is idx and scaled[2] == 5
+
+
+def test_a_tensor_subclass_is_rejected_before_any_of_its_code_runs():
+    touched = []
+
+    class Lazy(torch.Tensor):
+        @classmethod
+        def __torch_function__(cls, func, types, args=(), kwargs=None):
+            touched.append(func)
+            return super().__torch_function__(func, types, args, kwargs or {})
+
+    out = torch.zeros(2, 3).as_subclass(Lazy)
+    touched.clear()
+    verdict, _ = check_structure(out, specs_of([torch.zeros(2, 3)]), None)
+    assert (verdict.ok, verdict.code) == (False, "wrong-type")
+    assert touched == []
+
+
+@pytest.mark.parametrize(
+    ("out", "code"),
+    [
+        (torch.zeros(3, 2), "wrong-shape"),
+        (torch.zeros(2, 3, dtype=torch.float64), "wrong-dtype"),
+        (torch.zeros(2, 3, device="meta"), "wrong-device"),
+        ((torch.zeros(2, 3),), "wrong-type"),
+        ([1.0], "wrong-type"),
+    ],
+)
+def test_shape_dtype_device_and_type_must_match_exactly(out, code):
+    verdict, _ = check_structure(out, specs_of([torch.zeros(2, 3)]), None)
+    assert verdict.code == code
+
+
+def test_a_reference_returning_a_tuple_needs_the_same_container_back():
+    specs = specs_of([torch.zeros(2), torch.zeros(3)])
+    assert check_structure((torch.zeros(2), torch.zeros(3)), specs, tuple)[0].ok
+    assert check_structure([torch.zeros(2), torch.zeros(3)], specs, tuple)[0].code == "wrong-structure"
+    assert check_structure((torch.zeros(2),), specs, tuple)[0].code == "wrong-structure"
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_the_comparison_agrees_with_torch_allclose_for_outputs_of_order_one(seed):
+    gen = torch.Generator().manual_seed(seed)
+    expected = torch.randn(1000, generator=gen) * 10 ** (-seed / 2)
+    out = expected + torch.randn(1000, generator=gen) * 10 ** (seed - 7)
+    assert compare_values(out, expected, *FP32).ok == torch.allclose(out, expected, *FP32[::-1])
+
+
+def test_the_absolute_tolerance_grows_with_the_output_rms_only_above_one():
+    expected = torch.full((100,), 100.0)
+    expected[0] = 0.0
+    out = expected.clone()
+    out[0] = 5e-3  # within atol * rms (about 1e-2), far outside a fixed atol of 1e-4
+    assert compare_values(out, expected, *FP32).ok
+    assert not torch.allclose(out, expected, *FP32[::-1])
+    assert evaluate.output_scale(torch.full((10,), 0.01)) == 1.0
+
+
+def test_nan_and_inf_positions_and_signs_must_match():
+    expected = torch.tensor([1.0, float("nan"), float("inf"), -float("inf")])
+    assert compare_values(expected.clone(), expected, *FP32).ok
+    for i, value in [(0, float("nan")), (1, 0.0), (2, -float("inf")), (3, 1e30)]:
+        out = expected.clone()
+        out[i] = value
+        assert compare_values(out, expected, *FP32).code == "output-mismatch"
+
+
+def test_integer_outputs_must_match_exactly():
+    expected = torch.arange(10)
+    assert compare_values(expected.clone(), expected, 0.0, 0.0).ok
+    assert not compare_values(expected + 1, expected, 0.0, 0.0).ok
+    assert tolerance_for(torch.int64, PROTOCOL.tolerances) == (0.0, 0.0)
+    assert tolerance_for(torch.float16, PROTOCOL.tolerances) == (1e-2, 1e-2)
+
+
+def test_chunked_comparison_reports_the_same_errors_as_one_pass(monkeypatch):
+    expected = torch.randn(10_000)
+    out = expected + torch.linspace(0, 1e-3, 10_000)
+    whole = compare_values(out, expected, *FP32)
+    monkeypatch.setattr(evaluate, "CHUNK", 333)
+    chunked = compare_values(out, expected, *FP32)
+    assert (chunked.ok, chunked.max_abs, chunked.max_rel) == (whole.ok, whole.max_abs, whole.max_rel)
+    assert whole.max_abs == pytest.approx(1e-3, rel=1e-3)
+
+
+def test_max_errors_are_recorded_for_passing_outputs():
+    expected = torch.full((4,), 2.0)
+    verdict = check_values([expected + 1e-5], [expected], PROTOCOL.tolerances)
+    assert verdict.ok
+    assert verdict.max_abs == pytest.approx(1e-5, rel=1e-2)
+    assert verdict.max_rel == pytest.approx(5e-6, rel=1e-2)
+
+
+def test_a_mutated_input_is_caught_and_nan_inputs_still_equal_themselves():
+    pristine = [torch.tensor([1.0, float("nan")]), 3]
+    given = [pristine[0].clone(), 3]
+    assert inputs_unchanged(given, pristine).ok
+    given[0][0] = 2.0
+    assert inputs_unchanged(given, pristine).code == "input-mutated"
+
+
+def test_refilled_inputs_keep_their_identity_and_take_the_new_values():
+    buffers = [torch.zeros(3), 4]
+    first = buffers[0]
+    refill_inputs(buffers, [torch.ones(3), 4])
+    assert buffers[0] is first and torch.equal(first, torch.ones(3))
+
+
+def test_released_reference_outputs_are_poisoned():
+    floats, ints = torch.ones(3), torch.ones(3, dtype=torch.int32)
+    poison([floats, ints])
+    assert torch.isnan(floats).all()
+    assert (ints == -7).all()
+
+
+# ---- Evidence: tolerances and the precision check vs float64 -------------------------------------------
+
+
+def _blocked_matmul(a: torch.Tensor, b: torch.Tensor, block: int = 32) -> torch.Tensor:
+    """fp32 matmul summing K in a different order (blocks, then across blocks): what an honest kernel does."""
+    out = torch.zeros(a.shape[0], b.shape[1])
+    for k in reversed(range(0, a.shape[1], block)):
+        out += a[:, k : k + block] @ b[k : k + block]
+    return out
+
+
+def _tf32(x: torch.Tensor) -> torch.Tensor:
+    """Round fp32 to TF32's 10-bit mantissa (truncation), as tensor cores read fp32 operands."""
+    return (x.view(torch.int32) & ~0x1FFF).view(torch.float32)
+
+
+@pytest.mark.parametrize("scale", PROTOCOL.input_scales)
+def test_a_reordered_fp32_sum_passes_and_precision_exploits_fail(scale):
+    """Evidence for the tolerances: an honest fp32 GEMM that sums in another order passes on every input
+    variant (with a fixed atol it failed at x100 through cancellation), while fp16/bf16/TF32 operands,
+    zeros and first-row-only outputs fail."""
+    gen = torch.Generator().manual_seed(11)
+    a, b = torch.randn(64, 512, generator=gen) * scale, torch.randn(512, 48, generator=gen)
+    ref32, ref64 = a @ b, a.double() @ b.double()
+    reference_error = normwise_error(ref32, ref64)
+
+    honest = _blocked_matmul(a, b)
+    assert compare_values(honest, ref32, *FP32).ok
+    assert not precision_verdict(normwise_error(honest, ref64), reference_error).lowered
+
+    lowered = {
+        "fp16": (a.half().float() @ b.half().float()),
+        "bf16": (a.bfloat16().float() @ b.bfloat16().float()),
+        "tf32": _tf32(a) @ _tf32(b),
+    }
+    for name, out in lowered.items():
+        precision = precision_verdict(normwise_error(out, ref64), reference_error)
+        assert precision.lowered, f"{name}: {precision.describe()}"
+
+    zeros, first_row = torch.zeros_like(ref32), torch.zeros_like(ref32)
+    first_row[0] = ref32[0]
+    assert not compare_values(zeros, ref32, *FP32).ok
+    assert not compare_values(first_row, ref32, *FP32).ok
+
+
+def test_normwise_error_ignores_positions_that_overflowed_and_flags_mostly_broken_outputs():
+    ref = torch.tensor([1.0, 2.0, float("inf")], dtype=torch.float64)
+    assert normwise_error(torch.tensor([1.0, 2.0, float("inf")]), ref) == 0.0
+    assert math.isinf(normwise_error(torch.full((3,), float("nan")), ref))

@@ -1,0 +1,150 @@
+"""Static policy: the fixture corpus, the example kernels, the rules page and the pipeline stage."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from validator.findings import Severity
+from validator.policy import policy_findings
+from validator.policy_rules import RULES, RULES_BY_CODE, rules_markdown
+
+REPO = Path(__file__).resolve().parent.parent
+CORPUS = Path(__file__).resolve().parent / "fixtures" / "policy"
+CASES = sorted(CORPUS.glob("*.pysrc"))
+EXPECT = re.compile(r"(?:#|//)\s*expect:\s*([\w\s,-]+)$")
+BACKEND = re.compile(r"^#\s*backend:\s*([\w-]+)")
+
+
+def _expected(source: str) -> set[tuple[str, int]]:
+    marks = set()
+    for number, line in enumerate(source.splitlines(), start=1):
+        match = EXPECT.search(line)
+        if match:
+            marks.update((code.strip(), number) for code in match.group(1).split(","))
+    return marks
+
+
+def _backend(source: str) -> str:
+    match = BACKEND.match(source)
+    return match.group(1) if match else "cuda"
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.stem for c in CASES])
+def test_each_corpus_case_gets_exactly_the_codes_marked_on_its_lines(case: Path) -> None:
+    source = case.read_text(encoding="utf-8")
+    findings = policy_findings(source, case.name, _backend(source))
+    got = {(f.code, f.line) for f in findings}
+    expected = _expected(source)
+    if case.stem.startswith("clean--"):
+        assert findings == [], [f"{f.line}: {f.code} {f.message}" for f in findings]
+        return
+    assert case.stem.split("--")[0] in {code for code, _ in expected}, "the file name names its reason code"
+    assert expected <= got, f"missing {sorted(expected - got)}; got {sorted(got)}"
+    assert {c for c, _ in got} == {c for c, _ in expected}, f"unexpected codes: {sorted(got - expected)}"
+
+
+def test_every_rule_has_a_corpus_case() -> None:
+    covered = {case.stem.split("--")[0] for case in CASES}
+    assert {rule.code for rule in RULES} <= covered
+
+
+def test_corpus_has_legitimate_cases_that_must_stay_clean() -> None:
+    assert len([c for c in CASES if c.stem.startswith("clean--")]) >= 3
+
+
+@pytest.mark.parametrize("kernel", sorted((REPO / "submissions" / "kernelbench-team-examples").glob("*.py")),
+                         ids=lambda p: p.name)
+def test_the_project_example_kernels_have_no_findings(kernel: Path) -> None:
+    backend = "cuda" if "cuda" in kernel.name else "triton"
+    assert policy_findings(kernel.read_text(encoding="utf-8"), kernel.name, backend) == []
+
+
+def test_findings_carry_stage_file_line_column_and_the_rule_severity() -> None:
+    source = "import torch\n\nx = 1\ntorch.cuda.synchronize = None\ny = torch.ones(2).half()\n"
+    findings = policy_findings(source, "k.py", "cuda")
+    patch, downcast = findings
+    assert (patch.code, patch.stage, patch.file, patch.line, patch.column) == ("monkey-patch", "policy", "k.py", 4, 1)
+    assert patch.severity == Severity.ERROR
+    assert (downcast.code, downcast.line, downcast.severity) == ("precision-toggle", 5, Severity.WARNING)
+
+
+def test_torch_compile_is_allowed_only_for_the_compiler_baseline_backend() -> None:
+    source = "import torch\nf = torch.compile(torch.relu)\nimport threading\n"
+    assert {f.code for f in policy_findings(source, "k.py", "triton")} == {"torch-compile", "thread"}
+    assert {f.code for f in policy_findings(source, "k.py", "torch-compile")} == {"thread"}
+
+
+def test_a_flagged_import_is_reported_once_not_at_every_use() -> None:
+    source = "import threading\nthreading.Thread()\nthreading.Thread()\n"
+    assert [(f.code, f.line) for f in policy_findings(source, "k.py", "cuda")] == [("thread", 1)]
+
+
+def test_source_string_findings_point_at_the_line_inside_the_string() -> None:
+    source = 'SRC = """\nint a;\nint b;\ncudaStreamCreate(&s);\n"""\n'
+    (finding,) = policy_findings(source, "k.py", "cuda")
+    assert (finding.code, finding.line) == ("stream", 4)
+
+
+def test_reading_an_attribute_of_torch_backends_is_not_a_toggle() -> None:
+    source = "import torch\nassert not torch.backends.cuda.matmul.allow_tf32\n"
+    assert policy_findings(source, "k.py", "cuda") == []
+
+
+def test_the_site_rules_page_is_generated_from_the_rules_table() -> None:
+    page = REPO / "site_src" / "pages" / "policy-rules.md"
+    assert page.read_text(encoding="utf-8") == rules_markdown(), (
+        "regenerate: python -c 'from validator.policy_rules import rules_markdown as m; "
+        "open(\"site_src/pages/policy-rules.md\", \"w\").write(m())'"
+    )
+
+
+def test_every_rule_code_is_kebab_case_and_documented() -> None:
+    for rule in RULES:
+        assert re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+)*", rule.code)
+        assert rule.catches and rule.why
+    assert len(RULES_BY_CODE) == len(RULES)
+
+
+def _with_kernel(tree: Path, source: str) -> Path:
+    kernel = tree / "submissions" / "kernelbench-team-examples" / "level1_19_relu_cuda.py"
+    kernel.write_text(source, encoding="utf-8")
+    return tree / "submissions" / "kernelbench-team-examples.json"
+
+
+def test_the_pipeline_fails_a_submission_whose_kernel_breaks_an_error_rule(example_tree: Path, cli) -> None:
+    hostile = (CORPUS / "stream.pysrc").read_text(encoding="utf-8")
+    result = cli("validate", str(_with_kernel(example_tree, hostile)), "--no-gpu", "--problems-dir",
+                 str(REPO / "problems"))
+    assert result.exit_code == 1
+    assert "stream" in result.stdout and "level1_19_relu_cuda.py:7" in result.stdout
+
+
+def test_the_pipeline_passes_a_kernel_with_only_review_warnings(example_tree: Path, cli) -> None:
+    flagged = (CORPUS / "precision-toggle--downcast.pysrc").read_text(encoding="utf-8")
+    result = cli("validate", str(_with_kernel(example_tree, flagged)), "--no-gpu", "--problems-dir",
+                 str(REPO / "problems"))
+    assert result.exit_code == 0
+    assert "precision-toggle" in result.stdout
+
+
+def test_the_policy_stage_names_the_problem_of_each_finding(example_tree: Path) -> None:
+    from validator.catalogue import load_catalogue
+    from validator.document import read_json
+    from validator.machine import probe
+    from validator.policy import run_stage
+    from validator.stages import RunOptions, StageContext
+    from validator.submission import submission_from_document
+
+    path = _with_kernel(example_tree, (CORPUS / "thread.pysrc").read_text(encoding="utf-8"))
+    submission = submission_from_document(read_json(path, str(path)), path)
+    context = StageContext(submission, load_catalogue(REPO / "problems"), probe(), RunOptions(), str(path))
+    (finding,) = run_stage(context)
+    assert (finding.code, finding.problem, finding.line) == ("thread", "level1/19_ReLU", 1)
+    assert finding.file.endswith("kernelbench-team-examples/level1_19_relu_cuda.py")
+
+
+def test_the_corpus_directory_has_no_stray_files() -> None:
+    assert {p.suffix for p in CORPUS.iterdir()} <= {".pysrc", ".md"}

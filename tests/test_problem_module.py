@@ -1,0 +1,112 @@
+"""Importing a problem file in isolation, reduced sizes, and seeded construction of Model and inputs."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+import torch
+
+from validator.problem_module import (
+    ProblemModuleError,
+    load_problem_module,
+    make_inputs,
+    make_model,
+    make_model_and_inputs,
+)
+
+CORPUS = Path(__file__).resolve().parent / "fixtures" / "catalogue" / "level1"
+PASSES = CORPUS / "1_Passes.py"
+
+
+def test_each_load_is_a_fresh_module_that_is_not_registered_in_sys_modules() -> None:
+    first = load_problem_module(PASSES, reduced=False)
+    second = load_problem_module(PASSES, reduced=False)
+    first.batch = 1
+    assert second.batch == 64
+    assert first.__name__ != second.__name__
+    assert first.__name__ not in sys.modules
+
+
+def test_reduced_rebinds_the_size_globals_that_get_inputs_reads_at_call_time() -> None:
+    full = load_problem_module(PASSES, reduced=False)
+    reduced = load_problem_module(PASSES, reduced=True)
+    assert (reduced.batch, reduced.n) == (8, 16)
+    assert full.get_inputs()[0].shape == (64, 32)
+    assert reduced.get_inputs()[0].shape == (8, 16)
+    assert reduced.get_init_inputs() == [16]
+
+
+def test_a_problem_without_reduced_sizes_loads_at_full_size_but_not_reduced() -> None:
+    path = CORPUS / "12_NoReducedSizes.py"
+    assert load_problem_module(path, reduced=False).batch == 16
+    with pytest.raises(ProblemModuleError) as caught:
+        load_problem_module(path, reduced=True)
+    assert caught.value.code == "reduced-sizes"
+
+
+def test_reduced_sizes_naming_an_unknown_global_is_an_error_not_a_silent_no_op() -> None:
+    with pytest.raises(ProblemModuleError, match="batchsize") as caught:
+        load_problem_module(CORPUS / "19_ReducedTypo.py", reduced=True)
+    assert caught.value.code == "reduced-sizes"
+
+
+def test_an_exception_on_import_becomes_an_import_error_with_its_message() -> None:
+    with pytest.raises(ProblemModuleError, match="broken on purpose") as caught:
+        load_problem_module(CORPUS / "11_ImportError.py", reduced=False)
+    assert caught.value.code == "import-error"
+
+
+def test_a_file_without_model_is_a_format_error(tmp_path: Path) -> None:
+    path = tmp_path / "1_Empty.py"
+    path.write_text("def get_inputs():\n    return []\n\n\ndef get_init_inputs():\n    return []\n")
+    with pytest.raises(ProblemModuleError, match="Model") as caught:
+        load_problem_module(path, reduced=False)
+    assert caught.value.code == "format"
+
+
+def test_get_inputs_must_return_a_list(tmp_path: Path) -> None:
+    path = tmp_path / "1_Bad.py"
+    path.write_text("import torch\n\n\nclass Model(torch.nn.Module):\n    pass\n\n\n"
+                    "def get_inputs():\n    return torch.ones(2)\n\n\ndef get_init_inputs():\n    return []\n")
+    module = load_problem_module(path, reduced=False)
+    with pytest.raises(ProblemModuleError) as caught:
+        make_inputs(module, 0, "cpu")
+    assert caught.value.code == "format"
+
+
+def test_one_seed_gives_the_same_weights_and_inputs_and_another_seed_does_not() -> None:
+    module = load_problem_module(PASSES, reduced=True)
+    model_a, inputs_a = make_model_and_inputs(module, 7, "cpu")
+    model_b, inputs_b = make_model_and_inputs(module, 7, "cpu")
+    model_c, inputs_c = make_model_and_inputs(module, 8, "cpu")
+    assert torch.equal(model_a.linear.weight, model_b.linear.weight)
+    assert torch.equal(inputs_a[0], inputs_b[0])
+    assert not torch.equal(model_a.linear.weight, model_c.linear.weight)
+    assert not torch.equal(inputs_a[0], inputs_c[0])
+
+
+def test_a_kernel_model_built_after_the_same_seed_gets_the_reference_weights() -> None:
+    module = load_problem_module(PASSES, reduced=True)
+
+    class Shim:
+        Model = module.Model
+        get_init_inputs = module.get_init_inputs
+
+    reference = make_model(module, 3, "cpu")
+    kernel = make_model(Shim, 3, "cpu")
+    assert torch.equal(reference.linear.bias, kernel.linear.bias)
+
+
+def test_tensors_are_moved_to_the_device_and_integer_dtypes_are_kept() -> None:
+    module = load_problem_module(CORPUS / "13_IntegerInputs.py", reduced=True)
+    (indices,) = make_inputs(module, 0, "meta")
+    assert indices.device.type == "meta" and indices.dtype == torch.int64
+
+
+def test_generate_on_device_draws_weights_and_inputs_directly_there() -> None:
+    module = load_problem_module(PASSES, reduced=False)
+    model, inputs = make_model_and_inputs(module, 0, "meta", generate_on_device=True)
+    assert model.linear.weight.device.type == "meta"
+    assert inputs[0].device.type == "meta" and inputs[0].shape == (64, 32)

@@ -1,0 +1,105 @@
+"""The red-team corpus: every hostile or broken kernel gets the status and reason code it must get.
+
+CPU cases run through real workers in Triton's interpreter (tests/redteam/runner.py, one subprocess that
+forks a worker per case); GPU cases run the same way under the gpu marker; the static policy is checked
+on every case that names what it must do.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent / "redteam"))
+from runner import Case, Outcome, caught, load_cases
+
+RUNNER = Path(__file__).resolve().parent / "redteam" / "runner.py"
+CASES = load_cases()
+STATUS_DIRECTORIES = {"runtime-error", "timeout", "oom", "compile-error", "control", "policy"}
+
+
+def _ids(cases: list[Case]) -> list[str]:
+    return [c.name.rsplit("/", 1)[-1] for c in cases]
+
+
+def _run_corpus(mode: str, tmp: Path, parallel: int) -> dict[str, Outcome]:
+    out = tmp / f"redteam-{mode}.json"
+    command = [sys.executable, str(RUNNER), "--mode", mode, "-j", str(parallel), "--json", str(out)]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=1500, check=False)
+    if not out.exists():
+        pytest.fail(f"the red-team runner wrote no outcomes:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}")
+    print(done.stdout)
+    return {name: Outcome(**{**o, "codes": tuple(o["codes"])}) for name, o in json.loads(out.read_text()).items()}
+
+
+def test_the_corpus_has_at_least_25_hostile_or_broken_kernels_each_with_an_expectation():
+    hostile = [c for c in CASES if not c.file.startswith(("control/", "submissions/"))]
+    assert len(hostile) >= 25
+    for case in CASES:
+        assert case.path.is_file(), case.file
+        assert case.attack and case.expect["status"]
+        assert case.runs_in("cpu") or case.runs_in("gpu") or case.policy is not None
+
+
+def test_each_case_lives_in_a_directory_named_for_its_reason_code():
+    for case in CASES:
+        directory = case.file.split("/", 1)[0]
+        if case.file.startswith("submissions/"):
+            continue
+        codes = {case.expect.get("code"), *case.expect.get("also", ())}
+        assert directory in codes or directory in STATUS_DIRECTORIES, case.file
+
+
+@pytest.fixture(scope="module")
+def cpu_outcomes(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Outcome]:
+    return _run_corpus("cpu", tmp_path_factory.mktemp("redteam"), parallel=2)
+
+
+CPU_CASES = [c for c in CASES if c.runs_in("cpu")]
+
+
+@pytest.mark.parametrize("case", CPU_CASES, ids=_ids(CPU_CASES))
+def test_the_case_is_caught_on_cpu(case: Case, cpu_outcomes: dict[str, Outcome]):
+    got = cpu_outcomes[case.name]
+    assert caught(case, got, "cpu"), f"expected {case.expected('cpu')}, got {got}"
+
+
+@pytest.fixture(scope="module")
+def gpu_outcomes(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Outcome]:
+    return _run_corpus("gpu", tmp_path_factory.mktemp("redteam"), parallel=4)
+
+
+GPU_CASES = [c for c in CASES if c.runs_in("gpu")]
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("case", GPU_CASES, ids=_ids(GPU_CASES))
+def test_the_case_is_caught_on_gpu(case: Case, gpu_outcomes: dict[str, Outcome]):
+    got = gpu_outcomes[case.name]
+    assert caught(case, got, "gpu"), f"expected {case.expected('gpu')}, got {got}"
+
+
+POLICY_CASES = [c for c in CASES if c.policy]
+
+
+@pytest.mark.parametrize("case", POLICY_CASES, ids=_ids(POLICY_CASES))
+def test_the_static_policy_rejects_or_flags_the_case(case: Case):
+    policy = pytest.importorskip("validator.policy")
+    from validator.findings import Severity
+
+    findings = policy.policy_findings(case.path.read_text(encoding="utf-8"), case.file, "triton")
+    severity = Severity.ERROR if case.policy["must"] == "reject" else Severity.WARNING
+    assert (case.policy["code"], severity) in {(f.code, f.severity) for f in findings}, findings
+
+
+def test_the_static_policy_passes_the_control_kernels():
+    policy = pytest.importorskip("validator.policy")
+    from validator.findings import Severity
+
+    for case in (c for c in CASES if c.file.startswith(("control/", "submissions/"))):
+        findings = policy.policy_findings(case.path.read_text(encoding="utf-8"), case.file, "triton")
+        assert not [f for f in findings if f.severity == Severity.ERROR], case.file

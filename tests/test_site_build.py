@@ -1,0 +1,227 @@
+"""The site generator and `mkdocs build --strict`: pages, data files and assets from committed or synthetic data."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from site_src.figures import step_points
+from site_src.generate import PLOTLY_URI, generate
+from site_src.output import page_root, page_url, source_root
+from site_src.sources import SiteDataError, SiteSources
+from site_src.synthetic import SyntheticSpec, write_synthetic
+from site_src.views.methodology import attribute_docs
+from site_src.views.submitting import schema_fields
+from validator.protocol import PROTOCOL, Protocol
+from validator.scoring import fast_p_curve
+
+REPO = Path(__file__).resolve().parent.parent
+SCHEMA = REPO / "validator" / "schema" / "submission-v1.schema.json"
+SPEC = SyntheticSpec(submissions=3, problems_per_level=(5, 4, 3))
+
+
+def sources_for(tree, results_dir: Path | None = None) -> SiteSources:
+    return SiteSources(
+        results_dir=results_dir or tree.results_dir,
+        submissions_dir=tree.submissions_dir,
+        problems_dir=tree.problems_dir,
+        manifest_path=tree.problems_dir / "manifest.json",
+    )
+
+
+@pytest.fixture(scope="module")
+def tree(tmp_path_factory):
+    return write_synthetic(tmp_path_factory.mktemp("data"), SPEC)
+
+
+@pytest.fixture(scope="module")
+def built(tree):
+    build = generate(sources_for(tree))
+    return build, {f.uri: f for f in build.files}
+
+
+def text_of(files, uri: str) -> str:
+    content = files[uri].content
+    return content.decode() if isinstance(content, bytes) else content
+
+
+def mkdocs_build(site_dir: Path, **env: str) -> subprocess.CompletedProcess:
+    environment = {k: v for k, v in os.environ.items() if not k.startswith("KB_")}
+    environment.update(env, NO_MKDOCS_2_WARNING="1")
+    command = [sys.executable, "-m", "mkdocs", "build", "--strict", "-q", "-d", str(site_dir)]
+    return subprocess.run(command, cwd=REPO, env=environment, capture_output=True, text=True, check=False)
+
+
+def test_every_page_type_and_one_data_file_per_view_and_combo_are_generated(built):
+    _, files = built
+    for uri in ("index.md", "curves.md", "heatmap.md", "methodology.md", "submitting.md", "downloads.md"):
+        assert uri in files
+    assert {f"submissions/synthetic-00{i}.md" for i in range(3)} <= files.keys()
+    assert "problems/level1/1_Synthetic_op_1_1.md" in files
+    for hardware in SPEC.hardware:
+        for view in ("leaderboard", "curves", "heatmap"):
+            assert f"data/{hardware}--eager/{view}.json" in files
+            assert f"data/{hardware}--torch-compile/{view}.json" in files
+    assert files[PLOTLY_URI].source.name == "plotly.min.js"
+    assert files["schema/submission-v1.schema.json"].source == SCHEMA
+
+
+def test_leaderboard_data_ranks_by_fast_1_with_every_submission_once_per_level(built):
+    _, files = built
+    payload = json.loads(text_of(files, f"data/{SPEC.hardware[0]}--eager/leaderboard.json"))
+    assert set(payload["levels"]) == {"1", "2", "3"}
+    table = payload["levels"]["1"]["table"]
+    labels = [c["label"] for c in table["columns"]]
+    fast_1 = labels.index("fast_1")
+    assert table["sort"] == fast_1
+    values = [row[fast_1][0] for row in table["rows"]]
+    assert values == sorted(values, reverse=True)
+    assert len(table["rows"]) == SPEC.submissions
+    assert {row[labels.index("Run")][1] for row in table["rows"]} <= {"verified", "self-reported"}
+    assert len(payload["levels"]["1"]["figure"]["data"]) == SPEC.submissions
+
+
+def test_claimed_numbers_appear_only_marked_as_claimed(built):
+    build, files = built
+    slots = "".join(build.slots["submissions/synthetic-000.md"].values())
+    claims = re.findall(r"[\d.]+× on H100 vs eager[^<]*", slots)
+    assert claims
+    assert all(c.endswith("(claimed)") for c in claims)
+    assert "claimed" not in json.dumps(json.loads(text_of(files, f"data/{SPEC.hardware[0]}--eager/leaderboard.json")))
+
+
+def test_kernel_sources_are_bundled_per_submission_and_level(built):
+    build, files = built
+    bundle = json.loads(text_of(files, "data/kernels/synthetic-000/level1.json"))
+    assert all(path.startswith("level1_") and "class ModelNew" in src for path, src in bundle.items())
+    sources = build.slots["submissions/synthetic-000.md"]["sources"]
+    assert 'data-kb-bundle="../../data/kernels/synthetic-000/level1.json"' in sources
+
+
+def test_a_kernel_reached_through_a_symlink_is_not_published(tmp_path):
+    tree = write_synthetic(tmp_path, SyntheticSpec(submissions=1, problems_per_level=(2,), hardware=()))
+    kernel_dir = tree.submissions_dir / "synthetic-000"
+    victim = kernel_dir / "level1_1.py"
+    victim.unlink()
+    victim.symlink_to(REPO / "pyproject.toml")
+    build = generate(sources_for(tree))
+    bundle = json.loads(text_of({f.uri: f for f in build.files}, "data/kernels/synthetic-000/level1.json"))
+    assert "level1_1.py" not in bundle
+    assert "missing from the repository" in build.slots["submissions/synthetic-000.md"]["sources"]
+
+
+def test_names_from_submission_files_are_escaped_in_pages_and_tables(tmp_path):
+    tree = write_synthetic(tmp_path, SyntheticSpec(submissions=1, problems_per_level=(2,), hardware=("nvidia-h200",)))
+    path = tree.submissions_dir / "synthetic-000.json"
+    document = json.loads(path.read_text())
+    document["name"] = "<script>alert(1)</script>"
+    path.write_text(json.dumps(document))
+    build = generate(sources_for(tree))
+    files = {f.uri: f for f in build.files}
+    assert "<script>alert" not in text_of(files, "submissions/synthetic-000.md")
+    assert "&lt;script&gt;" in text_of(files, "submissions/synthetic-000.md")
+    assert "<script>alert" not in build.slots["submissions/index.md"]["index"]
+
+
+def test_without_results_the_pages_say_so_and_no_data_files_are_written(tree, tmp_path):
+    build = generate(sources_for(tree, results_dir=tmp_path / "none"))
+    files = {f.uri: f for f in build.files}
+    assert "No measured results yet" in text_of(files, "index.md")
+    assert not [uri for uri in files if uri.startswith("data/") and not uri.startswith("data/kernels/")]
+    assert "Submitted, not yet measured" in text_of(files, "index.md")
+    assert "(claimed)" in build.slots["index.md"]["pending"]
+
+
+def test_an_unreadable_results_file_is_named_in_the_error(tree, tmp_path):
+    broken = tmp_path / "results" / "nvidia-h200"
+    broken.mkdir(parents=True)
+    (broken / "x.json").write_text("{not json")
+    with pytest.raises(SiteDataError, match=r"nvidia-h200/x\.json"):
+        generate(sources_for(tree, results_dir=tmp_path / "results"))
+
+
+def test_manifest_entries_of_another_problem_version_are_ignored(tree, tmp_path):
+    manifest = json.loads((tree.problems_dir / "manifest.json").read_text())
+    entry = manifest["problems"][0]
+    entry["sha256"] = "0" * 64
+    moved = tmp_path / "manifest.json"
+    moved.write_text(json.dumps({"problems": {e["key"]: e for e in manifest["problems"]}}))
+    sources = SiteSources(tree.results_dir, tree.submissions_dir, tree.problems_dir, moved)
+    files = {f.uri: f for f in generate(sources).files}
+    assert "not in `problems/manifest.json` yet" in text_of(files, f"problems/{entry['key']}.md")
+    other = manifest["problems"][1]["key"]
+    assert "not in `problems/manifest.json` yet" not in text_of(files, f"problems/{other}.md")
+
+
+def test_the_schema_table_lists_every_field_with_nested_paths_and_required_flags():
+    schema = json.loads(SCHEMA.read_text())
+    fields = {f.path: f for f in schema_fields(schema)}
+    assert set(schema["properties"]) <= fields.keys()
+    assert fields["slug"].required and not fields["description"].required
+    assert fields["kernels[].claimed.speedup"].required
+    assert fields["kernels[].backend"].type.startswith("one of")
+    assert any(c.startswith("pattern:") for c in fields["slug"].constraints)
+
+
+def test_the_methodology_page_shows_the_protocol_constants_and_their_documentation(built):
+    _, files = built
+    page = text_of(files, "methodology.md")
+    assert f"Evaluation protocol, version {PROTOCOL.version}" in page
+    assert f"| `review_speedup` | {PROTOCOL.review_speedup:g} |" in page
+    assert f"| `correctness_trials` | {PROTOCOL.correctness_trials} |" in page
+    assert "| float32 | 0.0001 | 0.0001 |" in page
+    assert attribute_docs(Protocol)["l2_flush_factor"] in page
+    assert "strict `>`" in page
+
+
+def test_step_points_end_at_zero_and_drop_exactly_at_each_speedup():
+    xs, ys = step_points(fast_p_curve([0.05, 1.5, 3.0], 4), 0.1, 10.0)
+    assert xs == [0.1, 1.5, 3.0, 10.0]
+    assert ys == [0.5, 0.25, 0.0, 0.0]
+
+
+def test_page_urls_and_relative_roots_follow_directory_urls():
+    assert page_url("index.md") == ""
+    assert page_url("curves.md") == "curves/"
+    assert page_url("submissions/index.md") == "submissions/"
+    assert page_root("index.md") == "./"
+    assert page_root("submissions/x.md") == "../../"
+    assert page_root("problems/level1/19_ReLU.md") == "../../../"
+    assert source_root("problems/level1/19_ReLU.md") == "../../"
+
+
+def test_mkdocs_strict_builds_the_committed_repository(tmp_path):
+    done = mkdocs_build(tmp_path / "site")
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert (tmp_path / "site" / "index.html").is_file()
+    assert (tmp_path / "site" / PLOTLY_URI).is_file()
+
+
+def test_mkdocs_strict_builds_with_no_results_and_says_so(tmp_path):
+    done = mkdocs_build(tmp_path / "site", KB_RESULTS_DIR=str(tmp_path / "no-results"))
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "No measured results yet" in (tmp_path / "site" / "index.html").read_text()
+
+
+def test_mkdocs_strict_builds_synthetic_results_into_pages_that_load_nothing_from_other_hosts(tree, tmp_path):
+    site = tmp_path / "site"
+    done = mkdocs_build(
+        site,
+        KB_RESULTS_DIR=str(tree.results_dir),
+        KB_SUBMISSIONS_DIR=str(tree.submissions_dir),
+        KB_PROBLEMS_DIR=str(tree.problems_dir),
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    home = (site / "index.html").read_text()
+    assert 'class="kb-controls"' in home
+    ranked = (site / "problems" / "level1" / "1_Synthetic_op_1_1" / "index.html").read_text()
+    assert "get_init_inputs" in ranked and "kb-table" in ranked
+    for page in site.rglob("*.html"):
+        html = page.read_text()
+        assert not re.search(r'<(script|link)[^>]+(src|href)="(https?:)?//', html), page

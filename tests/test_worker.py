@@ -1,0 +1,140 @@
+"""The worker as the engine runs it: `python -m validator.worker JOB.json OUT.json` writes one
+ProblemResult and exits 0 whatever the kernel did; bad invocations exit non-zero."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import subprocess
+import sys
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from validator import worker
+from validator.integrity import own_kernel_names
+from validator.jobs import Job, write_job
+from validator.protocol import PROTOCOL
+from validator.results import Status, _problem
+
+REPO = Path(__file__).resolve().parent.parent
+EXAMPLES = REPO / "submissions" / "kernelbench-team-examples"
+TRITON_EXAMPLES = [
+    ("level1/23_Softmax", "level1_23_softmax_triton.py"),
+    ("level1/40_LayerNorm", "level1_40_layernorm_triton.py"),
+    ("level2/76_Gemm_Add_ReLU", "level2_76_gemm_add_relu_triton.py"),
+]
+ALL_EXAMPLES = [("level1/19_ReLU", "level1_19_relu_cuda.py"), *TRITON_EXAMPLES]
+
+
+def make_job(problem: str, kernel: Path, tmp: Path, options: dict, protocol: dict | None = None) -> Job:
+    level, rest = problem.split("/")
+    problem_path = REPO / "problems" / f"{problem}.py"
+    source = kernel.read_text(encoding="utf-8")
+    return Job(
+        key=problem, level=int(level.removeprefix("level")), problem_id=int(rest.split("_")[0]),
+        problem_path=str(problem_path), problem_sha256=hashlib.sha256(problem_path.read_bytes()).hexdigest(),
+        kernel_path=str(kernel), kernel_sha256=hashlib.sha256(source.encode()).hexdigest(),
+        backend="cuda" if "cuda" in kernel.name else "triton", extensions_dir=str(tmp / "ext"), seed=20261122,
+        protocol=protocol or PROTOCOL.to_dict(), own_kernel_names=own_kernel_names(source), options=options,
+    )  # fmt: skip
+
+
+def start_worker(job: Job, tmp: Path) -> tuple[subprocess.Popen, Path]:
+    tmp.mkdir(parents=True, exist_ok=True)
+    write_job(job, tmp / "job.json")
+    env = {**os.environ, "PYTHONPATH": str(REPO), "TORCH_EXTENSIONS_DIR": job.extensions_dir}
+    if job.options.get("interpret"):
+        env["TRITON_INTERPRET"] = "1"
+    command = [sys.executable, "-m", "validator.worker", str(tmp / "job.json"), str(tmp / "out.json")]
+    process = subprocess.Popen(command, cwd=tmp, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    return process, tmp / "out.json"
+
+
+def finish(process: subprocess.Popen, out: Path, timeout: float) -> dict:
+    log, _ = process.communicate(timeout=timeout)
+    assert process.returncode == 0, log.decode(errors="replace")[-3000:]
+    return json.loads(out.read_text(encoding="utf-8"))
+
+
+def test_the_example_triton_kernels_pass_every_check_in_cpu_interpret_mode(tmp_path: Path):
+    running = [
+        start_worker(make_job(problem, EXAMPLES / name, tmp_path, {"interpret": True}), tmp_path / name)
+        for problem, name in TRITON_EXAMPLES
+    ]
+    for (problem, name), (process, out) in zip(TRITON_EXAMPLES, running, strict=True):
+        data = finish(process, out, timeout=300)
+        assert data["status"] == "correct", (name, data["error"])
+        assert [f for f in data["flags"] if f["severity"] != "info"] == [], name
+        assert data["key"] == problem and data["max_abs_error"] is not None
+        assert {f["code"] for f in data["flags"]} >= {"precision-check", "gpu-checks-skipped"}
+        result = _problem(data)  # the engine reads it back with the results module
+        assert result.status is Status.CORRECT and result.reference is None
+
+
+def test_bad_usage_and_an_unreadable_job_exit_2_without_a_result(tmp_path: Path, capsys):
+    assert worker.main([]) == 2
+    assert worker.main([str(tmp_path / "missing.json"), str(tmp_path / "out.json")]) == 2
+    (tmp_path / "bad.json").write_text("{not json")
+    assert worker.main([str(tmp_path / "bad.json"), str(tmp_path / "out.json")]) == 2
+    assert not (tmp_path / "out.json").exists()
+    assert "usage" in capsys.readouterr().err
+
+
+def test_a_problem_that_cannot_load_is_a_harness_error_not_blamed_on_the_kernel(tmp_path: Path, monkeypatch):
+    monkeypatch.setenv("TRITON_INTERPRET", "1")
+    job = make_job("level1/19_ReLU", EXAMPLES / "level1_23_softmax_triton.py", tmp_path, {"interpret": True})
+    result = worker.evaluate_job(replace(job, problem_path=str(tmp_path / "gone.py")))
+    assert result.status is Status.RUNTIME_ERROR
+    assert [f.code for f in result.flags] == ["harness-error"]
+
+
+def test_the_protocol_travels_through_the_job_unchanged():
+    assert worker.protocol_from_dict(json.loads(json.dumps(PROTOCOL.to_dict()))) == PROTOCOL
+    assert worker.protocol_from_dict({}) == PROTOCOL
+    assert worker.protocol_from_dict({"time_budget_s": 2.0, "unknown": 1}).time_budget_s == 2.0
+
+
+class OutOfMemoryError(RuntimeError):
+    pass
+
+
+class CompilationError(Exception):
+    pass
+
+
+@pytest.mark.parametrize(
+    ("exc", "status"),
+    [
+        (OutOfMemoryError("CUDA out of memory. Tried to allocate 2 GiB"), Status.OOM),
+        (RuntimeError("DefaultCPUAllocator: can't allocate memory"), Status.OOM),
+        (CompilationError("at 3:4: unknown"), Status.COMPILE_ERROR),
+        (RuntimeError("CUDA error: an illegal memory access was encountered"), Status.RUNTIME_ERROR),
+        (ValueError("shapes do not match"), Status.RUNTIME_ERROR),
+    ],
+)
+def test_exceptions_from_kernel_code_map_to_statuses(exc: Exception, status: Status):
+    assert worker.classify(exc)[0] is status
+
+
+def test_long_error_messages_are_truncated():
+    text = worker.describe(RuntimeError("x" * 10_000), limit=200)
+    assert len(text) <= 200 and text.endswith("(truncated)")
+
+
+@pytest.mark.gpu
+def test_the_example_kernels_pass_every_check_on_the_gpu(tmp_path: Path):
+    """Full problem sizes, a short timing budget; the CUDA example builds its extension (about a minute)."""
+    protocol = PROTOCOL.to_dict() | {"time_budget_s": 5.0}
+    prebuilt = os.environ.get("KB_TEST_EXTENSIONS_DIR")  # a build dir from an earlier step, to skip the build
+    for problem, name in ALL_EXAMPLES:
+        job = make_job(problem, EXAMPLES / name, tmp_path, {}, protocol)
+        job = replace(job, extensions_dir=prebuilt or job.extensions_dir)
+        data = finish(*start_worker(job, tmp_path / name), timeout=600)
+        assert data["status"] == "correct", (name, data["error"], data["flags"])
+        assert data["speedup"] > 0 and data["rounds"] >= PROTOCOL.min_rounds
+        assert data["own_kernel_fraction"] > 0, name
+        codes = {f["code"] for f in data["flags"]}
+        assert "persisting-l2-reset" in codes and "no-custom-kernel" not in codes

@@ -1,0 +1,181 @@
+"""The GitHub workflows: the linters report nothing, and the security rules of the PR flow hold."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parent.parent
+WORKFLOWS = ROOT / ".github" / "workflows"
+PINNED = re.compile(r"^[\w.-]+/[\w./-]+@[0-9a-f]{40}$")
+USES_LINE = re.compile(r"^\s*(?:-\s+)?uses:\s*(\S+)(.*)$")
+GPU_LABELS = ["self-hosted", "linux", "gpu"]
+
+EXPECTED_PERMISSIONS = {
+    ("pr-check", "check"): {"contents": "read"},
+    ("pr-comment", "comment"): {"contents": "read", "actions": "read", "pull-requests": "write", "statuses": "write"},
+    ("gpu-verify", "verify"): {"contents": "read"},
+    ("deploy-site", "build"): {"contents": "read"},
+    ("deploy-site", "deploy"): {"pages": "write", "id-token": "write"},
+    ("verified-rerun", "plan"): {},
+    ("verified-rerun", "rerun"): {"contents": "read"},
+    ("verified-rerun", "merge"): {"contents": "read"},
+    ("verified-rerun", "open-pr"): {"contents": "read"},
+    ("ci", "test"): {"contents": "read"},
+}
+
+
+def _load(path: Path) -> dict[str, Any]:
+    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    data["on"] = data.pop(True, data.get("on"))  # YAML 1.1 reads the key `on` as the boolean true
+    return data
+
+
+WORKFLOW_FILES = sorted(WORKFLOWS.glob("*.yml"))
+ALL = {path.stem: _load(path) for path in WORKFLOW_FILES}
+
+
+def _steps(job: dict[str, Any]) -> list[dict[str, Any]]:
+    return job.get("steps", [])
+
+
+def _tool(name: str) -> str:
+    found = shutil.which(name)
+    if found is None:
+        pytest.fail(f"{name} is not installed; `pip install -e '.[dev]'` installs it (see pyproject.toml)")
+    return found
+
+
+def test_the_expected_workflows_exist() -> None:
+    assert set(ALL) == {"pr-check", "pr-comment", "gpu-verify", "deploy-site", "verified-rerun", "ci"}
+
+
+def test_actionlint_reports_nothing() -> None:
+    done = subprocess.run([_tool("actionlint"), "-no-color"], cwd=ROOT, capture_output=True, text=True, timeout=120,
+                          check=False)
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_zizmor_reports_nothing() -> None:
+    done = subprocess.run([_tool("zizmor"), "--offline", "--no-progress", "--color", "never", str(WORKFLOWS)],
+                          cwd=ROOT, capture_output=True, text=True, timeout=120, check=False)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "No findings to report" in done.stdout
+
+
+@pytest.mark.parametrize("path", WORKFLOW_FILES, ids=lambda p: p.name)
+def test_every_action_is_pinned_to_a_full_sha_with_a_version_comment(path: Path) -> None:
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        match = USES_LINE.match(line)
+        if match:
+            assert PINNED.match(match.group(1)), f"{path.name}:{number}: {match.group(1)} is not pinned by SHA"
+            assert re.match(r"\s+# v\d+\.\d+\.\d+$", match.group(2)), f"{path.name}:{number}: no '# vX.Y.Z' comment"
+
+
+@pytest.mark.parametrize("name", sorted(ALL))
+def test_every_job_has_explicit_least_privilege_permissions(name: str) -> None:
+    workflow = ALL[name]
+    assert workflow.get("permissions") == {}, f"{name}: the workflow-level default must be permissions: {{}}"
+    for job_id, job in workflow["jobs"].items():
+        assert "permissions" in job, f"{name}/{job_id} has no explicit permissions"
+        assert job["permissions"] == EXPECTED_PERMISSIONS[(name, job_id)], f"{name}/{job_id}: {job['permissions']}"
+        assert "timeout-minutes" in job, f"{name}/{job_id} has no timeout"
+
+
+@pytest.mark.parametrize("name", sorted(ALL))
+def test_no_workflow_uses_pull_request_target(name: str) -> None:
+    assert "pull_request_target" not in ALL[name]["on"]
+    lines = (WORKFLOWS / f"{name}.yml").read_text(encoding="utf-8").splitlines()
+    code = [line.split(" #")[0] for line in lines if not line.lstrip().startswith("#")]
+    assert not any("pull_request_target" in line for line in code)
+
+
+@pytest.mark.parametrize("name", sorted(ALL))
+def test_every_checkout_leaves_no_credentials_behind(name: str) -> None:
+    for job in ALL[name]["jobs"].values():
+        for step in _steps(job):
+            if step.get("uses", "").startswith("actions/checkout@"):
+                assert step.get("with", {}).get("persist-credentials") is False
+
+
+def test_workflow_run_jobs_never_check_out_or_run_pull_request_code() -> None:
+    for name, workflow in ALL.items():
+        if "workflow_run" not in workflow["on"]:
+            continue
+        text = (WORKFLOWS / f"{name}.yml").read_text(encoding="utf-8")
+        assert "head_branch" not in text and "pull_requests[" not in text
+        for job in workflow["jobs"].values():
+            for step in _steps(job):
+                if step.get("uses", "").startswith("actions/checkout@"):
+                    assert set(step.get("with", {})) <= {"persist-credentials"}, "checkout must stay on main"
+            assert "secrets." not in yaml.safe_dump(job)
+
+
+def test_pr_check_runs_on_github_hosted_runners_with_no_secrets() -> None:
+    job = ALL["pr-check"]["jobs"]["check"]
+    assert ALL["pr-check"]["on"] == {"pull_request": {"branches": ["main"]}}
+    assert job["runs-on"].startswith("ubuntu-")
+    assert "secrets." not in yaml.safe_dump(job)
+
+
+def test_self_hosted_gpu_jobs_start_only_by_hand_or_schedule_and_hold_no_secret() -> None:
+    for name, workflow in ALL.items():
+        gpu_jobs = [job for job in workflow["jobs"].values() if job["runs-on"] == GPU_LABELS]
+        if not gpu_jobs:
+            continue
+        assert set(workflow["on"]) <= {"workflow_dispatch", "schedule"}, f"{name} may start a GPU job otherwise"
+        for job in gpu_jobs:
+            assert "secrets." not in yaml.safe_dump(job)
+
+
+def test_gpu_verification_needs_an_approved_environment_on_main_and_an_exact_sha() -> None:
+    workflow = ALL["gpu-verify"]
+    job = workflow["jobs"]["verify"]
+    assert set(workflow["on"]) == {"workflow_dispatch"}
+    assert job["environment"] == "gpu-verification"
+    assert job["if"] == "github.ref == 'refs/heads/main'"
+    assert job["runs-on"] == GPU_LABELS
+    assert set(workflow["on"]["workflow_dispatch"]["inputs"]) == {"pr", "sha"}
+    assert "^[0-9a-f]{40}$" in yaml.safe_dump(job)
+
+
+def test_the_gpu_queue_never_cancels_and_groups_by_pull_request_and_commit() -> None:
+    concurrency = ALL["gpu-verify"]["concurrency"]
+    assert concurrency["cancel-in-progress"] is False
+    assert "inputs.pr" in concurrency["group"] and "inputs.sha" in concurrency["group"]
+    assert ALL["verified-rerun"]["concurrency"]["cancel-in-progress"] is False
+    assert ALL["deploy-site"]["concurrency"]["cancel-in-progress"] is False
+
+
+def test_the_results_bot_token_is_used_only_by_the_job_that_opens_the_results_pull_request() -> None:
+    for name, workflow in ALL.items():
+        for job_id, job in workflow["jobs"].items():
+            uses_secret = "secrets." in yaml.safe_dump(job)
+            assert uses_secret == ((name, job_id) == ("verified-rerun", "open-pr")), f"{name}/{job_id}"
+    job = ALL["verified-rerun"]["jobs"]["open-pr"]
+    assert job["environment"] == "results-bot"
+    assert not any("kb-validate submissions" in step.get("run", "") for step in _steps(job))
+
+
+def test_pages_permissions_belong_to_the_deploy_job_only() -> None:
+    for name, workflow in ALL.items():
+        for job_id, job in workflow["jobs"].items():
+            writes_pages = "pages" in job["permissions"] or "id-token" in job["permissions"]
+            assert writes_pages == ((name, job_id) == ("deploy-site", "deploy"))
+    deploy = ALL["deploy-site"]["jobs"]["deploy"]
+    assert [step["uses"].split("@")[0] for step in _steps(deploy)] == ["actions/deploy-pages"]
+
+
+def test_verified_reruns_shard_over_the_gpu_runners_and_record_provenance() -> None:
+    rerun = ALL["verified-rerun"]["jobs"]["rerun"]
+    script = " ".join(step.get("run", "") for step in _steps(rerun))
+    assert '--shard "$SHARD/$TOTAL"' in script and "--verified" in script
+    for key in ("runner", "workflow", "run_id", "commit"):
+        assert f'--provenance "{key}=' in script
+    assert "kb-validate merge" in yaml.safe_dump(ALL["verified-rerun"]["jobs"]["merge"])

@@ -1,0 +1,52 @@
+"""`kb-validate merge SHARD.json... --out FILE`: combine a sharded run's results into one file."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from rich.console import Console
+
+from validator import results
+from validator.findings import ExitCode, UserError
+from validator.merge import merge
+
+HELP = "combine the results files of a sharded run (--shard i/N) into one results file"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("shards", nargs="+", type=Path, metavar="SHARD",
+                        help="results files written with --shard (results/<hardware>/<slug>.shard-I-of-N.json)")
+    parser.add_argument("--out", type=Path, required=True, metavar="FILE",
+                        help="the merged results file, e.g. results/<hardware>/<slug>.json")
+    parser.add_argument("--allow-partial", action="store_true",
+                        help="merge even if shards are missing or did not finish (the result is incomplete)")
+
+
+def _load(path: Path) -> results.ResultsFile:
+    if not path.is_file():
+        raise UserError(f"{path}: no such results file")
+    try:
+        return results.load(path)
+    except json.JSONDecodeError as exc:
+        raise UserError(f"{path}: not JSON ({exc.msg} at line {exc.lineno})") from exc
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise UserError(f"{path}: not a results file ({type(exc).__name__}: {exc})") from exc
+
+
+def execute(args: argparse.Namespace, out: Console, err: Console) -> int:
+    if args.out.is_dir():
+        raise UserError(f"--out {args.out}: is a directory; expected a file name")
+    resolved = [path.resolve() for path in args.shards]
+    if len(set(resolved)) != len(resolved):
+        raise UserError("the same shard file is given twice")
+    if args.out.resolve() in resolved:
+        raise UserError(f"--out {args.out}: is one of the shard files; write the merge to a new file")
+    shards = [(str(path), _load(path)) for path in args.shards]
+    merged, warnings = merge(shards, allow_partial=args.allow_partial)
+    for warning in warnings:
+        err.print(f"kb-validate merge: warning: {warning}", markup=False)
+    results.save(merged, args.out)
+    out.print(f"merged {len(shards)} shard(s), {len(merged.problems)} problem(s) -> {args.out}", markup=False)
+    return ExitCode.OK

@@ -1,0 +1,356 @@
+"""Correctness: secret trial seeds, input variants, and the harness's own judgement of one output.
+
+Every torch function used to judge an output is captured in `_OPS` when this module is imported, which
+the worker does before any submitted code runs: a kernel that later patches `torch.allclose` or
+`torch.isnan` cannot change how it is judged (integrity.py also flags the patch itself).
+Large tensors are compared in chunks so the comparison never needs several full-size temporaries.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from types import SimpleNamespace
+from typing import Any
+
+import torch
+
+_OPS = SimpleNamespace(
+    abs=torch.abs,
+    sub=torch.sub,
+    mul=torch.mul,
+    add=torch.add,
+    le=torch.le,
+    eq=torch.eq,
+    ne=torch.ne,
+    isnan=torch.isnan,
+    isinf=torch.isinf,
+    isfinite=torch.isfinite,
+    logical_and=torch.logical_and,
+    logical_or=torch.logical_or,
+    logical_not=torch.logical_not,
+    where=torch.where,
+    amax=torch.amax,
+    sum=torch.sum,
+    any=torch.any,
+    all=torch.all,
+    reshape=torch.reshape,
+    zeros_like=torch.zeros_like,
+    full_like=torch.full_like,
+    tensor_type=torch.Tensor,
+    float64=torch.float64,
+    float32=torch.float32,
+)
+CHUNK = 1 << 24
+"""Elements compared per step (64 MiB of float32)."""
+PRECISION_FACTOR = 10.0
+"""A kernel's error against float64 may be this many times the fp32 reference's own error..."""
+PRECISION_FLOOR = 1e-5
+"""...or this relative (norm-wise) error, whichever is larger. fp32 re-ordered sums land near 1e-7-1e-6;
+fp16/bf16 rounding and TF32 matmuls land at 1e-4-1e-2 (tests/test_evaluate.py holds the evidence)."""
+
+
+@dataclass(frozen=True)
+class Check:
+    """Verdict on one output (or one input-mutation check): ok, or a reason code and message."""
+
+    ok: bool
+    code: str = ""
+    message: str = ""
+    max_abs: float = 0.0
+    max_rel: float = 0.0
+
+
+PASSED = Check(ok=True)
+
+
+def derive_seed(secret: int, purpose: str, index: int = 0) -> int:
+    """A seed for (purpose, index) that cannot be guessed without the per-run secret."""
+    digest = hashlib.sha256(f"{secret}:{purpose}:{index}".encode()).digest()
+    return int.from_bytes(digest[:8], "little") & ((1 << 63) - 1)
+
+
+def trial_scale(scales: Sequence[float], trial: int) -> float:
+    return float(scales[trial % len(scales)])
+
+
+def scale_floating(inputs: list[Any], scale: float) -> list[Any]:
+    """Multiply every floating-point tensor input by `scale` (integer and bool inputs keep their values)."""
+    if scale == 1.0:
+        return inputs
+    return [x * scale if isinstance(x, torch.Tensor) and x.is_floating_point() else x for x in inputs]
+
+
+def widen_dynamic_range(inputs: list[Any], seed: int, decades: float = 2.0) -> list[Any]:
+    """Floating inputs times 10**U(-decades, decades) per element: values spread over many magnitudes."""
+    out = []
+    for i, x in enumerate(inputs):
+        if isinstance(x, torch.Tensor) and x.is_floating_point():
+            gen = torch.Generator(device=x.device).manual_seed(seed + i)
+            exponent = torch.rand(x.shape, generator=gen, device=x.device, dtype=torch.float64)
+            out.append((x.double() * torch.pow(10.0, (exponent * 2 - 1) * decades)).to(x.dtype))
+        else:
+            out.append(x)
+    return out
+
+
+def clone_inputs(inputs: Sequence[Any]) -> list[Any]:
+    return [x.clone() if isinstance(x, torch.Tensor) else x for x in inputs]
+
+
+def refill_inputs(buffers: list[Any], values: Sequence[Any]) -> None:
+    """Copy a trial's values into the previous trial's input tensors: same objects, same addresses, new
+    values, so a kernel that caches outputs by input identity returns a stale answer and fails."""
+    for buffer, value in zip(buffers, values, strict=True):
+        if isinstance(buffer, torch.Tensor):
+            buffer.copy_(value)
+
+
+def poison(obj: Any) -> None:
+    """Overwrite a harness-owned result before dropping it, so memory the allocator hands out next never
+    still holds a correct answer (a no-op kernel returning `torch.empty_like(x)` must fail)."""
+    for t in obj if isinstance(obj, list | tuple) else [obj]:
+        if type(t) is not _OPS.tensor_type or t.numel() == 0:
+            continue
+        if t.is_floating_point() or t.is_complex():
+            t.detach().fill_(float("nan"))
+        elif t.dtype != torch.bool:
+            t.detach().fill_(-7 if t.dtype.is_signed else 0xA5)
+
+
+def output_tensors(out: Any) -> tuple[list[Any], type | None]:
+    """A reference output as a flat list (a tensor, or a tuple/list of tensors) and its container type."""
+    if type(out) in (list, tuple):
+        return list(out), type(out)
+    return [out], None
+
+
+Spec = tuple[Any, Any, Any]
+"""(shape, dtype, device) of one expected output."""
+
+
+def specs_of(tensors: Sequence[torch.Tensor]) -> list[Spec]:
+    return [(t.shape, t.dtype, t.device) for t in tensors]
+
+
+def check_structure(out: Any, specs: Sequence[Spec], container: type | None) -> tuple[Check, list[torch.Tensor]]:
+    """Exact type (plain torch.Tensor, never a subclass), count, shape, dtype and device, before any maths.
+
+    `container` is the reference's output type when it returned a tuple or list, else None. Nothing here
+    calls a method of `out` before its type is known to be exactly torch.Tensor, so a tensor subclass
+    cannot run code during the check.
+    """
+    if container is not None:
+        if type(out) is not container or len(out) != len(specs):
+            shown = type(out).__qualname__
+            message = f"returned {shown}; expected {container.__name__} of {len(specs)} tensors"
+            return Check(False, "wrong-structure", message), []
+        outs = list(out)
+    else:
+        outs = [out]
+    for i, (o, (shape, dtype, device)) in enumerate(zip(outs, specs, strict=True)):
+        where = f"output {i}: " if len(specs) > 1 else ""
+        if type(o) is not _OPS.tensor_type:
+            return Check(False, "wrong-type", f"{where}returned {type(o).__qualname__}; expected torch.Tensor"), []
+        if o.shape != shape:
+            return Check(False, "wrong-shape", f"{where}shape {tuple(o.shape)}; expected {tuple(shape)}"), []
+        if o.dtype != dtype:
+            return Check(False, "wrong-dtype", f"{where}dtype {o.dtype}; expected {dtype}"), []
+        if o.device != device:
+            return Check(False, "wrong-device", f"{where}device {o.device}; expected {device}"), []
+    return PASSED, outs
+
+
+def _chunks(numel: int) -> Iterator[slice]:
+    for start in range(0, numel, CHUNK):
+        yield slice(start, min(start + CHUNK, numel))
+
+
+def _flat(t: torch.Tensor) -> torch.Tensor:
+    return _OPS.reshape(t.detach(), (-1,))
+
+
+def output_scale(expected: torch.Tensor) -> float:
+    """max(1, RMS of the finite reference values): the absolute tolerance is relative to this.
+
+    An honest fp32 kernel's rounding error grows with the magnitude of what it sums, not with the
+    magnitude of the (possibly cancelled) result, so a fixed atol fails correct kernels on the x100
+    input variant (tests/test_evaluate.py holds the evidence). RMS scaling keeps atol as written for
+    outputs of order one."""
+    total, count = 0.0, 0
+    flat = _flat(expected)
+    for s in _chunks(expected.numel()):
+        e = flat[s].to(_OPS.float64)
+        finite = _OPS.isfinite(e)
+        total += float(_OPS.sum(_OPS.mul(_OPS.where(finite, e, 0.0), _OPS.where(finite, e, 0.0))))
+        count += int(_OPS.sum(finite))
+    return max(1.0, math.sqrt(total / count)) if count else 1.0
+
+
+def compare_values(out: torch.Tensor, expected: torch.Tensor, atol: float, rtol: float) -> Check:
+    """torch.allclose semantics, |out - exp| <= atol * scale + rtol * |exp| with scale from `output_scale`;
+    NaN and ±Inf positions must match; also the largest absolute and relative errors over finite positions."""
+    if not expected.is_floating_point():
+        same = all(bool(_OPS.all(_OPS.eq(_flat(out)[s], _flat(expected)[s]))) for s in _chunks(expected.numel()))
+        return PASSED if same else Check(False, "output-mismatch", "integer/bool output differs from reference")
+    o_all, e_all = _flat(out), _flat(expected)
+    work = _OPS.float64 if expected.dtype == _OPS.float64 else _OPS.float32
+    scaled_atol = atol * output_scale(expected)
+    max_abs = max_rel = 0.0
+    bad = 0
+    for s in _chunks(expected.numel()):
+        o, e = o_all[s].to(work), e_all[s].to(work)
+        if bool(_OPS.any(_OPS.ne(_OPS.isnan(o), _OPS.isnan(e)))):
+            return Check(False, "output-mismatch", "NaN positions differ from the reference")
+        o_inf, e_inf = _OPS.isinf(o), _OPS.isinf(e)
+        inf_differs = _OPS.logical_or(_OPS.ne(o_inf, e_inf), _OPS.logical_and(e_inf, _OPS.ne(o, e)))
+        if bool(_OPS.any(inf_differs)):
+            return Check(False, "output-mismatch", "±Inf positions or signs differ from the reference")
+        finite = _OPS.logical_and(_OPS.isfinite(o), _OPS.isfinite(e))
+        diff = _OPS.where(finite, _OPS.abs(_OPS.sub(o, e)), 0.0)
+        mag = _OPS.where(finite, _OPS.abs(e), 0.0)
+        bad += int(_OPS.sum(_OPS.logical_not(_OPS.le(diff, _OPS.add(_OPS.mul(mag, rtol), scaled_atol)))))
+        if diff.numel():
+            max_abs = max(max_abs, float(_OPS.amax(diff)))
+            rel = _OPS.where(mag > 0, diff / _OPS.where(mag > 0, mag, 1.0), 0.0)
+            max_rel = max(max_rel, float(_OPS.amax(rel)))
+    if bad:
+        return Check(
+            False,
+            "output-mismatch",
+            f"{bad} of {expected.numel()} elements outside atol={atol:g} (x{scaled_atol / atol:.3g} output scale) "
+            f"rtol={rtol:g} (max abs error {max_abs:.3g}, max rel error {max_rel:.3g})",
+            max_abs,
+            max_rel,
+        )
+    return Check(True, max_abs=max_abs, max_rel=max_rel)
+
+
+def tolerance_for(dtype: torch.dtype, tolerances: dict[str, Any]) -> tuple[float, float]:
+    """(atol, rtol) for an output dtype; integer and bool outputs must match exactly."""
+    tol = tolerances.get(str(dtype).removeprefix("torch."))
+    if tol is None:
+        return 0.0, 0.0
+    if isinstance(tol, dict):
+        return float(tol["atol"]), float(tol["rtol"])
+    return float(tol.atol), float(tol.rtol)
+
+
+def check_values(outs: list[torch.Tensor], expected: list[torch.Tensor], tolerances: dict[str, Any]) -> Check:
+    """Values of every output against the reference; the worst errors across outputs."""
+    max_abs = max_rel = 0.0
+    for o, e in zip(outs, expected, strict=True):
+        atol, rtol = tolerance_for(e.dtype, tolerances)
+        verdict = compare_values(o, e, atol, rtol)
+        if not verdict.ok:
+            return verdict
+        max_abs, max_rel = max(max_abs, verdict.max_abs), max(max_rel, verdict.max_rel)
+    return Check(True, max_abs=max_abs, max_rel=max_rel)
+
+
+def inputs_unchanged(given: Sequence[Any], pristine: Sequence[Any]) -> Check:
+    """The inputs a kernel was called with still equal the harness's pristine copies (NaN == NaN)."""
+    for i, (g, p) in enumerate(zip(given, pristine, strict=True)):
+        if not isinstance(p, torch.Tensor):
+            continue
+        if type(g) is not _OPS.tensor_type or g.shape != p.shape or g.dtype != p.dtype:
+            return Check(False, "input-mutated", f"input {i} was replaced or reshaped in place")
+        for s in _chunks(p.numel()):
+            a, b = _flat(g)[s], _flat(p)[s]
+            same = _OPS.eq(a, b)
+            if p.is_floating_point():
+                same = _OPS.logical_or(same, _OPS.logical_and(_OPS.isnan(a), _OPS.isnan(b)))
+            if not bool(_OPS.all(same)):
+                return Check(False, "input-mutated", f"input {i} was modified by the kernel")
+    return PASSED
+
+
+def normwise_error(out: torch.Tensor, ref64: torch.Tensor) -> float:
+    """‖out − ref‖ / ‖ref‖ in float64 over positions where both are finite (inf when the mask is empty)."""
+    num = den = 0.0
+    count = 0
+    o_all, r_all = _flat(out), _flat(ref64)
+    for s in _chunks(ref64.numel()):
+        o, r = o_all[s].to(_OPS.float64), r_all[s].to(_OPS.float64)
+        finite = _OPS.logical_and(_OPS.isfinite(o), _OPS.isfinite(r))
+        d = _OPS.where(finite, _OPS.sub(o, r), 0.0)
+        num += float(_OPS.sum(_OPS.mul(d, d)))
+        den += float(_OPS.sum(_OPS.mul(_OPS.where(finite, r, 0.0), _OPS.where(finite, r, 0.0))))
+        count += int(_OPS.sum(finite))
+    if count * 2 < ref64.numel():
+        return math.inf
+    if den == 0.0:
+        return 0.0 if num == 0.0 else math.inf
+    return math.sqrt(num / den)
+
+
+@dataclass(frozen=True)
+class Precision:
+    """A kernel's norm-wise error against a float64 reference, beside the fp32 reference's own error."""
+
+    kernel_error: float
+    reference_error: float
+    bound: float
+
+    @property
+    def lowered(self) -> bool:
+        return not self.kernel_error <= self.bound
+
+    def describe(self) -> str:
+        return (
+            f"relative error vs float64: kernel {self.kernel_error:.3g}, fp32 reference "
+            f"{self.reference_error:.3g}, bound {self.bound:.3g}"
+        )
+
+
+def precision_verdict(kernel_error: float, reference_error: float) -> Precision:
+    bound = max(PRECISION_FACTOR * reference_error, PRECISION_FLOOR)
+    return Precision(kernel_error, reference_error, bound)
+
+
+# ---- Reference outputs, computed before any submitted code is imported ---------------------------------
+
+
+def reference_outputs(
+    model: Any, trial_inputs: Callable[[int], list[Any]], trials: int
+) -> tuple[list[list[torch.Tensor]], type | None]:
+    """The reference's outputs for every correctness trial (kept by the harness) and their container."""
+    expected, container = [], None
+    with torch.no_grad():
+        for t in range(trials):
+            tensors, container = output_tensors(model(*trial_inputs(t)))
+            if not all(type(x) is _OPS.tensor_type for x in tensors):
+                raise TypeError("the reference Model must return a tensor or a tuple/list of tensors")
+            expected.append([x.detach() for x in tensors])
+    return expected, container
+
+
+@dataclass(frozen=True)
+class PrecisionSet:
+    inputs: list[Any]
+    ref64: list[torch.Tensor]
+    """The reference run in float64 (parameters and floating inputs upcast)."""
+    reference_error: float
+    """Norm-wise error of the fp32 reference itself against `ref64`."""
+
+
+def precision_references(model: Any, make: Callable[[int], list[Any]], widen_seed: int) -> list[PrecisionSet]:
+    """Float64 references for a draw from the problem's distribution and for one whose values are spread
+    over four decades of magnitude; sets whose fp32 reference overflows are left out."""
+    import copy
+
+    model64 = copy.deepcopy(model).double()
+    sets = []
+    with torch.no_grad():
+        for index in (0, 1):
+            inputs = make(index) if index == 0 else widen_dynamic_range(make(index), widen_seed)
+            wide = [x.double() if isinstance(x, torch.Tensor) and x.is_floating_point() else x for x in inputs]
+            ref64, _ = output_tensors(model64(*wide))
+            ref32, _ = output_tensors(model(*clone_inputs(inputs)))
+            error = max(normwise_error(a, b) for a, b in zip(ref32, ref64, strict=True))
+            poison(ref32)
+            if math.isfinite(error):
+                sets.append(PrecisionSet(inputs, [r.detach() for r in ref64], error))
+    return sets

@@ -1,0 +1,195 @@
+"""A validation report that arrives as a workflow artifact: check its shape, then render the PR comment.
+
+The artifact of the PR check is produced by a job that ran the pull request's own code, so everything
+in it is untrusted data: its shape is checked against a strict schema (types, enums, lengths, counts)
+before use, and every string from it is shown inside a code span so it cannot mention people, embed
+images or links, or break the table.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from jsonschema import Draft202012Validator
+
+from validator.findings import ExitCode, UserError
+
+MAX_ARTIFACT_BYTES = 5_000_000
+TRUNCATION_NOTE = "\n\n… truncated to fit GitHub's comment limit ({shown} of {total} characters). Full report: {url}\n"
+
+_TEXT = {"type": "string", "maxLength": 4000}
+_FINDING = {
+    "type": "object",
+    "required": ["code", "stage", "message"],
+    "properties": {
+        "code": {"type": "string", "maxLength": 100},
+        "stage": {"type": "string", "maxLength": 100},
+        "message": _TEXT,
+        "file": _TEXT,
+        "json_path": _TEXT,
+        "problem": {"type": "string", "maxLength": 300},
+        "line": {"type": ["integer", "null"]},
+        "column": {"type": ["integer", "null"]},
+        "severity": {"enum": ["error", "warning", "info"]},
+    },
+}
+_STAGE = {
+    "type": "object",
+    "required": ["stage", "status"],
+    "properties": {
+        "stage": {"type": "string", "maxLength": 100},
+        "status": {"enum": ["passed", "failed", "skipped", "not_reached"]},
+        "reason": _TEXT,
+        "seconds": {"type": "number", "minimum": 0},
+        "findings": {"type": "array", "maxItems": 2000, "items": _FINDING},
+    },
+}
+REPORT_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "required": ["report_version", "exit_code", "submissions"],
+    "properties": {
+        "report_version": {"const": 1},
+        "validator_version": {"type": "string", "maxLength": 100},
+        "exit_code": {"enum": [0, 1, 2, 3]},
+        "machine": {"type": ["object", "null"]},
+        "submissions": {
+            "type": "array",
+            "maxItems": 500,
+            "items": {
+                "type": "object",
+                "required": ["file", "verdict", "exit_code", "stages"],
+                "properties": {
+                    "file": {"type": "string", "maxLength": 500},
+                    "slug": {"type": "string", "maxLength": 200},
+                    "verdict": {"enum": ["passed", "failed", "unusable"]},
+                    "exit_code": {"enum": [0, 1, 2, 3]},
+                    "stages": {"type": "array", "maxItems": 50, "items": _STAGE},
+                },
+            },
+        },
+    },
+}
+META_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "required": ["workflow", "pr", "sha"],
+    "properties": {
+        "workflow": {"enum": ["pr-check", "gpu-verify"]},
+        "pr": {"type": "integer", "minimum": 1},
+        "sha": {"type": "string", "pattern": "^[0-9a-f]{40}$"},
+        "run_url": {"type": "string", "pattern": "^https://[^\\s]{1,500}$"},
+        "validated": {"type": "boolean"},
+    },
+}
+ICON = {"passed": "✅", "failed": "❌", "unusable": "⛔", "skipped": "⏭️", "not_reached": "➖"}
+TITLES = {"pr-check": "PR check (CPU stages)", "gpu-verify": "GPU verification"}
+STATE_FOR_EXIT = {ExitCode.OK: "success", ExitCode.FAILED: "failure", ExitCode.UNUSABLE: "failure"}
+
+
+@dataclass(frozen=True)
+class Artifact:
+    """A checked report (None when no submission changed) plus the workflow's metadata."""
+
+    meta: dict[str, Any]
+    report: dict[str, Any] | None
+
+
+def read_checked(path: Path, schema: dict[str, Any], what: str) -> dict[str, Any]:
+    """Load a JSON file of bounded size and check it against `schema`; a bad one is a UserError."""
+    try:
+        size = path.stat().st_size
+        if size > MAX_ARTIFACT_BYTES:
+            raise UserError(f"{path}: {what} is {size} bytes; at most {MAX_ARTIFACT_BYTES} are accepted")
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise UserError(f"{path}: cannot read {what}: {exc}") from None
+    errors = sorted(Draft202012Validator(schema).iter_errors(data), key=lambda e: list(e.absolute_path))
+    if errors:
+        where = "$" + "".join(f"[{p!r}]" if isinstance(p, str) else f"[{p}]" for p in errors[0].absolute_path)
+        raise UserError(f"{path}: {what} is malformed at {where}: {errors[0].message[:200]}")
+    return data
+
+
+def code(text: object, limit: int = 300) -> str:
+    """Untrusted text as an inline code span, safe inside a Markdown table cell."""
+    flat = " ".join(str(text).split()).replace("`", "'").replace("|", "\\|")
+    flat = flat if len(flat) <= limit else flat[: limit - 1] + "…"
+    return f"`{flat}`" if flat else ""
+
+
+def status_state(artifact: Artifact) -> str:
+    """Commit status: a run that did not finish is an error; no report (nothing to validate) a success."""
+    if not artifact.meta.get("validated", True):
+        return "error"
+    if artifact.report is None:
+        return "success"
+    return STATE_FOR_EXIT.get(ExitCode(artifact.report["exit_code"]), "error")
+
+
+def _first_error(sub: dict[str, Any]) -> str:
+    for stage in sub["stages"]:
+        for finding in stage.get("findings", []):
+            if finding.get("severity", "error") == "error":
+                return f"{code(finding['code'], 60)} {code(finding['message'], 160)}"
+    return ""
+
+
+def _details(sub: dict[str, Any]) -> list[str]:
+    lines = ["", f"<details><summary>{code(sub['file'], 120)}: stages</summary>", "", "| stage | status | note |"]
+    lines.append("|---|---|---|")
+    for stage in sub["stages"]:
+        note = stage.get("reason") or f"{stage.get('seconds', 0):.2f} s"
+        lines.append(f"| {code(stage['stage'], 40)} | {ICON[stage['status']]} {stage['status']} | {code(note)} |")
+    findings = [f for s in sub["stages"] for f in s.get("findings", [])]
+    if findings:
+        lines += ["", "| severity | code | where | message |", "|---|---|---|---|"]
+        for f in findings:
+            where = f.get("file", "") or f.get("problem", "")
+            if f.get("json_path"):
+                where = f"{where} {f['json_path']}".strip()
+            severity = f.get("severity", "error")
+            lines.append(f"| {severity} | {code(f['code'], 60)} | {code(where)} | {code(f['message'])} |")
+    lines += ["", "</details>"]
+    return lines
+
+
+def render(artifact: Artifact, marker: str, run_url: str) -> str:
+    """The sticky comment: a headline, one row per submission, then collapsed per-stage detail."""
+    meta, report = artifact.meta, artifact.report
+    title = TITLES[meta["workflow"]]
+    sha = meta["sha"]
+    lines = [marker]
+    if not meta.get("validated", True):
+        lines += [f"## {title}: ⚠️ did not finish", "", f"The run for commit `{sha[:12]}` stopped before it"
+                  " validated anything (set-up or install failed); see the workflow run."]
+    elif report is None:
+        lines += [f"## {title}: no submission changed", "", f"Commit `{sha[:12]}` changes no file under submissions/."]
+    else:
+        state = status_state(artifact)
+        headline = {"success": "✅ passed", "failure": "❌ failed"}.get(state, "⚠️ validator error")
+        version = code(report.get("validator_version", "?"), 40)
+        lines += [f"## {title}: {headline}", "", f"Commit `{sha[:12]}`, kb-validate {version}."]
+        lines += ["", "| submission | verdict | first error |", "|---|---|---|"]
+        for sub in report["submissions"]:
+            verdict = f"{ICON[sub['verdict']]} {sub['verdict']}"
+            lines.append(f"| {code(sub['file'], 120)} | {verdict} | {_first_error(sub)} |")
+        for sub in report["submissions"]:
+            lines += _details(sub)
+    if run_url:
+        lines += ["", f"[Workflow run and full report]({run_url})"]
+    return "\n".join(lines) + "\n"
+
+
+def fit_comment(body: str, limit: int, overflow_url: str) -> str:
+    """Cut `body` at a line boundary so that it, plus a note linking the full report, fits in `limit`."""
+    if len(body) <= limit:
+        return body
+    note = TRUNCATION_NOTE.format(shown="{shown}", total=len(body), url=overflow_url or "(see the workflow run)")
+    room = limit - len(note) - 20
+    cut = body.rfind("\n", 0, room)
+    kept = body[: cut if cut > 0 else room]
+    if kept.count("<details>") > kept.count("</details>"):
+        kept += "\n\n</details>"
+    return kept + note.format(shown=len(kept))

@@ -1,0 +1,130 @@
+"""What a long run shows on the terminal: a progress bar and a live table, and the final table.
+
+On a terminal the bar and table redraw in place; elsewhere (CI logs, pipes) each finished item is one
+line, so logs stay readable. Without a console (tests, library use) nothing is printed.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+from collections.abc import Callable, Iterator, Sequence
+
+from rich.console import Console, Group
+from rich.live import Live
+from rich.markup import escape
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from validator.results import ProblemResult, Status
+
+STATUS_STYLE = {
+    Status.CORRECT: "green", Status.NEEDS_REVIEW: "yellow", Status.NOT_RUN: "dim",
+}
+
+
+def _bar(console: Console) -> Progress:
+    return Progress(
+        TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+        console=console, transient=False,
+    )
+
+
+@contextlib.contextmanager
+def counter(console: Console | None, total: int, label: str) -> Iterator[Callable[[str], None]]:
+    """A bar for `total` items; yields `advance(note)`, safe to call from several threads."""
+    lock = threading.Lock()
+    done = [0]
+    if console is None or total == 0:
+        yield lambda note: None
+        return
+    if not console.is_terminal:
+        def line(note: str) -> None:
+            with lock:
+                done[0] += 1
+                console.print(f"{label} [{done[0]}/{total}] {escape(note)}", highlight=False)
+
+        yield line
+        return
+    bar = _bar(console)
+    task = bar.add_task(label, total=total)
+    with bar:
+        yield lambda note: bar.advance(task)
+
+
+def _speedup(result: ProblemResult) -> str:
+    if result.speedup is None:
+        return ""
+    if result.speedup_ci:
+        return f"{result.speedup:.2f}x [{result.speedup_ci[0]:.2f}, {result.speedup_ci[1]:.2f}]"
+    return f"{result.speedup:.2f}x"
+
+
+def _ms(result: ProblemResult, which: str) -> str:
+    timing = getattr(result, which)
+    return f"{timing.median:.3f}" if timing else ""
+
+
+def results_table(results: Sequence[ProblemResult], title: str = "") -> Table:
+    """One row per problem: the table a run ends with, and the body of the live view."""
+    table = Table(title=title or None, show_header=True, header_style="bold", box=None, pad_edge=False)
+    for column in ("problem", "backend", "status", "ref ms", "kernel ms", "speedup [95% CI]", "note"):
+        table.add_column(column, overflow="fold")
+    for result in results:
+        style = STATUS_STYLE.get(result.status, "red")
+        note = result.error.splitlines()[0][:80] if result.error else ", ".join(f.code for f in result.flags)
+        table.add_row(
+            escape(result.key), result.backend, f"[{style}]{result.status.value}[/]", _ms(result, "reference"),
+            _ms(result, "kernel"), _speedup(result), escape(note),
+        )
+    return table
+
+
+class EvaluationView:
+    """Live view of the evaluation: a bar, what each GPU runs now, and the finished rows."""
+
+    def __init__(self, console: Console | None, total: int) -> None:
+        self.console, self.total = console, total
+        self.lock = threading.Lock()
+        self.finished: list[ProblemResult] = []
+        self.running: dict[str, str] = {}
+        self.live: Live | None = None
+        self.bar: Progress | None = None
+
+    def __enter__(self) -> EvaluationView:
+        if self.console is not None and self.console.is_terminal and self.total:
+            self.bar = _bar(self.console)
+            self.task = self.bar.add_task("evaluating", total=self.total)
+            self.live = Live(self._render(), console=self.console, refresh_per_second=4, transient=True)
+            self.live.__enter__()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.live is not None:
+            self.live.__exit__(None, None, None)
+
+    def _render(self) -> Group:
+        running = "\n".join(f"  {device}: {escape(key)}" for key, device in sorted(self.running.items()))
+        parts = [self.bar] if self.bar else []
+        return Group(*parts, running or "", results_table(self.finished[-15:]))
+
+    def started(self, key: str, device: str) -> None:
+        with self.lock:
+            self.running[key] = device
+            if self.live:
+                self.live.update(self._render())
+
+    def done(self, result: ProblemResult) -> None:
+        with self.lock:
+            self.running.pop(result.key, None)
+            self.finished.append(result)
+            if self.live and self.bar:
+                self.bar.advance(self.task)
+                self.live.update(self._render())
+            elif self.console is not None:
+                count = len(self.finished)
+                detail = _speedup(result) or (result.error.splitlines()[0][:120] if result.error else "")
+                self.console.print(
+                    f"evaluate [{count}/{self.total}] {escape(result.key)}: {result.status.value} {escape(detail)}",
+                    highlight=False,
+                )
