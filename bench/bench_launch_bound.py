@@ -42,8 +42,11 @@ def triton_relu():
     return relu
 
 
-def profiled_kernel_us(fn, inputs: list, flush) -> tuple[float, float]:
-    """Median device time per call of fn's kernels, and of the whole call window, from torch.profiler."""
+def profiled_kernel_us(fn, inputs: list, flush) -> tuple[float, int]:
+    """Median duration of fn's GPU kernels per call, from torch.profiler's trace (the L2 flush's fill
+    kernel left out), and how many kernels were seen."""
+    import tempfile
+
     import torch
     from torch.profiler import ProfilerActivity, profile
 
@@ -53,8 +56,13 @@ def profiled_kernel_us(fn, inputs: list, flush) -> tuple[float, float]:
             torch.cuda.synchronize()
             fn(x)
             torch.cuda.synchronize()
-    per_call = [e.device_time for e in prof.events() if e.device_time > 0 and "relu" in e.name.lower()]
-    return statistics.median(per_call), float(len(per_call))
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "trace.json"
+        prof.export_chrome_trace(str(path))
+        events = json.loads(path.read_text()).get("traceEvents", [])
+    kernels = [e for e in events if str(e.get("cat", "")).lower() == "kernel"]
+    durations = [float(e["dur"]) for e in kernels if "fill" not in str(e.get("name", "")).lower()]
+    return statistics.median(durations), len(durations)
 
 
 def measure(size: int, protocol, device) -> dict:

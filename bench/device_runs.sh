@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # What the evaluation engine was checked with on the lent GPU machine, one step per device call.
 #   OUT=/some/dir bash bench/device_runs.sh STEP     (STEP: 1 spawn bench + example submission,
-#     2 GPU tests ($TESTS: pytest arguments), 3 throughput: $KERNELS kernels, cold build, then evaluation)
+#     2 GPU tests ($TESTS: pytest arguments), 3 throughput: $KERNELS kernels, cold build, then evaluation,
+#     4 fault isolation: bench/bench_faults.py with timeout scale $SCALE)
 # Logs and results go under $OUT; a short table is printed last.
 set -uo pipefail
 OUT=${OUT:-/tmp/kb-device-out}
@@ -42,6 +43,9 @@ case "${1:-1}" in
 2)
   python3 -m pytest -m gpu -q -rA -p no:cacheprovider ${TESTS:-tests/test_engine.py tests/test_sandbox.py} 2>&1 \
     | tee "$OUT/gpu_tests.log" | tail -30
+  ;;
+4)
+  python3 bench/bench_faults.py --timeout-scale "${SCALE:-0.1}" --out "$OUT/results" 2>&1 | tee "$OUT/faults.log" | tail -8
   ;;
 3)
   python3 bench/bench_throughput.py --kernels "${KERNELS:-32}" ${BUILD_ONLY:+--build-only} --out "$OUT/tp" \

@@ -42,7 +42,7 @@ def generate(sources: SiteSources, hand_written: Iterable[str] = ()) -> SiteBuil
     submissions.build(model, out)
     problems.build(model, out)
     methodology.build(out)
-    submitting.build(out, sources.schema_path, maintainers_page="maintainers.md" in hand_written)
+    submitting.build(out, sources.schema_path, hand_written)
     downloads.build(model, out)
     add_assets(out)
     clashes = sorted({f.uri for f in out.files} & hand_written)

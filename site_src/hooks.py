@@ -24,7 +24,7 @@ except ImportError:  # not installed with `pip install -e .`: use the checkout t
 from site_src.render import TEMPLATES_DIR
 from site_src.sources import SiteDataError, SiteSources
 
-OPTIONAL_PAGES = frozenset({"policy-rules.md", "threat-model.md", "maintainers.md"})
+OPTIONAL_PAGES = frozenset({"policy-rules.md", "threat-model.md", "maintainers.md", "pull-request-flow.md"})
 """Hand-written pages other parts of the project provide; the nav leaves them out until they exist."""
 _slots: dict[str, dict[str, str]] = {}
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import http.server
+import socket
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -15,11 +16,19 @@ class _QuietHandler(http.server.SimpleHTTPRequestHandler):
         """Requests are not logged: tests and the benchmark watch them from the browser side."""
 
 
+def free_port() -> int:
+    """A port that is free now. A site must be built for the address it is served at (its site_url):
+    mkdocs-material's instant navigation only takes over links whose host and port match the sitemap's."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
 @contextmanager
-def serve(directory: Path) -> Iterator[str]:
+def serve(directory: Path, port: int = 0) -> Iterator[str]:
     """Yield the base URL (`http://127.0.0.1:PORT/`) of `directory`, served until the block ends."""
     handler = functools.partial(_QuietHandler, directory=str(directory))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", port), handler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:

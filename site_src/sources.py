@@ -7,6 +7,7 @@ Every directory can be redirected by an environment variable so tests and the be
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -19,6 +20,11 @@ from validator.results import ResultsFile, load
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 SCHEMA_PATH = REPO_ROOT / "validator" / "schema" / "submission-v1.schema.json"
+
+
+SLUG = re.compile(r"^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$")
+"""The submission schema's slug pattern; slugs and hardware keys become paths of the built site."""
+HARDWARE = re.compile(r"^[a-z0-9][a-z0-9-]{0,99}$")
 
 
 class SiteDataError(Exception):
@@ -98,9 +104,17 @@ def load_results_dir(results_dir: Path) -> tuple[ResultsFile, ...]:
     loaded = []
     for path in sorted(results_dir.glob("*/*.json")):
         try:
-            loaded.append(load(path))
+            results = load(path)
         except (OSError, ValueError, KeyError, TypeError) as exc:
             raise SiteDataError(f"{path}: not a readable results file ({type(exc).__name__}: {exc})") from exc
+        if (results.hardware, results.slug) != (path.parent.name, path.stem):
+            raise SiteDataError(
+                f"{path}: records hardware {results.hardware!r} and slug {results.slug!r}; "
+                f"its path says {path.parent.name!r} and {path.stem!r}"
+            )
+        if not SLUG.match(results.slug) or not HARDWARE.match(results.hardware):
+            raise SiteDataError(f"{path}: slug or hardware key has characters a site path cannot use")
+        loaded.append(results)
     return tuple(loaded)
 
 
@@ -112,7 +126,9 @@ def load_submissions(submissions_dir: Path) -> dict[str, SubmissionDoc]:
         document = _read_json(path)
         if not isinstance(document, dict):
             raise SiteDataError(f"{path}: expected a JSON object at $")
-        slug = str(document.get("slug") or path.stem)
+        slug = document.get("slug")
+        if slug != path.stem or not SLUG.match(slug):
+            raise SiteDataError(f"{path}: $.slug must be {path.stem!r}, matching {SLUG.pattern}")
         docs[slug] = SubmissionDoc(slug, path, document)
     return docs
 

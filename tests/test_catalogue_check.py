@@ -78,6 +78,16 @@ def test_a_passing_problem_records_its_output_shape_and_dtype() -> None:
     assert result.forward_ms is not None and result.eager_ms is None
 
 
+def test_measured_memory_over_24_gb_fails_and_an_eager_time_off_target_only_warns(monkeypatch) -> None:
+    import validator.catalogue_check as check
+
+    monkeypatch.setattr(check, "measure_eager", lambda *args, **kwargs: (40.0, 25 * 10**9))
+    result = check_problem(CORPUS_PROBLEMS[0], CheckSpec(measure=True, slow_forward_s=None))
+    assert (result.eager_ms, result.peak_mem_bytes, result.status) == (40.0, 25 * 10**9, "failed")
+    assert _codes(result, Severity.ERROR) == ["too-much-memory"]
+    assert _codes(result, Severity.WARNING) == ["outside-time-target"]
+
+
 def test_zeros_pass_at_the_protocol_tolerance_only_when_every_element_is_tiny() -> None:
     small = torch.full((4, 4), 5e-5)
     assert passes_correctness(torch.zeros(4, 4), small)
@@ -98,17 +108,19 @@ def test_a_check_result_survives_a_json_round_trip() -> None:
     assert again == result
 
 
-def test_the_isolated_runner_caps_a_hanging_problem_and_goes_on(tmp_path: Path) -> None:
+def test_the_isolated_runner_survives_a_hanging_and_a_crashing_problem(tmp_path: Path) -> None:
     level = tmp_path / "level1"
     level.mkdir()
-    shutil.copy(CORPUS / "level1" / "1_Passes.py", level / "2_Passes.py")
-    hang = (CORPUS / "level1" / "1_Passes.py").read_text().replace(
-        "return torch.relu(self.linear(x))", "while True:\n            pass")
-    (level / "1_Hangs.py").write_text(hang)
+    good = (CORPUS / "level1" / "1_Passes.py").read_text()
+    forward = "return torch.relu(self.linear(x))"
+    (level / "1_Hangs.py").write_text(good.replace(forward, "while True:\n            pass"))
+    crash = "import os\n        import signal\n        os.kill(os.getpid(), signal.SIGKILL)"
+    (level / "2_Crashes.py").write_text(good.replace(forward, crash))
+    (level / "3_Passes.py").write_text(good)
     problems = load_catalogue(tmp_path).problems
     results = run_isolated(problems, SPEC, per_problem_s=20, budget_s=120, log_path=tmp_path / "log.txt")
-    assert [r.status for r in results] == ["failed", "passed"]
-    assert results[0].findings[0].code == "timeout"
+    assert [r.status for r in results] == ["failed", "failed", "passed"]
+    assert [r.findings[0].code for r in results[:2]] == ["timeout", "worker-crashed"]
 
 
 def _corpus_copy(tmp_path: Path, names: list[str]) -> Path:

@@ -222,6 +222,42 @@ def test_mkdocs_strict_builds_synthetic_results_into_pages_that_load_nothing_fro
     assert 'class="kb-controls"' in home
     ranked = (site / "problems" / "level1" / "1_Synthetic_op_1_1" / "index.html").read_text()
     assert "get_init_inputs" in ranked and "kb-table" in ranked
+    remote = r'="(https?:)?//'
+    loads = re.compile(rf"<(script|img|iframe)[^>]+src{remote}|<link[^>]+rel=.(stylesheet|icon)[^>]+href{remote}")
     for page in site.rglob("*.html"):
-        html = page.read_text()
-        assert not re.search(r'<(script|link)[^>]+(src|href)="(https?:)?//', html), page
+        assert not loads.search(page.read_text()), page
+
+
+def test_a_results_file_whose_path_disagrees_with_its_contents_is_refused(tree, tmp_path):
+    moved = tmp_path / "results" / "nvidia-h200"
+    moved.mkdir(parents=True)
+    source = next((tree.results_dir / "nvidia-h200").glob("*.json"))
+    (moved / "other-slug.json").write_text(source.read_text())
+    with pytest.raises(SiteDataError, match=r"its path says 'nvidia-h200' and 'other-slug'"):
+        generate(sources_for(tree, results_dir=tmp_path / "results"))
+
+
+def test_a_submission_slug_that_is_not_its_file_name_is_refused(tree, tmp_path):
+    submissions = tmp_path / "submissions"
+    submissions.mkdir()
+    document = json.loads((tree.submissions_dir / "synthetic-000.json").read_text())
+    document["slug"] = "../escape"
+    (submissions / "synthetic-000.json").write_text(json.dumps(document))
+    sources = SiteSources(tree.results_dir, submissions, tree.problems_dir, tree.problems_dir / "manifest.json")
+    with pytest.raises(SiteDataError, match=r"synthetic-000\.json: \$\.slug must be 'synthetic-000'"):
+        generate(sources)
+
+
+def test_the_nav_leaves_out_optional_pages_until_they_exist(tmp_path):
+    from site_src.hooks import _prune_nav
+
+    (tmp_path / "policy-rules.md").write_text("# Policy rules\n")
+    nav = [
+        {"Leaderboard": "index.md"},
+        {"Methodology": [{"Policy rules": "policy-rules.md"}, {"Threat model": "threat-model.md"}]},
+        {"Submit": [{"Maintainers": "maintainers.md"}]},
+    ]
+    assert _prune_nav(nav, tmp_path) == [
+        {"Leaderboard": "index.md"},
+        {"Methodology": [{"Policy rules": "policy-rules.md"}]},
+    ]

@@ -124,6 +124,65 @@ def test_long_error_messages_are_truncated():
     assert len(text) <= 200 and text.endswith("(truncated)")
 
 
+class FakeEvent:
+    """A host-clock stand-in for torch.cuda.Event, so the timed loop's plumbing runs on the CPU."""
+
+    def __init__(self, enable_timing: bool = False) -> None:
+        self.at = 0.0
+
+    def record(self) -> None:
+        import time
+
+        self.at = time.perf_counter()
+
+    def elapsed_time(self, end: FakeEvent) -> float:
+        return (end.at - self.at) * 1e3
+
+
+def test_the_timing_phase_interleaves_verifies_and_fills_the_result(tmp_path: Path, monkeypatch):
+    """The worker's GPU timing phase, driven on CPU tensors with a host clock in place of CUDA events."""
+    import _thread
+    import threading
+
+    import torch
+
+    from validator import timing
+
+    for module in (threading, _thread):  # the worker's thread counter wraps these; restore them afterwards
+        for name in ("_start_new_thread", "_start_joinable_thread", "start_new_thread", "start_joinable_thread"):
+            if hasattr(module, name):
+                monkeypatch.setattr(module, name, getattr(module, name))
+    monkeypatch.setattr(timing, "_Event", FakeEvent)
+    monkeypatch.setattr(timing, "_synchronize", lambda: None)
+    monkeypatch.setattr(timing, "flush_buffer", lambda device, factor: torch.empty(1 << 16))
+    protocol = PROTOCOL.to_dict() | {"time_budget_s": 2.0, "min_rounds": 5, "max_rounds": 12}
+    kernel = REPO / "tests" / "redteam" / "control" / "relu_triton.py"
+    job = make_job("level1/19_ReLU", kernel, tmp_path, {"interpret": True}, protocol)
+    monkeypatch.setenv("TRITON_INTERPRET", "1")
+    evaluation = worker.Evaluation(job, worker.protocol_from_dict(job.protocol))
+    for phase in ("setup", "compute_references", "guard", "import_kernel", "build_kernel_model",
+                  "check_correctness", "time"):  # fmt: skip
+        getattr(evaluation, phase)()
+    result = evaluation.result(1.0)
+    assert result.status is Status.CORRECT, result.error
+    assert 5 <= result.rounds <= 12 and result.reference.n == result.rounds == result.kernel.n
+    assert result.speedup_ci[0] <= result.speedup <= result.speedup_ci[1]
+
+
+def test_an_implausible_speedup_or_unseen_host_time_holds_a_correct_result_for_review(tmp_path: Path):
+    from validator.timing import Series
+
+    job = make_job("level1/19_ReLU", EXAMPLES / "level1_23_softmax_triton.py", tmp_path, {})
+    fast = worker.Evaluation(job, PROTOCOL)
+    fast.series = Series((20.0,) * 10, (1.0,) * 10, (20.1,) * 10, (1.1,) * 10, "converged")
+    held = fast.result(1.0)
+    assert (held.status, held.speedup) == (Status.NEEDS_REVIEW, 20.0)
+    assert "speedup-review" in {f.code for f in held.flags}
+    hidden = worker.Evaluation(job, PROTOCOL)
+    hidden.note("host-device-mismatch", "host 1.4 ms vs device 0.01 ms", "warning")
+    assert hidden.result(1.0).status is Status.NEEDS_REVIEW
+
+
 @pytest.mark.gpu
 def test_the_example_kernels_pass_every_check_on_the_gpu(tmp_path: Path):
     """Full problem sizes, a short timing budget; the CUDA example builds its extension (about a minute)."""

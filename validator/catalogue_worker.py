@@ -95,40 +95,59 @@ def _tail(path: Path, lines: int = 8) -> str:
         return ""
 
 
+MAX_CONSECUTIVE_CRASHES = 3  # then the worker itself is broken (no GPU, bad install): stop trying
+
+
 def run_isolated(problems: Iterable[Problem], spec: CheckSpec, *, per_problem_s: float, budget_s: float,
                  log_path: Path, threads: int = 2, progress: Progress | None = None) -> list[ProblemCheck]:
     """Check each problem in a worker child; the log file collects every child's stdout and stderr."""
     problems = list(problems)
     results: list[ProblemCheck] = []
     deadline = time.monotonic() + budget_s
-    with log_path.open("a", encoding="utf-8") as log:
-        worker: _Worker | None = None
-        try:
-            for i, problem in enumerate(problems):
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    result = _failed(problem, "not-run", f"the run's time budget of {budget_s:.0f} s was spent")
-                else:
-                    worker = worker or _Worker(log, threads)
-                    log.write(f"=== {problem.key}\n")
-                    log.flush()
-                    answer = worker.ask(problem, spec, min(per_problem_s, left))
-                    if isinstance(answer, ProblemCheck):
-                        result = answer
-                    else:
-                        worker.close()
-                        worker = None
-                        log.flush()
-                        message = (f"no answer within {min(per_problem_s, left):.3g} s" if answer == "timeout"
-                                   else f"the worker process died; log tail: {_tail(log_path)}")
-                        result = _failed(problem, "timeout" if answer == "timeout" else "worker-crashed", message)
-                results.append(result)
-                if progress:
-                    progress(result, i + 1, len(problems))
-        finally:
-            if worker is not None:
-                worker.close()
+    crashes = 0
+    with log_path.open("a", encoding="utf-8") as log, _Pool(log, threads) as pool:
+        for i, problem in enumerate(problems):
+            left = deadline - time.monotonic()
+            if left <= 0:
+                result = _failed(problem, "not-run", f"the run's time budget of {budget_s:.0f} s was spent")
+            elif crashes >= MAX_CONSECUTIVE_CRASHES:
+                result = _failed(problem, "not-run", f"{crashes} worker processes in a row died; see {log_path}")
+            else:
+                log.write(f"=== {problem.key}\n")
+                log.flush()
+                result = pool.check(problem, spec, min(per_problem_s, left), log_path)
+                crashes = crashes + 1 if result.findings and result.findings[0].code == "worker-crashed" else 0
+            results.append(result)
+            if progress:
+                progress(result, i + 1, len(problems))
     return results
+
+
+class _Pool:
+    """One worker at a time, replaced after a timeout or a crash."""
+
+    def __init__(self, log: IO[str], threads: int) -> None:
+        self.log, self.threads = log, threads
+        self.worker: _Worker | None = None
+
+    def __enter__(self) -> _Pool:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.worker is not None:
+            self.worker.close()
+
+    def check(self, problem: Problem, spec: CheckSpec, timeout_s: float, log_path: Path) -> ProblemCheck:
+        self.worker = self.worker or _Worker(self.log, self.threads)
+        answer = self.worker.ask(problem, spec, timeout_s)
+        if isinstance(answer, ProblemCheck):
+            return answer
+        self.worker.close()
+        self.worker = None
+        self.log.flush()
+        if answer == "timeout":
+            return _failed(problem, "timeout", f"no answer within {timeout_s:.3g} s")
+        return _failed(problem, "worker-crashed", f"the worker process died; log tail: {_tail(log_path)}")
 
 
 def _serve() -> None:

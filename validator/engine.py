@@ -50,6 +50,8 @@ def unavailable(machine: Machine, options: RunOptions) -> str | None:
 def select_devices(machine: Machine, gpus: Sequence[int] | None) -> tuple[list[Device], str]:
     """The GPUs to use (all visible ones by default) and their common name; one model per run."""
     indices = list(gpus) if gpus else list(range(len(machine.gpus)))
+    if not machine.gpus:
+        raise UserError("no CUDA GPU visible to evaluate on")
     bad = [i for i in indices if not 0 <= i < len(machine.gpus)]
     if bad:
         raise UserError(f"--gpus {','.join(map(str, bad))}: only {len(machine.gpus)} GPU(s) visible "

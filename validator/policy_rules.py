@@ -1,8 +1,10 @@
-"""The static policy's rules as data: reason codes, severities, and the names and source patterns they match.
+"""The static policy's rules: reason codes, severities, the names and source patterns they match.
 
-validator.policy walks a kernel's AST and looks names up here; the rules table on the site
-(site_src/pages/policy-rules.md) is rendered from RULES by `rules_markdown()`, and a test keeps the two
-equal. A rule either rejects the kernel (error) or flags it for a maintainer's review (warning).
+validator.policy walks a kernel's AST and looks names up here. The rules about `forward` and the
+functions it calls (try-except, cross-call-cache) need the file's call graph and live at the end of this
+module. The site's rules table (site_src/pages/policy-rules.md) is rendered from RULES by
+`rules_markdown()`, and a test keeps the two equal. A rule either rejects the kernel (error) or flags it
+for a maintainer's review (warning).
 """
 
 from __future__ import annotations
@@ -221,9 +223,11 @@ def _local_names(function: ast.AST) -> set[str]:
 
 
 def _is_state(node: ast.AST, shared: set[str]) -> str | None:
-    """'self.x' or a module-level container name when `node` is one, else None."""
-    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self":
-        return f"self.{node.attr}"
+    """'self.x', a module-level name, or an attribute of one, when `node` is one of those; else None."""
+    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and (
+        node.value.id == "self" or node.value.id in shared
+    ):
+        return f"{node.value.id}.{node.attr}"
     if isinstance(node, ast.Name) and node.id in shared:
         return node.id
     return None
@@ -246,8 +250,8 @@ def forward_findings(tree: ast.Module, resolve: Resolve, add: Add) -> None:
             elif isinstance(node, ast.Assign | ast.AugAssign | ast.AnnAssign):
                 for target in node.targets if isinstance(node, ast.Assign) else [node.target]:
                     holder = target.value if isinstance(target, ast.Subscript) else target
-                    state = _is_state(holder, shared) if holder is not target or isinstance(
-                        target, ast.Attribute) else None
+                    state = _is_state(holder, shared) if isinstance(holder, ast.Attribute | ast.Subscript) or (
+                        holder is not target) else None  # rebinding a plain local name is not state
                     if state:
                         add("cross-call-cache", target, f"stores into {state} across calls")
             elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)

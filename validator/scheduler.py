@@ -143,6 +143,8 @@ class _Launcher:
             try:
                 home = self.stack.enter_context(sandbox.private_dir("kb-zygote-"))
                 self.zygote = Zygote(home, self.config.target, {**self.config.base_env, **env})
+                self.notes.append(f"{self.device.label}: zygote ready in {self.zygote.start_s:.1f} s, preloaded "
+                                  f"{', '.join(self.zygote.preloaded)}")
             except ZygoteError as exc:
                 self.zygote_failed = True  # spawn from now on; slower, equally clean
                 self.notes.append(f"{self.device.label}: zygote did not start, spawning instead: {exc}"[:2000])
@@ -209,8 +211,7 @@ def _device_loop(device: Device, queue: _Queue, config: SchedulerConfig,
             on_start(item, device)
             result, needs_probe = run_one(item, launcher)
             on_result(result)
-            if needs_probe and config.probe_after_crash:
-                launcher.close()  # the next job gets a zygote (and CUDA driver state) of its own
+            if needs_probe and config.probe_after_crash:  # the zygote holds no CUDA state, so it stays
                 healthy, detail = sandbox.probe_gpu(device.visible)
                 if not healthy:
                     with queue.lock:

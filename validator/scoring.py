@@ -113,37 +113,16 @@ def _record_row(results: ResultsFile, record: ProblemResult) -> dict[str, object
         "compile_ms": record.compile_reference.median if record.compile_reference else None,
         "backend": record.backend,
         "flags": " ".join(flag.code for flag in record.flags),
+        "flag_messages": "; ".join(f"{flag.code}: {flag.message}" for flag in record.flags),
         "error": record.error,
     }
 
 
 RECORD_COLUMNS = [
-    "slug",
-    "hardware",
-    "verified",
-    "key",
-    "record_sha256",
-    "status",
-    "speedup",
-    "speedup_vs_compile",
-    "ci_low",
-    "ci_high",
-    "reference_ms",
-    "kernel_ms",
-    "compile_ms",
-    "backend",
-    "flags",
-    "error",
-]
-NUMERIC_COLUMNS = [
-    "speedup",
-    "speedup_vs_compile",
-    "ci_low",
-    "ci_high",
-    "reference_ms",
-    "kernel_ms",
-    "compile_ms",
-]
+    "slug", "verified", "hardware", "key", "record_sha256", "status", "speedup", "speedup_vs_compile",
+    "ci_low", "ci_high", "reference_ms", "kernel_ms", "compile_ms", "backend", "flags", "flag_messages", "error",
+]  # fmt: skip
+NUMERIC_COLUMNS = ["speedup", "speedup_vs_compile", "ci_low", "ci_high", "reference_ms", "kernel_ms", "compile_ms"]
 
 
 def records_frame(results: Iterable[ResultsFile]) -> pd.DataFrame:
@@ -174,7 +153,8 @@ def aligned_frame(records: pd.DataFrame, problems: pd.DataFrame) -> pd.DataFrame
     stale = frame["record_sha256"].notna() & (frame["record_sha256"] != frame["sha256"])
     frame.loc[stale, "status"] = STALE
     frame.loc[stale, NUMERIC_COLUMNS] = np.nan
-    frame[["backend", "flags", "error"]] = frame[["backend", "flags", "error"]].fillna("")
+    text = ["backend", "flags", "flag_messages", "error"]
+    frame[text] = frame[text].fillna("")
     return frame.drop(columns=["record_sha256"]).sort_values(["slug", "hardware", "level", "problem_id"])
 
 

@@ -141,9 +141,9 @@ class Evaluation:
         from validator import evaluate, integrity, timing  # noqa: F401  (capture what they judge with)
         from validator.problem_module import load_problem_module
 
-        for name in ("triton", "triton.language", "torch.utils.cpp_extension"):
+        for name in ("triton", "triton.language", "torch.utils.cpp_extension", "torch._dynamo"):
             with contextlib.suppress(ImportError):  # libraries' import-time work happens before the watchers
-                importlib.import_module(name)
+                importlib.import_module(name)  # (torch._dynamo rebinds torch.manual_seed; the profiler loads it)
         integrity.force_full_precision()
         self.l2 = None
         if self.gpu:

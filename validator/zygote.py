@@ -31,13 +31,13 @@ from pathlib import Path
 from validator import sandbox
 
 PACKET = 1 << 20
-PRELOAD = (
-    "torch", "triton", "triton.language", "numpy",
-    # The worker's own lazily imported modules: optional, imported here only to save each job the time.
-    "validator.problem_module", "validator.evaluate", "validator.integrity", "validator.timing",
+PRELOAD = ("torch", "numpy", "triton", "triton.language")
+OPTIONAL_PRELOAD = (
+    "torch._dynamo", "validator.problem_module", "validator.evaluate", "validator.integrity", "validator.timing",
 )
-"""Not torch.utils.cpp_extension: its import calls torch.cuda.is_available(), which initialises the CUDA
-driver and makes torch refuse CUDA in every forked child ("Cannot re-initialize CUDA in forked subprocess")."""
+"""The worker's own lazy imports: each is tried in a throwaway fork first and preloaded only if importing
+it leaves the CUDA driver uninitialised. (torch.utils.cpp_extension, for one, calls torch.cuda.is_available()
+at import, which initialises the driver and makes torch refuse CUDA in every forked child.)"""
 
 
 @dataclass(frozen=True)
@@ -103,6 +103,7 @@ class Zygote:
             raise ZygoteError(f"zygote did not start: {self.stderr.text()[-2000:]}")
         self.start_s = time.perf_counter() - self.started
         self.import_s = float(ready.get("import_s", 0.0))
+        self.preloaded: list[str] = list(ready.get("preloaded", []))
 
     def run(
         self, target: Target, args: Sequence[str], *, workdir: Path, env: Mapping[str, str],
@@ -171,27 +172,76 @@ class Zygote:
 # ----- server side: runs inside the confined zygote process -----
 
 
+def _import_if_harmless(name: str) -> None:
+    """Import `name` here only if a forked trial import shows it does not initialise the CUDA driver."""
+    import importlib
+
+    pid = os.fork()
+    if pid == 0:
+        try:
+            importlib.import_module(name)
+            os._exit(1 if driver_initialised() else 0)
+        except BaseException:
+            os._exit(2)
+    _, status = os.waitpid(pid, 0)
+    if os.waitstatus_to_exitcode(status) == 0:
+        importlib.import_module(name)
+
+
 def _preload(target: dict) -> None:
     import importlib
 
-    for name in (*PRELOAD, target.get("module") or ""):
+    for name in PRELOAD:
+        with contextlib.suppress(ImportError):  # triton is optional on some platforms
+            importlib.import_module(name)
+    for name in (*OPTIONAL_PRELOAD, target.get("module") or ""):
         if name:
-            with contextlib.suppress(Exception):  # a missing optional module only costs its import later
-                importlib.import_module(name)
+            _import_if_harmless(name)
     torch = sys.modules.get("torch")
     if torch is not None and torch.cuda.is_initialized():
         raise RuntimeError("the zygote initialised CUDA; its children would inherit an unusable context")
-    if driver_loaded():
-        raise RuntimeError("the CUDA driver was loaded during the zygote's imports; its forked children could "
+    if driver_initialised():
+        raise RuntimeError("the CUDA driver was initialised during the zygote's imports; its forked children could "
                            "not use CUDA, so workers are spawned instead")
+    if not _children_can_use_cuda():
+        raise RuntimeError("torch marks children forked from the zygote as unable to use CUDA (it saw the driver "
+                           "initialised); workers are spawned instead")
 
 
-def driver_loaded() -> bool:
-    """Is libcuda mapped into this process? Anything that touched the driver (cuInit) has loaded it."""
+CUDA_ERROR_NOT_INITIALIZED = 3
+
+
+def driver_initialised() -> bool:
+    """Has anything in this process called cuInit? Loading libcuda is harmless; initialising it is not.
+
+    cuDeviceGetCount answers CUDA_ERROR_NOT_INITIALIZED until cuInit has run, and initialises nothing.
+    """
+    import ctypes
+
     try:
-        return "libcuda.so" in Path("/proc/self/maps").read_text()
+        maps = Path("/proc/self/maps").read_text()
     except OSError:
         return False
+    paths = [line.split()[-1] for line in maps.splitlines() if "libcuda.so" in line and "/" in line]
+    if not paths:
+        return False
+    try:
+        count = ctypes.c_int()
+        return ctypes.CDLL(paths[0]).cuDeviceGetCount(ctypes.byref(count)) != CUDA_ERROR_NOT_INITIALIZED
+    except (OSError, AttributeError):
+        return True  # cannot tell: assume the worst
+
+
+def _children_can_use_cuda() -> bool:
+    """Fork a throwaway child and ask torch whether it considers the child poisoned for CUDA."""
+    torch = sys.modules.get("torch")
+    if torch is None:
+        return True
+    pid = os.fork()
+    if pid == 0:
+        os._exit(1 if torch.cuda._is_in_bad_fork() else 0)
+    _, status = os.waitpid(pid, 0)
+    return os.waitstatus_to_exitcode(status) == 0
 
 
 def _run_target(target: dict, argv: list[str]) -> int:
@@ -253,7 +303,8 @@ def _child(request: dict, fds: list[int], sock: socket.socket) -> None:
 def serve(sock: socket.socket, target: dict) -> None:
     started = time.perf_counter()
     _preload(target)
-    _send(sock, {"ready": True, "import_s": time.perf_counter() - started})
+    preloaded = [name for name in (*PRELOAD, *OPTIONAL_PRELOAD, target.get("module")) if name in sys.modules]
+    _send(sock, {"ready": True, "import_s": time.perf_counter() - started, "preloaded": preloaded})
     while True:
         sock.settimeout(None)
         try:

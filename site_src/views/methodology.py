@@ -65,6 +65,12 @@ def tolerance_rows(protocol: Protocol) -> list[dict[str, str]]:
     ]
 
 
+def scoring_definitions() -> str:
+    """The definitions list of validator.scoring's docstring (its paragraphs after the heading line)."""
+    paragraphs = inspect.cleandoc(scoring.__doc__ or "").split("\n\n")
+    return "\n\n".join(paragraphs[2:])
+
+
 def _speed_of_light_doc() -> str:
     try:
         import validator.speed_of_light as sol
@@ -79,7 +85,7 @@ def build(out: SiteBuild) -> None:
         protocol=PROTOCOL,
         protocol_rows=protocol_rows(PROTOCOL),
         tolerances=tolerance_rows(PROTOCOL),
-        scoring_doc=inspect.cleandoc(scoring.__doc__ or ""),
+        scoring_doc=scoring_definitions(),
         thresholds=", ".join(f"{p:g}" for p in scoring.THRESHOLDS),
         statuses=STATUS_MEANING,
         baselines=BASELINE_NAMES,

@@ -98,7 +98,7 @@ def result_table(rows: pd.DataFrame, kernels: dict[tuple[int, int], dict], probl
                 Cell(number(row.speedup_vs_compile), speedup_text(number(row.speedup_vs_compile))),
                 Cell(number(row.reference_ms), ms_text(number(row.reference_ms))),
                 Cell(number(row.kernel_ms), ms_text(number(row.kernel_ms))),
-                Cell(flags, flags),
+                Cell(flags, flags, title=str(row.flag_messages)[:500]),
                 Cell(claimed_text(kernel), claimed_text(kernel), css="kb-claimed"),
                 Cell("source" if anchor else "", "source" if anchor else "", link=anchor),
             )

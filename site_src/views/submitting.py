@@ -88,7 +88,8 @@ def schema_fields(schema: dict[str, Any]) -> list[SchemaField]:
     return rows
 
 
-def build(out: SiteBuild, schema_path: Path, maintainers_page: bool) -> None:
+def build(out: SiteBuild, schema_path: Path, hand_written: set[str]) -> None:
+    """`hand_written`: pages in site_src/pages; the guides other parts of the project write are linked if present."""
     try:
         schema = json.loads(schema_path.read_text(encoding="utf-8"))
     except (OSError, json.JSONDecodeError) as exc:
@@ -101,7 +102,8 @@ def build(out: SiteBuild, schema_path: Path, maintainers_page: bool) -> None:
         schema=schema,
         schema_uri=SCHEMA_URI,
         example=example,
-        maintainers_page=maintainers_page,
+        maintainers_page="maintainers.md" in hand_written,
+        flow_page="pull-request-flow.md" in hand_written,
         fields_slot=slot("fields"),
     )
     out.page("submitting.md", markdown, {"fields": fields_html})

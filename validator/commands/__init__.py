@@ -13,6 +13,8 @@ DEFAULT_VERB = "validate"
 VERBS: dict[str, str] = {
     "validate": "validator.commands.validate",
     "import": "validator.commands.import_run",
+    "catalogue": "validator.commands.catalogue",
+    "merge": "validator.commands.merge",
     "bot": "validator.commands.bot",
 }
 
