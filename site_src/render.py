@@ -1,4 +1,4 @@
-"""The Jinja environment of the page templates, with the number formats as filters."""
+"""The Jinja environment of the page templates."""
 
 from __future__ import annotations
 
@@ -7,8 +7,6 @@ from pathlib import Path
 from typing import Any
 
 import jinja2
-
-from site_src import tables
 
 TEMPLATES_DIR = Path(__file__).resolve().parent / "templates"
 
@@ -22,12 +20,6 @@ def environment() -> jinja2.Environment:
         trim_blocks=True,
         lstrip_blocks=True,
         keep_trailing_newline=True,
-    )
-    env.filters.update(
-        speedup=tables.speedup_text,
-        percent=tables.percent_text,
-        ms=tables.ms_text,
-        quantity=tables.quantity_text,
     )
     return env
 

@@ -340,3 +340,24 @@ def test_a_zygote_that_cannot_start_falls_back_to_spawning_and_says_so(
     final = run_stage(document, options(tmp_path, "zygote"))
     assert [p.status for p in final.problems] == [Status.CORRECT, Status.CORRECT]
     assert any("spawning instead" in note for note in final.environment.extra["launcher_notes"])
+
+
+def test_on_a_terminal_the_live_view_runs_and_the_final_table_lists_every_problem(tmp_path: Path) -> None:
+    import io
+
+    from rich.console import Console
+
+    screen = io.StringIO()
+    console = Console(file=screen, force_terminal=True, width=160)
+    document = submission(tmp_path, ["correct", "segfault"])
+    engine.run_stage(context(document, options(tmp_path, extra={"console": console})))
+    text = screen.getvalue()
+    assert "level1/1_Square_matrix_multiplication_" in text and "runtime_error" in text and "2.00x" in text
+
+
+def test_throttle_reason_bits_decode_to_names() -> None:
+    from validator import gpu_env
+
+    assert gpu_env.decode_reasons("0x0000000000000001") == ("gpu_idle",)
+    assert gpu_env.decode_reasons("0x24") == ("sw_power_cap", "sw_thermal_slowdown")
+    assert gpu_env.decode_reasons("[N/A]") == ()

@@ -261,3 +261,10 @@ def test_the_nav_leaves_out_optional_pages_until_they_exist(tmp_path):
         {"Leaderboard": "index.md"},
         {"Methodology": [{"Policy rules": "policy-rules.md"}]},
     ]
+
+
+def test_mkdocs_reports_unusable_data_as_one_error_line_without_a_traceback(tmp_path):
+    done = mkdocs_build(tmp_path / "site", KB_PROBLEMS_DIR=str(tmp_path / "no-problems"))
+    assert done.returncode != 0
+    assert "site generator: problems directory" in done.stderr
+    assert "Traceback" not in done.stderr

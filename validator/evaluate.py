@@ -17,6 +17,8 @@ from typing import Any
 
 import torch
 
+from validator.protocol import PROTOCOL
+
 _OPS = SimpleNamespace(
     abs=torch.abs,
     sub=torch.sub,
@@ -45,11 +47,8 @@ _OPS = SimpleNamespace(
 )
 CHUNK = 1 << 24
 """Elements compared per step (64 MiB of float32)."""
-PRECISION_FACTOR = 10.0
-"""A kernel's error against float64 may be this many times the fp32 reference's own error..."""
-PRECISION_FLOOR = 1e-5
-"""...or this relative (norm-wise) error, whichever is larger. fp32 re-ordered sums land near 1e-7-1e-6;
-fp16/bf16 rounding and TF32 matmuls land at 1e-4-1e-2 (tests/test_evaluate.py holds the evidence)."""
+PRECISION_FACTOR = PROTOCOL.precision_factor
+PRECISION_FLOOR = PROTOCOL.precision_floor
 
 
 @dataclass(frozen=True)

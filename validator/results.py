@@ -50,7 +50,7 @@ class Flag:
 
     code: str
     message: str
-    severity: str = "warning"  # "error" flags go with status REJECTED
+    severity: str = "warning"  # "error" flags go with REJECTED, or with INCORRECT (output-mismatch, wrong-shape, ...)
 
 
 @dataclass(frozen=True)

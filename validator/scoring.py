@@ -20,7 +20,6 @@ Definitions (the site's methodology page quotes these docstrings, so they are th
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
@@ -50,7 +49,6 @@ def fast_p_label(p: float) -> str:
     return f"fast_{p:g}"
 
 
-FAST_COLUMNS = [fast_p_label(p) for p in THRESHOLDS]
 
 
 def fast_p(speedups: Iterable[float], n: int, p: float) -> float:
@@ -232,8 +230,3 @@ def best_per_problem(aligned: pd.DataFrame) -> pd.DataFrame:
     columns = ["hardware", "baseline", "level", "problem_id", "key", "slug", "counted", "verified"]
     return best[columns].rename(columns={"counted": "speedup"}).sort_values(["hardware", "baseline", "key"])
 
-
-def geomean(values: Iterable[float]) -> float:
-    """Geometric mean of positive values; NaN for none."""
-    logs = [math.log(v) for v in values]
-    return math.exp(sum(logs) / len(logs)) if logs else math.nan

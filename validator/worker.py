@@ -172,6 +172,11 @@ class Evaluation:
         made = make_inputs(self.problem, self.seed(purpose, index), self.device, generate_on_device=self.gpu)
         return scale_floating(made, scale)
 
+    def input_scales(self) -> tuple[float, ...]:
+        """The protocol's scaled input variants, unless the problem declares the ones its maths allows
+        (a cumulative product overflows at x100): module-level INPUT_SCALES, documented in the problem."""
+        return tuple(getattr(self.problem, "INPUT_SCALES", self.protocol.input_scales))
+
     def reference_model(self) -> Any:
         from validator.problem_module import make_model
 
@@ -181,7 +186,7 @@ class Evaluation:
         from validator.evaluate import precision_references, reference_outputs, specs_of, trial_scale
 
         model = self.reference_model()
-        trial = lambda t: self.inputs("trial", t, trial_scale(self.protocol.input_scales, t))  # noqa: E731
+        trial = lambda t: self.inputs("trial", t, trial_scale(self.input_scales(), t))  # noqa: E731
         self.expected, self.container = reference_outputs(model, trial, self.protocol.correctness_trials)
         self.specs = specs_of(self.expected[0])
         if all(str(e.dtype) == "torch.float32" for e in self.expected[0]):
@@ -268,7 +273,7 @@ class Evaluation:
 
         buffers = None
         for t, expected in enumerate(self.expected):
-            pristine = self.inputs("trial", t, trial_scale(self.protocol.input_scales, t))
+            pristine = self.inputs("trial", t, trial_scale(self.input_scales(), t))
             if buffers is None:
                 buffers = clone_inputs(pristine)
             else:
