@@ -142,9 +142,11 @@ def _timing(data: dict[str, Any] | None) -> Timing | None:
     return Timing(**data) if data else None
 
 
+_PROBLEM_FIELDS = frozenset(f.name for f in fields(ProblemResult))
+
+
 def _problem(data: dict[str, Any]) -> ProblemResult:
-    known = {f.name for f in fields(ProblemResult)}
-    values = {k: v for k, v in data.items() if k in known}
+    values = {k: v for k, v in data.items() if k in _PROBLEM_FIELDS}
     values["status"] = Status(values["status"])
     for name in ("reference", "kernel", "compile_reference"):
         values[name] = _timing(values.get(name))
