@@ -145,7 +145,7 @@ def _timing(data: dict[str, Any] | None) -> Timing | None:
 _PROBLEM_FIELDS = frozenset(f.name for f in fields(ProblemResult))
 
 
-def _problem(data: dict[str, Any]) -> ProblemResult:
+def problem_from_dict(data: dict[str, Any]) -> ProblemResult:
     values = {k: v for k, v in data.items() if k in _PROBLEM_FIELDS}
     values["status"] = Status(values["status"])
     for name in ("reference", "kernel", "compile_reference"):
@@ -175,7 +175,7 @@ def from_dict(data: dict[str, Any]) -> ResultsFile:
         hardware=data["hardware"],
         environment=Environment(**env),
         protocol=data["protocol"],
-        problems=tuple(_problem(p) for p in data["problems"]),
+        problems=tuple(problem_from_dict(p) for p in data["problems"]),
         started_at=data["started_at"],
         finished_at=data["finished_at"],
         verified=data.get("verified", False),

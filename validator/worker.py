@@ -405,6 +405,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     try:
         job = read_job(Path(args[0]))
+        Path(args[0]).unlink()  # the job holds the secret seed: gone before any submitted code is imported
     except (OSError, ValueError, TypeError) as exc:
         print(f"worker: cannot read job {args[0]}: {exc}", file=sys.stderr)
         return 2
