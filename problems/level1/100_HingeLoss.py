@@ -35,8 +35,11 @@ def get_inputs():
     # A random score scale per draw: the mean over 2^28 elements is otherwise nearly the same number
     # for every seed, and a kernel returning that constant would pass.
     scale = torch.rand(()) * 2 + 0.25
-    predictions = torch.randn(batch_size, *input_shape) * scale
-    targets = torch.randint(0, 2, (batch_size, *input_shape)).float() * 2 - 1
+    # Scores have a random mean and the labels a random share of positives per draw, so the loss
+    # depends on both draws (at 2^28 elements plain draws would give the same mean every time).
+    predictions = torch.randn(batch_size, *input_shape) * scale + torch.randn(())
+    positive_share = torch.rand(()) * 0.8 + 0.1
+    targets = (torch.rand(batch_size, *input_shape) < positive_share).float() * 2 - 1
     return [predictions, targets]
 
 

@@ -62,7 +62,8 @@ out_channels = 32
 kernel_size = (3, 5, 7)
 depth = 16
 height = 64
-width = 128
+# SIZE NOTE: measured 16.82 ms eager on an H200 at 128; reduced to stay within 1-15 ms.
+width = 64
 # CPU-size variant for the catalogue check
 REDUCED_SIZES = {"batch_size": 1, "in_channels": 4, "out_channels": 4, "depth": 4, "height": 8, "width": 16}
 

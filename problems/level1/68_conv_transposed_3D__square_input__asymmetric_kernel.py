@@ -60,7 +60,8 @@ batch_size = 4
 in_channels = 32
 out_channels = 32
 kernel_size = (3, 5, 5)
-depth = 64
+# SIZE NOTE: measured 23.17 ms eager on an H200 at 64; reduced to stay within 1-15 ms.
+depth = 32
 height = 64
 width = 64
 # CPU-size variant for the catalogue check

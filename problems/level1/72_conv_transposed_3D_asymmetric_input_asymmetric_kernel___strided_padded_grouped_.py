@@ -57,7 +57,8 @@ class Model(nn.Module):
         return self.conv_transpose3d(x)
 
 
-batch_size = 16
+# SIZE NOTE: measured 23.5 ms eager on an H200 at 16; reduced to stay within 1-15 ms.
+batch_size = 8
 in_channels = 64
 out_channels = 64
 kernel_size = (3, 5, 7)

@@ -35,7 +35,11 @@ def get_inputs():
     # every seed, and a kernel returning that constant would pass.
     scale = torch.rand(()) * 2 + 0.5
     predictions = torch.randn(batch_size, *input_shape) * scale
-    targets = torch.randn(batch_size, *input_shape)
+    # The targets get their own spread and offset per draw, so the loss depends on which targets
+    # were drawn (at 2^28 elements a plain randn draw would give the same mean every time).
+    target_scale = torch.rand(()) * 2 + 0.5
+    target_offset = torch.randn(()) * 0.5
+    targets = torch.randn(batch_size, *input_shape) * target_scale + target_offset
     return [predictions, targets]
 
 

@@ -29,7 +29,8 @@ class Model(nn.Module):
         return x
 
 
-batch_size = 32
+# SIZE NOTE: measured 29.45 ms eager on an H200 at 32; reduced to stay within 1-15 ms.
+batch_size = 12
 in_channels = 32
 out_channels = 64
 D, H, W = 16, 32, 32

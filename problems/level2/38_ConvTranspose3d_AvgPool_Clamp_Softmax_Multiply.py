@@ -40,7 +40,8 @@ class Model(nn.Module):
         return x
 
 
-batch_size = 32
+# SIZE NOTE: measured 22.66 ms eager on an H200 at 32; reduced to stay within 1-15 ms.
+batch_size = 16
 in_channels = 64
 out_channels = 16
 depth, height, width = 32, 64, 64

@@ -31,7 +31,8 @@ class Model(nn.Module):
         return x
 
 
-batch_size = 32
+# SIZE NOTE: measured 26.29 ms eager on an H200 at 32; reduced to stay within 1-15 ms.
+batch_size = 12
 in_channels = 16
 out_channels = 16
 depth, height, width = 32, 64, 64

@@ -28,7 +28,8 @@ class Model(nn.Module):
         return x
 
 
-batch_size = 16
+# SIZE NOTE: measured 41.3 ms eager on an H200 at 16; reduced to stay within 1-15 ms.
+batch_size = 4
 in_channels = 32
 out_channels = 64
 depth, height, width = 32, 32, 32

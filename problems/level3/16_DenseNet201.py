@@ -93,7 +93,8 @@ class Model(nn.Module):
         return self.classifier(x)
 
 
-batch_size = 10
+# SIZE NOTE: measured 16.57 ms eager on an H200 at 10; reduced to stay within 1-15 ms.
+batch_size = 8
 image_size = 224
 growth_rate = 32
 num_classes = 1000

@@ -38,6 +38,7 @@ input_size = 128
 hidden_size = 256
 num_layers = 6
 REDUCED_SIZES = {"batch_size": 2, "sequence_length": 16, "input_size": 16, "hidden_size": 32, "num_layers": 2}  # CPU size
+CATALOGUE_EXEMPT = {"ignores-input": "the initial hidden state decays through 256 sequential steps, so at full size the final output no longer depends on it at the fp32 tolerance; kept because that is the architecture the problem names (at the reduced size the dependence is checked and holds)"}
 
 
 def get_inputs():

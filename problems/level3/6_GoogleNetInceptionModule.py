@@ -42,7 +42,8 @@ class Model(nn.Module):
         return torch.cat(outputs, 1)
 
 
-batch_size = 10
+# SIZE NOTE: measured 16.5 ms eager on an H200 at 10; reduced to stay within 1-15 ms.
+batch_size = 8
 in_channels = 480
 out_1x1 = 192
 reduce_3x3 = 96
