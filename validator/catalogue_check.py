@@ -322,7 +322,10 @@ def check_problem(problem: Problem, spec: CheckSpec, shown: str | None = None) -
         message = f"one reduced forward takes {forward_ms:.0f} ms; the target is < {limit * 1e3:.0f} ms"
         issues.append(("reduced-slow", message, Severity.WARNING))
     measured: dict[str, Any] = {}
-    if spec.measure and module is not None and not any(s == Severity.ERROR for _, _, s in issues):
+    exempt = getattr(module, "CATALOGUE_EXEMPT", None)
+    exempt = exempt if isinstance(exempt, dict) else {}
+    blocking = [code for code, _, severity in issues if severity == Severity.ERROR and code not in exempt]
+    if spec.measure and module is not None and not blocking:  # a kept problem is still measured
         issues += _measure_issues(module, spec, measured)
     findings, status = _findings(issues, module, problem.key, shown)
     return ProblemCheck(

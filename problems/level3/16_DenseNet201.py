@@ -93,8 +93,10 @@ class Model(nn.Module):
         return self.classifier(x)
 
 
-# SIZE NOTE: measured 16.57 ms eager on an H200 at 10; reduced to stay within 1-15 ms.
-batch_size = 8
+# SIZE NOTE: about 17 ms eager on an H200 at batch 10 and 18 ms at batch 8: some 200 layers of small
+# kernels make the eager reference launch-bound, so a smaller batch does not shorten it. Kept above 15 ms
+# because the name fixes the depth.
+batch_size = 10
 image_size = 224
 growth_rate = 32
 num_classes = 1000
