@@ -18,12 +18,7 @@ cd "$(dirname "$0")/.."
 out="${OUT:-catalogue-full-out}"
 mkdir -p "$out"
 export PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}"
-kb() {  # kb-validate, with the catalogue verb registered even where the verb list lacks it
-    python -c 'import sys
-from validator import cli, commands
-commands.VERBS.setdefault("catalogue", "validator.commands.catalogue")
-sys.exit(cli.main(sys.argv[1:]))' "$@"
-}
+kb() { python3 -m validator "$@"; }
 
 started=$(date +%s)
 kb catalogue check "${CATALOGUE_MODE:---full}" --json "$out/catalogue-full.json" --log "$out/worker.log" \

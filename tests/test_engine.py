@@ -11,6 +11,7 @@ from engine_kit import EXAMPLES, FAKE_WORKER, context, fake_kernel, make_submiss
 
 from validator import engine, results
 from validator.findings import Finding, StageOutcome, StageStatus, UserError
+from validator.kernel_names import own_kernel_names
 from validator.results import Status
 from validator.scheduler import Device, SchedulerConfig, run_all
 from validator.stages import RunOptions
@@ -209,7 +210,7 @@ def test_kernel_names_come_from_cuda_globals_and_triton_decorators() -> None:
         "@triton.autotune(configs=[], key=[])\n@triton.jit\ndef tuned(x):\n    pass\n"
         "def helper():\n    pass\n"
     )
-    assert engine.own_kernel_names(source) == ("add_kernel", "scale_rows", "tiled", "tuned")
+    assert own_kernel_names(source) == ("add_kernel", "scale_rows", "tiled", "tuned")
 
 
 def test_per_problem_seeds_depend_on_the_run_secret_and_the_problem() -> None:

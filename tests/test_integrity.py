@@ -17,10 +17,10 @@ from validator.integrity import (
     changed_names,
     is_own_kernel,
     kernel_base_name,
-    own_kernel_names,
     snapshot,
     summarize_trace,
 )
+from validator.kernel_names import own_kernel_names
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "submissions" / "kernelbench-team-examples"
 

@@ -6,6 +6,8 @@ import os
 import tempfile
 from pathlib import Path
 
+from validator.findings import UserError
+
 
 def write_text_atomic(path: Path, text: str) -> None:
     """Write to a temporary file beside `path`, fsync, then rename over it (atomic on POSIX)."""
@@ -20,3 +22,13 @@ def write_text_atomic(path: Path, text: str) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def check_writable_target(path: Path | None, flag: str) -> None:
+    """Fail before any work if an output file named by `flag` could not be written, so no run is wasted."""
+    if path is None:
+        return
+    if path.is_dir():
+        raise UserError(f"{flag} {path}: is a directory; expected a file name")
+    if not path.parent.is_dir():
+        raise UserError(f"{flag} {path}: directory {path.parent} does not exist")

@@ -8,12 +8,10 @@ for the same hashes and protocol, run the rest (`scheduler`), and write
 
 from __future__ import annotations
 
-import ast
 import dataclasses
 import hashlib
 import hmac
 import os
-import re
 import secrets
 import threading
 from collections.abc import Callable, Sequence
@@ -24,6 +22,7 @@ from typing import TYPE_CHECKING
 from validator import build, gpu_env, progress, results, sharding
 from validator.findings import Finding, Severity, UserError
 from validator.jobs import Job
+from validator.kernel_names import own_kernel_names
 from validator.machine import Machine
 from validator.protocol import PROTOCOL
 from validator.results import Flag, ProblemResult, ResultsFile, Status
@@ -33,9 +32,6 @@ if TYPE_CHECKING:
     from validator.stages import RunOptions, StageContext
 
 STAGE = "evaluate"
-CUDA_GLOBAL = re.compile(r"__global__\s+[\w:<>,\s*&]*?\b(\w+)\s*\(")
-LAUNCH_BOUNDS = re.compile(r"__launch_bounds__\s*\([^)]*\)")
-TRITON_DECORATORS = {"jit", "autotune", "heuristics"}
 ERROR_CODES = {Status.INCORRECT, Status.RUNTIME_ERROR, Status.TIMEOUT, Status.OOM, Status.NOT_RUN}
 
 
@@ -72,23 +68,6 @@ def _visible_id(index: int) -> str:
     except (AttributeError, RuntimeError):
         mask = [part for part in os.environ.get("CUDA_VISIBLE_DEVICES", "").split(",") if part.strip()]
         return mask[index] if index < len(mask) else str(index)
-
-
-def own_kernel_names(source: str) -> tuple[str, ...]:
-    """Names of the kernels a submission defines (CUDA `__global__`, Triton `@triton.jit`), for attribution."""
-    names = set(CUDA_GLOBAL.findall(LAUNCH_BOUNDS.sub(" ", source)))
-    try:
-        tree = ast.parse(source)
-    except (SyntaxError, ValueError):
-        tree = None
-    for node in ast.walk(tree) if tree else ():
-        if isinstance(node, ast.FunctionDef):
-            for decorator in node.decorator_list:
-                target = decorator.func if isinstance(decorator, ast.Call) else decorator
-                name = target.attr if isinstance(target, ast.Attribute) else getattr(target, "id", "")
-                if name in TRITON_DECORATORS:
-                    names.add(node.name)
-    return tuple(sorted(names))
 
 
 def job_seed(secret: bytes, key: str) -> int:

@@ -20,8 +20,7 @@ from pathlib import Path
 
 from validator import sandbox
 from validator.jobs import Job, write_job
-from validator.results import Flag, ProblemResult, Status
-from validator.results import problem_from_dict
+from validator.results import Flag, ProblemResult, Status, problem_from_dict
 from validator.zygote import Target, Zygote, ZygoteError
 
 WORKER = Target(module="validator.worker")

@@ -23,7 +23,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from validator.atomic import write_text_atomic
+from validator.atomic import check_writable_target, write_text_atomic
 from validator.catalogue import Catalogue, Problem, load_catalogue
 from validator.catalogue_check import CheckSpec, ProblemCheck
 from validator.catalogue_worker import default_log_path, run_in_process, run_isolated
@@ -84,7 +84,7 @@ def select(catalogue: Catalogue, only: list[str] | None) -> list[Problem]:
 def _check(args: argparse.Namespace, out: Console, err: Console) -> int:
     import torch
 
-    _writable(args.json, "--json")
+    check_writable_target(args.json, "--json")
     torch.set_num_threads(max(1, args.threads))
     mode = args.mode or ("full" if torch.cuda.is_available() else "reduced")
     if mode == "full" and not torch.cuda.is_available():
@@ -200,15 +200,6 @@ def _read_check_report(path: Path) -> dict[str, Any]:
     if not data.get("hardware"):
         raise UserError(f"--measurements {path}: $.hardware is empty; only a --full run on a GPU has timings")
     return data
-
-
-def _writable(path: Path | None, flag: str) -> None:
-    if path is None:
-        return
-    if path.is_dir():
-        raise UserError(f"{flag} {path}: is a directory; expected a file name")
-    if not path.parent.is_dir():
-        raise UserError(f"{flag} {path}: directory {path.parent} does not exist")
 
 
 def _now() -> str:

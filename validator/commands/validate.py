@@ -10,7 +10,7 @@ from pathlib import Path
 
 from rich.console import Console
 
-from validator.atomic import write_text_atomic
+from validator.atomic import check_writable_target, write_text_atomic
 from validator.catalogue import load_catalogue
 from validator.findings import UserError
 from validator.machine import probe
@@ -45,16 +45,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="who produced the results (runner, workflow, run_id, commit); repeatable")
     parser.add_argument("--verified", action="store_true",
                         help="mark the results verified (a maintainer's runner; needs --provenance)")
-
-
-def _check_output_target(path: Path | None, flag: str) -> None:
-    """Fail before any work if a report could not be written, so a long run is not wasted."""
-    if path is None:
-        return
-    if path.is_dir():
-        raise UserError(f"{flag} {path}: is a directory; expected a file name")
-    if not path.parent.is_dir():
-        raise UserError(f"{flag} {path}: directory {path.parent} does not exist")
 
 
 ARCH = re.compile(r"^\d{1,2}\.\d[af]?$")
@@ -119,8 +109,8 @@ def run_options(args: argparse.Namespace, out: Console) -> RunOptions:
 
 
 def execute(args: argparse.Namespace, out: Console, err: Console) -> int:
-    _check_output_target(args.json, "--json")
-    _check_output_target(args.markdown, "--markdown")
+    check_writable_target(args.json, "--json")
+    check_writable_target(args.markdown, "--markdown")
     options = run_options(args, out)
     catalogue = load_catalogue(args.problems_dir)
     machine = probe()
