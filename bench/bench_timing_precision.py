@@ -41,8 +41,8 @@ def identity_kernel(problem: str, workdir: Path) -> Path:
 
 def run_worker(problem: str, kernel: Path, workdir: Path, seed: int, extensions: Path) -> dict:
     sys.path.insert(0, str(REPO))
-    from validator.integrity import own_kernel_names
     from validator.jobs import Job, write_job
+    from validator.kernel_names import own_kernel_names
     from validator.protocol import PROTOCOL
 
     level, rest = problem.split("/")

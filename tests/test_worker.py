@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from validator import worker
-from validator.integrity import own_kernel_names
 from validator.jobs import Job, write_job
+from validator.kernel_names import own_kernel_names
 from validator.protocol import PROTOCOL
 from validator.results import Status, _problem
 

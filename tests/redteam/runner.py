@@ -82,8 +82,8 @@ def caught(case: Case, outcome: Outcome, mode: str) -> bool:
 
 def write_job(case: Case, workdir: Path, mode: str) -> tuple[Path, Path]:
     """Copy the case's kernel to workdir/kernel.py and write the Job the engine would write for it."""
-    from validator.integrity import own_kernel_names
     from validator.jobs import Job, write_job
+    from validator.kernel_names import own_kernel_names
     from validator.protocol import PROTOCOL
 
     workdir.mkdir(parents=True, exist_ok=True)
