@@ -17,7 +17,7 @@ from validator import worker
 from validator.jobs import Job, write_job
 from validator.kernel_names import own_kernel_names
 from validator.protocol import PROTOCOL
-from validator.results import Status, _problem
+from validator.results import Status, problem_from_dict
 
 REPO = Path(__file__).resolve().parent.parent
 EXAMPLES = REPO / "submissions" / "kernelbench-team-examples"
@@ -70,7 +70,7 @@ def test_the_example_triton_kernels_pass_every_check_in_cpu_interpret_mode(tmp_p
         assert [f for f in data["flags"] if f["severity"] != "info"] == [], name
         assert data["key"] == problem and data["max_abs_error"] is not None
         assert {f["code"] for f in data["flags"]} >= {"precision-check", "gpu-checks-skipped"}
-        result = _problem(data)  # the engine reads it back with the results module
+        result = problem_from_dict(data)  # the engine reads it back with the results module
         assert result.status is Status.CORRECT and result.reference is None
 
 
