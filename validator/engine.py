@@ -13,13 +13,14 @@ import hashlib
 import hmac
 import os
 import secrets
+import tempfile
 import threading
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from validator import build, gpu_env, progress, results, sharding
+from validator import build, compile_baseline, gpu_env, progress, results, sharding
 from validator.findings import Finding, Severity, UserError
 from validator.jobs import Job
 from validator.kernel_names import own_kernel_names
@@ -195,6 +196,37 @@ def evaluate(
     return final
 
 
+def with_compile_baseline(
+    final: ResultsFile, planned: Sequence[tuple[WorkItem, ProblemResult | None]], config: SchedulerConfig,
+    cache: Path, torch_version: str,
+) -> ResultsFile:
+    """Time the torch.compile'd reference of every measured problem not cached for this torch and protocol,
+    then set each kernel's result beside it (`compile_baseline`)."""
+    version = PROTOCOL.version
+    entries = compile_baseline.load_cache(cache)
+    measured = {r.key for r in final.problems if r.kernel is not None}
+    todo = [item for item, _ in planned if item.job.key in measured
+            and not compile_baseline.usable(entries.get(item.job.problem_sha256), torch_version, version)]
+    if todo:
+        collected: list[ProblemResult] = []
+        with tempfile.TemporaryDirectory(prefix="kb-compile-baseline-") as tmp:
+            items = []
+            for item in todo:
+                kernel, sha = compile_baseline.write_kernel(Path(tmp), item.job.key, item.job.problem_path)
+                job = dataclasses.replace(item.job, kernel_path=str(kernel), kernel_sha256=sha,
+                                          backend=compile_baseline.BACKEND, own_kernel_names=())
+                # Inductor compiles in-process: the sandbox's process limit would starve its worker pool.
+                items.append(WorkItem(job, kernel.name, {**item.env, "TORCHINDUCTOR_COMPILE_THREADS": "1"}))
+            run_all(items, config, on_result=collected.append)
+        for result in collected:
+            entry = compile_baseline.cache_entry(result, torch_version, version)
+            if entry is not None:
+                entries[result.problem_sha256] = entry
+        compile_baseline.save_cache(cache, entries)
+    current = {sha: e for sha, e in entries.items() if compile_baseline.usable(e, torch_version, version)}
+    return dataclasses.replace(final, problems=compile_baseline.attach(final.problems, current))
+
+
 def findings_for(final: ResultsFile, path: Path) -> list[Finding]:
     """Problems that did not come out correct, and where the record was written."""
     findings = []
@@ -263,6 +295,9 @@ def run_stage(context: StageContext) -> list[Finding]:
     console = options.extra.get("console")
     with gpu_env.ClockSampler(visible) as sampler, progress.EvaluationView(console, len(planned)) as view:
         final = evaluate(planned, header, path, config, force=options.force, view=view)
+    if options.extra.get("compile_baseline"):
+        cache = compile_baseline.cache_path(options.results_dir, hardware)
+        final = with_compile_baseline(final, planned, config, cache, machine.torch_version)
     network_open = any(f.code == "sandbox-network-open" for r in final.problems for f in r.flags)
     environment = final.environment
     environment = dataclasses.replace(environment, extra={

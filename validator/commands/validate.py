@@ -45,6 +45,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="who produced the results (runner, workflow, run_id, commit); repeatable")
     parser.add_argument("--verified", action="store_true",
                         help="mark the results verified (a maintainer's runner; needs --provenance)")
+    parser.add_argument("--compile-baseline", action="store_true",
+                        help="also time torch.compile of each reference (cached per hardware and problem hash)")
 
 
 ARCH = re.compile(r"^\d{1,2}\.\d[af]?$")
@@ -96,6 +98,7 @@ def run_options(args: argparse.Namespace, out: Console) -> RunOptions:
     extra: dict[str, object] = {
         "timeout_scale": args.timeout_scale, "launcher": args.launcher, "console": out,
         "provenance": _provenance(args.provenance, args.verified), "verified": args.verified,
+        "compile_baseline": args.compile_baseline,
     }
     if args.cache_dir is not None:
         extra["cache_dir"] = args.cache_dir

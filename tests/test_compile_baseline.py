@@ -1,0 +1,79 @@
+"""The torch.compile baseline: generated kernels, the per-hardware cache, and speedups against it."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+
+import torch
+from engine_kit import context, fake_kernel, make_submission
+
+from tests.conftest import REPO
+from tests.test_engine import options
+from validator import compile_baseline, engine, results
+from validator.results import ProblemResult, Status, Timing
+
+RELU = REPO / "problems" / "level1" / "19_ReLU.py"
+
+
+def _result(sha: str, kernel_ms: float | None) -> ProblemResult:
+    kernel = Timing(kernel_ms, kernel_ms, kernel_ms, kernel_ms, 10) if kernel_ms else None
+    return ProblemResult("level1/19_ReLU", 1, 19, sha, "k.py", "k" * 64, "cuda", Status.CORRECT, kernel=kernel)
+
+
+def test_the_generated_kernel_is_the_reference_model_with_a_compiled_forward(tmp_path, monkeypatch):
+    monkeypatch.setattr(torch, "compile", lambda fn, **kwargs: fn)  # compiling is the GPU run's business
+    path, sha = compile_baseline.write_kernel(tmp_path, "level1/19_ReLU", str(RELU))
+    spec = importlib.util.spec_from_file_location("generated_baseline", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    x = torch.randn(4, 8)
+    assert torch.equal(module.ModelNew()(x), torch.relu(x))
+    assert len(sha) == 64 and "level1/19_ReLU" in path.read_text()
+
+
+def test_speedups_against_the_compiled_reference_use_the_cached_median():
+    entries = {"a" * 64: {"compiled": {"median": 3.0, "q1": 2.9, "q3": 3.1, "minimum": 2.8, "n": 9}}}
+    attached = compile_baseline.attach([_result("a" * 64, 1.5), _result("b" * 64, 1.0), _result("a" * 64, None)],
+                                       entries)
+    assert attached[0].speedup_vs_compile == 2.0 and attached[0].compile_reference.median == 3.0
+    assert attached[1].speedup_vs_compile is None
+    assert attached[2].speedup_vs_compile is None
+
+
+def test_a_cached_timing_counts_only_for_its_torch_and_protocol():
+    entry = {"torch": "2.11.0", "protocol_version": "1"}
+    assert compile_baseline.usable(entry, "2.11.0", "1")
+    assert not compile_baseline.usable(entry, "2.12.0", "1")
+    assert not compile_baseline.usable(entry, "2.11.0", "2")
+    assert not compile_baseline.usable(None, "2.11.0", "1")
+
+
+def test_an_unreadable_cache_is_an_empty_cache(tmp_path):
+    path = tmp_path / "torch-compile.json"
+    path.write_text("{broken")
+    assert compile_baseline.load_cache(path) == {}
+    path.write_text(json.dumps({"cache_version": 99, "entries": {"x": {}}}))
+    assert compile_baseline.load_cache(path) == {}
+
+
+def test_the_engine_measures_the_baseline_once_and_reuses_it(tmp_path: Path):
+    kernels = {"a.py": (1, 19, "triton", fake_kernel("correct")), "b.py": (1, 23, "triton", fake_kernel("correct"))}
+    document = make_submission(tmp_path, kernels)
+    opts = options(tmp_path, extra={"compile_baseline": True})
+    engine.run_stage(context(document, opts))
+    hardware_dir = next(p for p in opts.results_dir.iterdir() if p.is_dir())
+    final = results.load(hardware_dir / "engine-test.json")
+    assert [p.speedup_vs_compile for p in final.problems] == [1.5, 1.5]  # compiled 1.5 ms, kernel 1.0 ms
+    cache = compile_baseline.cache_path(opts.results_dir, hardware_dir.name)
+    entries = json.loads(cache.read_text())["entries"]
+    assert {e["key"] for e in entries.values()} == {"level1/19_ReLU", "level1/23_Softmax"}
+
+    for entry in entries.values():  # mark the cache: a second run must read it, not measure again
+        entry["compiled"]["median"] = 3.0
+    cache.write_text(json.dumps({"cache_version": 1, "entries": entries}))
+    forced = options(tmp_path, force=True, extra={"compile_baseline": True})
+    engine.run_stage(context(document, forced))
+    again = results.load(hardware_dir / "engine-test.json")
+    assert [p.speedup_vs_compile for p in again.problems] == [3.0, 3.0]
