@@ -43,7 +43,7 @@ def test_speedups_against_the_compiled_reference_use_the_cached_median():
 
 
 def test_a_cached_timing_counts_only_for_its_torch_and_protocol():
-    entry = {"torch": "2.11.0", "protocol_version": "1"}
+    entry = {"torch": "2.11.0", "protocol_version": "1", "compiled": {}}
     assert compile_baseline.usable(entry, "2.11.0", "1")
     assert not compile_baseline.usable(entry, "2.12.0", "1")
     assert not compile_baseline.usable(entry, "2.11.0", "2")
@@ -77,3 +77,39 @@ def test_the_engine_measures_the_baseline_once_and_reuses_it(tmp_path: Path):
     engine.run_stage(context(document, forced))
     again = results.load(hardware_dir / "engine-test.json")
     assert [p.speedup_vs_compile for p in again.problems] == [3.0, 3.0]
+
+
+def test_a_failed_baseline_run_is_a_flag_on_the_kernels_result_not_a_timing():
+    failed = ProblemResult("level1/19_ReLU", 1, 19, "a" * 64, "g.py", "g" * 64, "torch-compile", Status.REJECTED,
+                           error="a call of ModelNew replaced torch.nn.Module.__init__")
+    entry = compile_baseline.cache_entry(failed, "2.11.0", "1")
+    assert "compiled" not in entry and "Module.__init__" in entry["error"]
+    assert not compile_baseline.usable(entry, "2.11.0", "1") and compile_baseline.current(entry, "2.11.0", "1")
+    (attached,) = compile_baseline.attach([_result("a" * 64, 1.0)], {"a" * 64: entry})
+    assert attached.speedup_vs_compile is None
+    assert [f.code for f in attached.flags] == ["compile-baseline-failed"]
+    assert "rejected" in attached.flags[0].message
+
+
+def test_the_real_worker_accepts_the_generated_baseline_on_cpu(tmp_path: Path):
+    """torch.compile patches nn.Module on its first call; the worker must not read that as tampering."""
+    import dataclasses
+
+    from validator import build
+    from validator.scheduler import Device, SchedulerConfig, WorkItem, run_all
+
+    source = (REPO / "submissions" / "kernelbench-team-examples" / "level1_23_softmax_triton.py").read_text()
+    document = make_submission(tmp_path, {"softmax.py": (1, 23, "triton", source)})
+    opts = options(tmp_path, "spawn", extra={"worker_target": engine.WORKER, "timeout_scale": 1.0})
+    stage_context = context(document, opts)
+    planned = engine.plan(stage_context, build.toolchain(stage_context.machine, opts), b"s" * 32, True)
+    item = planned[0][0]
+    kernel, sha = compile_baseline.write_kernel(tmp_path, item.job.key, item.job.problem_path)
+    job = dataclasses.replace(item.job, kernel_path=str(kernel), kernel_sha256=sha,
+                              backend=compile_baseline.BACKEND, own_kernel_names=())
+    config = SchedulerConfig((Device("cpu", ""),), 300, target=engine.WORKER, launcher="spawn",
+                             probe_after_crash=False, base_env={"TRITON_INTERPRET": "1"})
+    seen: list[ProblemResult] = []
+    run_all([WorkItem(job, kernel.name, {**item.env, "TORCHINDUCTOR_COMPILE_THREADS": "1"})], config,
+            on_result=seen.append)
+    assert seen[0].status == Status.CORRECT, (seen[0].error, seen[0].flags)

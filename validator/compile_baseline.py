@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from validator.atomic import write_text_atomic
-from validator.results import ProblemResult, Status, Timing
+from validator.results import Flag, ProblemResult, Status, Timing
 
 BACKEND = "torch-compile"
 CACHE_VERSION = 1
@@ -79,29 +79,40 @@ def write_kernel(directory: Path, key: str, problem_path: str) -> tuple[Path, st
     return path, hashlib.sha256(source.encode()).hexdigest()
 
 
-def cache_entry(result: ProblemResult, torch_version: str, protocol_version: str) -> dict[str, Any] | None:
-    """What to remember of a baseline run: its timing when it came out right, nothing otherwise."""
-    if result.status not in (Status.CORRECT, Status.NEEDS_REVIEW) or result.kernel is None:
-        return None
-    return {
-        "key": result.key,
-        "compiled": dataclasses.asdict(result.kernel),
-        "eager": dataclasses.asdict(result.reference) if result.reference else None,
-        "torch": torch_version,
-        "protocol_version": protocol_version,
-        "measured_at": datetime.now(UTC).isoformat(timespec="seconds"),
+def cache_entry(result: ProblemResult, torch_version: str, protocol_version: str) -> dict[str, Any]:
+    """What to remember of a baseline run: its timing when it came out right, else its status and error
+    (shown as a flag on the kernels' results, and tried again on the next run)."""
+    entry: dict[str, Any] = {
+        "key": result.key, "status": result.status.value, "torch": torch_version,
+        "protocol_version": protocol_version, "measured_at": datetime.now(UTC).isoformat(timespec="seconds"),
     }
+    if result.status in (Status.CORRECT, Status.NEEDS_REVIEW) and result.kernel is not None:
+        entry["compiled"] = dataclasses.asdict(result.kernel)
+        entry["eager"] = dataclasses.asdict(result.reference) if result.reference else None
+    else:
+        codes = ", ".join(f.code for f in result.flags if f.severity == "error")
+        entry["error"] = (result.error.splitlines()[0] if result.error else "") + (f" [{codes}]" if codes else "")
+    return entry
 
 
-def usable(entry: dict[str, Any] | None, torch_version: str, protocol_version: str) -> bool:
-    """A cached timing counts only for the torch and protocol it was measured under."""
+def current(entry: dict[str, Any] | None, torch_version: str, protocol_version: str) -> bool:
+    """Whether an entry was made under this torch and protocol (a timing from another counts for nothing)."""
     return bool(entry) and entry.get("torch") == torch_version and entry.get("protocol_version") == protocol_version
 
 
+def usable(entry: dict[str, Any] | None, torch_version: str, protocol_version: str) -> bool:
+    """A cached timing, measured under this torch and protocol."""
+    return current(entry, torch_version, protocol_version) and "compiled" in (entry or {})
+
+
 def attach(problems: Sequence[ProblemResult], entries: dict[str, dict[str, Any]]) -> tuple[ProblemResult, ...]:
-    """Every measured kernel result gets the compiled reference's timing and the speedup against it."""
+    """Every measured kernel result gets the compiled reference's timing and the speedup against it, or a
+    flag saying why there is none. `entries` holds only entries current for this torch and protocol."""
     def with_baseline(result: ProblemResult) -> ProblemResult:
         entry = entries.get(result.problem_sha256)
+        if entry and "compiled" not in entry:
+            message = f"the torch.compile baseline did not run cleanly: {entry.get('status')}: {entry.get('error', '')}"
+            return dataclasses.replace(result, flags=(*result.flags, Flag("compile-baseline-failed", message, "info")))
         if not entry or result.kernel is None or result.kernel.median <= 0:
             return result
         compiled = Timing(**entry["compiled"])

@@ -219,11 +219,9 @@ def with_compile_baseline(
                 items.append(WorkItem(job, kernel.name, {**item.env, "TORCHINDUCTOR_COMPILE_THREADS": "1"}))
             run_all(items, config, on_result=collected.append)
         for result in collected:
-            entry = compile_baseline.cache_entry(result, torch_version, version)
-            if entry is not None:
-                entries[result.problem_sha256] = entry
+            entries[result.problem_sha256] = compile_baseline.cache_entry(result, torch_version, version)
         compile_baseline.save_cache(cache, entries)
-    current = {sha: e for sha, e in entries.items() if compile_baseline.usable(e, torch_version, version)}
+    current = {sha: e for sha, e in entries.items() if compile_baseline.current(e, torch_version, version)}
     return dataclasses.replace(final, problems=compile_baseline.attach(final.problems, current))
 
 

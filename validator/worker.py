@@ -144,6 +144,9 @@ class Evaluation:
         for name in ("triton", "triton.language", "torch.utils.cpp_extension", "torch._dynamo"):
             with contextlib.suppress(ImportError):  # libraries' import-time work happens before the watchers
                 importlib.import_module(name)  # (torch._dynamo rebinds torch.manual_seed; the profiler loads it)
+        if self.job.backend == "torch-compile":  # dynamo patches nn.Module on its first call; the baseline is
+            from torch._dynamo.mutation_guard import install_generation_tagging_init  # trusted, so let that
+            install_generation_tagging_init()  # happen before the watchers look, not read it as tampering
         integrity.force_full_precision()
         self.l2 = None
         if self.gpu:
