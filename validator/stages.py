@@ -54,14 +54,6 @@ class Stage:
     run: Callable[[StageContext], list[Finding]]
 
 
-def _not_built(feature: str) -> Callable[[Machine, RunOptions], str | None]:
-    return lambda machine, options: f"{feature} is not part of this validator version yet"
-
-
-def _never(context: StageContext) -> list[Finding]:
-    raise AssertionError("stage reported unavailable but was run")
-
-
 def _stage_module(name: str) -> ModuleType:
     return importlib.import_module(f"validator.{name}")
 
@@ -74,7 +66,7 @@ def _lazy_stage(name: str, module: str) -> Stage:
     )
 
 
-# Filled in by the policy, build and evaluation modules as they land; order is execution order.
+# Order is execution order.
 LATER_STAGES: list[Stage] = [
     _lazy_stage("policy", "policy"),
     _lazy_stage("build", "build"),
