@@ -148,6 +148,13 @@ def test_refilled_inputs_keep_their_identity_and_take_the_new_values():
     assert buffers[0] is first and torch.equal(first, torch.ones(3))
 
 
+def test_refilled_scalar_inputs_take_each_trials_value():
+    """A Python scalar input (level1/5's `s`) differs per trial; the kernel must see the reference's value."""
+    buffers = [torch.zeros(3), 0.5]
+    refill_inputs(buffers, [torch.ones(3), 2.25])
+    assert buffers[1] == 2.25
+
+
 def test_released_reference_outputs_are_poisoned():
     floats, ints = torch.ones(3), torch.ones(3, dtype=torch.int32)
     poison([floats, ints])

@@ -101,10 +101,13 @@ def clone_inputs(inputs: Sequence[Any]) -> list[Any]:
 
 def refill_inputs(buffers: list[Any], values: Sequence[Any]) -> None:
     """Copy a trial's values into the previous trial's input tensors: same objects, same addresses, new
-    values, so a kernel that caches outputs by input identity returns a stale answer and fails."""
-    for buffer, value in zip(buffers, values, strict=True):
+    values, so a kernel that caches outputs by input identity returns a stale answer and fails. Non-tensor
+    inputs (a Python float scale, say) are replaced by the trial's value, as the reference saw it."""
+    for i, (buffer, value) in enumerate(zip(buffers, values, strict=True)):
         if isinstance(buffer, torch.Tensor):
             buffer.copy_(value)
+        else:
+            buffers[i] = value
 
 
 def poison(obj: Any) -> None:
