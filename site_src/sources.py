@@ -25,6 +25,7 @@ SCHEMA_PATH = REPO_ROOT / "validator" / "schema" / "submission-v1.schema.json"
 SLUG = re.compile(r"^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$")
 """The submission schema's slug pattern; slugs and hardware keys become paths of the built site."""
 HARDWARE = re.compile(r"^[a-z0-9][a-z0-9-]{0,99}$")
+SHARD_FILE = re.compile(r"\.shard-[0-9]+-of-[0-9]+\.json$")
 
 
 class SiteDataError(Exception):
@@ -98,11 +99,15 @@ def _read_json(path: Path) -> Any:
 
 
 def load_results_dir(results_dir: Path) -> tuple[ResultsFile, ...]:
-    """Every `results/<hardware>/<slug>.json`; none when the directory does not exist yet."""
+    """Every `results/<hardware>/<slug>.json`; none when the directory does not exist yet. A shard's file
+    (`<slug>.shard-I-of-N.json`, the resume state of a split run) is not a result until `kb-validate merge`
+    has combined all N: a part of a run would rank as if its unmeasured problems had failed."""
     if not results_dir.is_dir():
         return ()
     loaded = []
     for path in sorted(results_dir.glob("*/*.json")):
+        if SHARD_FILE.search(path.name):
+            continue
         try:
             results = load(path)
         except (OSError, ValueError, KeyError, TypeError) as exc:

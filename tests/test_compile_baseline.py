@@ -92,10 +92,11 @@ def test_a_failed_baseline_run_is_a_flag_on_the_kernels_result_not_a_timing():
 
 
 def test_the_real_worker_accepts_the_generated_baseline_on_cpu(tmp_path: Path):
-    """torch.compile patches nn.Module on its first call; the worker must not read that as tampering."""
+    """torch.compile patches nn.Module on its first call; the worker must not read that as tampering. The
+    warm-up fills the kernel's inductor cache first, and ends as a warm-up, never as a measurement."""
     import dataclasses
 
-    from validator import build
+    from validator import build, warmup
     from validator.scheduler import Device, SchedulerConfig, WorkItem, run_all
 
     source = (REPO / "submissions" / "kernelbench-team-examples" / "level1_23_softmax_triton.py").read_text()
@@ -109,7 +110,12 @@ def test_the_real_worker_accepts_the_generated_baseline_on_cpu(tmp_path: Path):
                               backend=compile_baseline.BACKEND, own_kernel_names=())
     config = SchedulerConfig((Device("cpu", ""),), 300, target=engine.WORKER, launcher="spawn",
                              probe_after_crash=False, base_env={"TRITON_INTERPRET": "1"})
+    work = WorkItem(job, kernel.name, build.worker_cache_env(tmp_path / "cache", job.backend))
+    warmed = warmup.warm([work, planned[0][0]], config, concurrency=2)  # the Triton kernel needs no warm-up
+    assert (warmed.count, warmed.failed, warmed.per_device) == (1, {}, 2)
+    inductor_cache = Path(work.env["TORCHINDUCTOR_CACHE_DIR"])
+    assert any(inductor_cache.rglob("*.py")), "the warm-up left no compiled graph in the inductor cache"
     seen: list[ProblemResult] = []
-    run_all([WorkItem(job, kernel.name, {**item.env, "TORCHINDUCTOR_COMPILE_THREADS": "1"})], config,
-            on_result=seen.append)
+    run_all([work], config, on_result=seen.append)
     assert seen[0].status == Status.CORRECT, (seen[0].error, seen[0].flags)
+    assert not any(f.code == "warm-up" for f in seen[0].flags)

@@ -88,6 +88,25 @@ def test_the_trace_summary_splits_own_and_library_time_and_skips_the_marker():
     assert summarize_trace(moved, ("softmax_rows",)).streams == (7, 13)
 
 
+@pytest.mark.parametrize(("name", "suspect"), [
+    ("softmax_rows", True),  # the submission's own kernel
+    ("triton_poi_fused_relu_0", True),  # a Triton kernel (torch.compile's, or an unnamed one)
+    ("void at::native::vectorized_elementwise_kernel<4, float>(int)", True),  # a PyTorch op
+    ("Memcpy DtoD (Device -> Device)", True),
+    ("sm90_xmma_dgrad_implicit_gemm_f32f32_tf32f32_f32_nhwckrsc_nchw", False),  # cuDNN's internal stream
+    ("void cudnn::engines_precompiled::nchwToNhwcKernel<float>(cudnn::params)", False),
+    ("elemWiseRNNcell<float, float, float, 0, (cudnnRNNBiasMode_t)2>", False),
+    ("void cutlass::Kernel<cutlass_80_tensorop_s1688gemm_flat::Params>(Params)", False),
+])
+def test_side_stream_work_is_suspect_unless_a_library_forked_it(name: str, suspect: bool):
+    events = [{"cat": "kernel", "name": "marker_fill", "dur": 1.0, "args": {"stream": 7}},
+              {"cat": "kernel", "name": "softmax_rows", "dur": 1.0, "args": {"stream": 7}},
+              {"cat": "kernel", "name": name, "dur": 1.0, "args": {"stream": 13}}]
+    found = summarize_trace(events, ("softmax_rows",))
+    assert found.side_work == (name,)
+    assert found.side_suspects(("softmax_rows",)) == ((name,) if suspect else ())
+
+
 def test_replacing_a_torch_function_or_a_harness_functions_code_is_seen(monkeypatch):
     before = snapshot()
     assert changed_names(before, snapshot()) == []

@@ -77,6 +77,12 @@ def test_torch_compile_is_allowed_only_for_the_compiler_baseline_backend() -> No
     assert {f.code for f in policy_findings(source, "k.py", "torch-compile")} == {"thread"}
 
 
+def test_the_compiler_baseline_may_compile_the_reference_model_and_nothing_else_may() -> None:
+    source = "import torch\nclass Model(torch.nn.Module):\n    pass\nclass ModelNew(Model):\n    pass\n"
+    assert {f.code for f in policy_findings(source, "k.py", "cuda")} == {"reference-fallback"}
+    assert {f.code for f in policy_findings(source, "k.py", "torch-compile")} == set()
+
+
 def test_a_flagged_import_is_reported_once_not_at_every_use() -> None:
     source = "import threading\nthreading.Thread()\nthreading.Thread()\n"
     assert [(f.code, f.line) for f in policy_findings(source, "k.py", "cuda")] == [("thread", 1)]

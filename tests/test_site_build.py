@@ -14,7 +14,7 @@ import pytest
 from site_src.figures import step_points
 from site_src.generate import PLOTLY_URI, generate
 from site_src.output import page_root, page_url, source_root
-from site_src.sources import SiteDataError, SiteSources
+from site_src.sources import SiteDataError, SiteSources, load_results_dir
 from site_src.synthetic import SyntheticSpec, write_synthetic
 from site_src.views.methodology import attribute_docs
 from site_src.views.submitting import schema_fields
@@ -235,6 +235,16 @@ def test_a_results_file_whose_path_disagrees_with_its_contents_is_refused(tree, 
     (moved / "other-slug.json").write_text(source.read_text())
     with pytest.raises(SiteDataError, match=r"its path says 'nvidia-h200' and 'other-slug'"):
         generate(sources_for(tree, results_dir=tmp_path / "results"))
+
+
+def test_a_shard_file_is_left_off_the_site_until_the_shards_are_merged(tree, tmp_path):
+    results = tmp_path / "results" / "nvidia-h200"
+    results.mkdir(parents=True)
+    source = next((tree.results_dir / "nvidia-h200").glob("*.json"))
+    (results / f"{source.stem}.shard-1-of-4.json").write_text(source.read_text())
+    assert load_results_dir(tmp_path / "results") == ()
+    (results / source.name).write_text(source.read_text())
+    assert [r.slug for r in load_results_dir(tmp_path / "results")] == [source.stem]
 
 
 def test_a_submission_slug_that_is_not_its_file_name_is_refused(tree, tmp_path):

@@ -163,6 +163,15 @@ def cache_key(kernel_sha256: str, backend: str, tools: Toolchain) -> str:
     return hashlib.sha256(material.encode()).hexdigest()[:32]
 
 
+def worker_cache_env(cache_dir: Path, backend: str) -> dict[str, str]:
+    """A worker's compiler caches inside its kernel's cache directory: Triton's, and inductor's for a
+    torch.compile kernel (the warm-up fills it, the timed worker reads it)."""
+    env = {"TRITON_CACHE_DIR": str(cache_dir / "triton")}
+    if backend == "torch-compile":
+        env["TORCHINDUCTOR_CACHE_DIR"] = str(cache_dir / "inductor")
+    return env
+
+
 def rejected_problems(earlier: Sequence[StageOutcome]) -> dict[str, list[Finding]]:
     """Problems an earlier stage (static policy) refused: their kernels must not run at all."""
     rejected: dict[str, list[Finding]] = {}

@@ -20,7 +20,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from validator import build, compile_baseline, gpu_env, progress, results, sharding
+from validator import build, compile_baseline, gpu_env, progress, results, sharding, warmup
 from validator.findings import Finding, Severity, UserError
 from validator.jobs import Job
 from validator.kernel_names import own_kernel_names
@@ -113,13 +113,15 @@ def plan(context: StageContext, tools: build.Toolchain, secret: bytes, interpret
         cache_dir = root / "kernels" / build.cache_key(sha, entry.backend, tools)
         source = entry.file.read_text(encoding="utf-8", errors="replace")
         job = Job(
-            key=problem.key, level=problem.level, problem_id=problem.problem_id, problem_path=str(problem.path),
-            problem_sha256=problem.sha256, kernel_path=str(entry.file), kernel_sha256=sha, backend=entry.backend,
+            key=problem.key, level=problem.level, problem_id=problem.problem_id,
+            problem_path=str(problem.path.resolve()),  # the worker runs in its own directory
+            problem_sha256=problem.sha256, kernel_path=str(entry.file.resolve()), kernel_sha256=sha,
+            backend=entry.backend,
             extensions_dir=str(cache_dir / "ext"), seed=job_seed(secret, problem.key),
             protocol=PROTOCOL.to_dict(), own_kernel_names=own_kernel_names(source),
             options={"interpret": True} if interpret else {},
         )
-        item = WorkItem(job, entry.path, {"TRITON_CACHE_DIR": str(cache_dir / "triton")})
+        item = WorkItem(job, entry.path, build.worker_cache_env(cache_dir, entry.backend))
         known = decided.get(problem.key)
         planned.append((item, _preset(item, *known) if known else None))
         keys.append((entry.level, entry.problem_id))
@@ -188,9 +190,12 @@ def evaluate(
     on_start: Callable[[WorkItem, Device], None] = (
         (lambda item, device: view.started(item.job.key, device.label)) if view else (lambda item, device: None)
     )
+    warmed = warmup.warm(to_run, config)
     report = run_all(to_run, config, on_start=on_start, on_result=record)
     final = snapshot(True)
     extra = {**final.environment.extra, "unhealthy_gpus": report.unhealthy, "launcher_notes": list(report.notes)}
+    if warmed.count:
+        extra["compile_warmup"] = warmed.describe()
     final = dataclasses.replace(final, environment=dataclasses.replace(final.environment, extra=extra))
     results.save(final, path)
     return final
@@ -215,8 +220,8 @@ def with_compile_baseline(
                 kernel, sha = compile_baseline.write_kernel(Path(tmp), item.job.key, item.job.problem_path)
                 job = dataclasses.replace(item.job, kernel_path=str(kernel), kernel_sha256=sha,
                                           backend=compile_baseline.BACKEND, own_kernel_names=())
-                # Inductor compiles in-process: the sandbox's process limit would starve its worker pool.
-                items.append(WorkItem(job, kernel.name, {**item.env, "TORCHINDUCTOR_COMPILE_THREADS": "1"}))
+                items.append(WorkItem(job, kernel.name, build.worker_cache_env(Path(tmp) / sha[:16], job.backend)))
+            warmup.warm(items, config)
             run_all(items, config, on_result=collected.append)
         for result in collected:
             entries[result.problem_sha256] = compile_baseline.cache_entry(result, torch_version, version)
@@ -293,8 +298,10 @@ def run_stage(context: StageContext) -> list[Finding]:
     console = options.extra.get("console")
     with gpu_env.ClockSampler(visible) as sampler, progress.EvaluationView(console, len(planned)) as view:
         final = evaluate(planned, header, path, config, force=options.force, view=view)
-    if options.extra.get("compile_baseline"):
-        cache = compile_baseline.cache_path(options.results_dir, hardware)
+    cache = compile_baseline.cache_path(options.results_dir, hardware)
+    if context.submission.slug == compile_baseline.SUBMISSION_SLUG:
+        compile_baseline.record(cache, final.problems, machine.torch_version, PROTOCOL.version)
+    elif options.extra.get("compile_baseline"):
         final = with_compile_baseline(final, planned, config, cache, machine.torch_version)
     network_open = any(f.code == "sandbox-network-open" for r in final.problems for f in r.flags)
     environment = final.environment

@@ -313,6 +313,16 @@ class Attribution:
     streams: tuple[int, ...]
     kernels: tuple[str, ...]
     """Distinct base names of every GPU kernel seen, own and library."""
+    side_work: tuple[str, ...] = ()
+    """Distinct names of the GPU work that ran off the harness's stream (full profiler names)."""
+
+    def side_suspects(self, own: Sequence[str]) -> tuple[str, ...]:
+        """Side-stream work a kernel could have put there itself: its own kernels, Triton kernels, PyTorch's
+        own ops and copies. cuDNN and cuBLAS fork their kernels onto internal streams and join them before
+        returning; PyTorch ops and Triton launches run on the caller's current stream unless it was changed."""
+        return tuple(name for name in self.side_work
+                     if is_own_kernel(name, own) or kernel_base_name(name).startswith("triton_")
+                     or re.search(r"(?<!\w)at::", name) or name.lower().startswith(("memcpy", "memset")))
 
     @property
     def own_fraction(self) -> float:
@@ -350,8 +360,10 @@ def attribute_gpu_time(call: Callable[[], Any], own: Sequence[str], repeats: int
 def summarize_trace(gpu_events: list[dict[str, Any]], own: Sequence[str]) -> Attribution:
     """Attribution from chrome-trace GPU events in time order, the first being the harness's marker."""
     streams = {int(e.get("args", {}).get("stream", -1)) for e in gpu_events}
+    harness_stream = gpu_events[0].get("args", {}).get("stream", -1)
     own_us = total_us = 0.0
     kernels: set[str] = set()
+    side = {str(e.get("name", "")) for e in gpu_events if e.get("args", {}).get("stream", -1) != harness_stream}
     for event in gpu_events[1:]:
         duration = float(event.get("dur", 0.0))
         total_us += duration
@@ -359,4 +371,5 @@ def summarize_trace(gpu_events: list[dict[str, Any]], own: Sequence[str]) -> Att
             kernels.add(kernel_base_name(str(event.get("name", ""))))
             if is_own_kernel(str(event.get("name", "")), own):
                 own_us += duration
-    return Attribution(own_us / 1e3, total_us / 1e3, tuple(sorted(streams - {-1})), tuple(sorted(kernels)))
+    return Attribution(own_us / 1e3, total_us / 1e3, tuple(sorted(streams - {-1})), tuple(sorted(kernels)),
+                       tuple(sorted(side)))

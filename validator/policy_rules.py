@@ -69,7 +69,8 @@ RULES: tuple[Rule, ...] = (
     Rule("torch-compile", ERROR, "`torch.compile`, `torch._dynamo`, `torch._inductor`, `torch.export` "
          "(allowed when the kernel's backend is `torch-compile`)",
          "the compiler baseline is measured separately; a kernel must not be the compiler's output"),
-    Rule("reference-fallback", ERROR, "using the problem's `Model` class, importing `problems`",
+    Rule("reference-fallback", ERROR, "using the problem's `Model` class, importing `problems` (allowed when "
+         "the kernel's backend is `torch-compile`, whose kernel is the reference, compiled)",
          "calling the reference is not a kernel"),
     Rule("precision-toggle", WARNING, "`allow_tf32`, `set_float32_matmul_precision`, `autocast`, "
          "`set_default_dtype`, `.half()`, `.bfloat16()`, `.to(torch.float16)`",

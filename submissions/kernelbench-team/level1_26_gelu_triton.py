@@ -11,7 +11,7 @@ import triton
 import triton.language as tl
 
 BLOCK = 4096
-INV_SQRT2 = 0.7071067811865476
+INV_SQRT2 = tl.constexpr(0.7071067811865476)  # a global a @triton.jit function reads must be a constexpr
 
 
 @triton.jit

@@ -15,7 +15,7 @@ import triton
 import triton.language as tl
 
 BLOCK = 4096
-SQRT_2_OVER_PI = 0.7978845608028654
+SQRT_2_OVER_PI = tl.constexpr(0.7978845608028654)  # a global a @triton.jit function reads must be a constexpr
 
 
 @triton.jit

@@ -1,7 +1,9 @@
-"""`kb-validate catalogue check|manifest`: quality filters over the problem catalogue, and its manifest.
+"""`kb-validate catalogue check|manifest|baseline`: quality filters over the problem catalogue, its manifest,
+and the torch.compile baseline submission generated from it.
 
     kb-validate catalogue check [--reduced|--full] [--only KEY...] [--problems-dir DIR] [--json FILE]
     kb-validate catalogue manifest [--write|--check] [--measurements FILE...] [--problems-dir DIR]
+    kb-validate catalogue baseline [--write|--check] [--problems-dir DIR] [--submissions-dir DIR]
 
 `check` runs validator.catalogue_check on every problem: at reduced sizes on the CPU (the default where
 no GPU is visible; REDUCED_SIZES in each file is the scale knob), or at full size on cuda:0 (`--full`,
@@ -23,14 +25,16 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from validator import compile_submission
 from validator.atomic import check_writable_target, write_text_atomic
 from validator.catalogue import Catalogue, Problem, load_catalogue
 from validator.catalogue_check import CheckSpec, ProblemCheck
 from validator.catalogue_worker import default_log_path, run_in_process, run_isolated
+from validator.compile_baseline import SUBMISSION_SLUG
 from validator.findings import ExitCode, Severity, UserError
 from validator.manifest import MANIFEST_NAME, dumps, generate, merge_measurements, read_manifest, stale_keys
 
-HELP = "check the problem catalogue's quality filters; generate or check problems/manifest.json"
+HELP = "check the problem catalogue's quality filters; generate or check its manifest and compile baseline"
 CHECK_REPORT_VERSION = 1
 STATUS_STYLE = {"passed": "green", "kept": "yellow", "failed": "bold red"}
 
@@ -58,12 +62,41 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                           help="merge eager times from a `check --full --json` report (with --write)")
     manifest.add_argument("--problems-dir", type=Path, help="problem directory (default: problems/)")
     manifest.add_argument("--manifest", type=Path, help="manifest file (default: <problems-dir>/manifest.json)")
+    baseline = actions.add_parser("baseline", help="generate or check the torch.compile baseline submission")
+    what = baseline.add_mutually_exclusive_group()
+    what.add_argument("--write", action="store_true", help="regenerate its JSON and kernel files")
+    what.add_argument("--check", action="store_true", help="exit 1 if they are out of date (default)")
+    baseline.add_argument("--problems-dir", type=Path, help="problem directory (default: problems/)")
+    baseline.add_argument("--submissions-dir", type=Path, default=Path("submissions"),
+                          help="where submissions live (default: submissions/)")
 
 
 def execute(args: argparse.Namespace, out: Console, err: Console) -> int:
     if args.action == "check":
         return _check(args, out, err)
+    if args.action == "baseline":
+        return _baseline(args, out)
     return _manifest(args, out)
+
+
+def _baseline(args: argparse.Namespace, out: Console) -> int:
+    catalogue = load_catalogue(args.problems_dir)
+    directory: Path = args.submissions_dir
+    expected = compile_submission.expected_files(catalogue, compile_submission.committed_date(directory))
+    target = f"{directory}/{SUBMISSION_SLUG}.json"
+    if args.write:
+        check_writable_target(directory / f"{SUBMISSION_SLUG}.json", "--submissions-dir")
+        changed = compile_submission.write(directory, expected)
+        out.print(f"wrote {target} and {len(expected) - 1} kernels ({changed} file(s) changed)", markup=False)
+        return int(ExitCode.OK)
+    stale = compile_submission.differences(directory, expected)
+    if stale:
+        shown = ", ".join(stale[:5]) + (f" and {len(stale) - 5} more" if len(stale) > 5 else "")
+        out.print(f"{target} is out of date: {shown}; run `kb-validate catalogue baseline --write` and commit it",
+                  markup=False)
+        return int(ExitCode.FAILED)
+    out.print(f"{target} is up to date ({len(expected) - 1} kernels)", markup=False)
+    return int(ExitCode.OK)
 
 
 def select(catalogue: Catalogue, only: list[str] | None) -> list[Problem]:

@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# The launch data (issue 8) and the engine's remaining measurements (issue 4), one step per device call.
+#   OUT=/some/dir bash bench/launch_data.sh STEP
+#     team        example submission with --compile-baseline --force, then the team kernels with --compile-baseline
+#     row I/N     shard I of N of the torch.compile row (submissions/torch-compile-inductor.json)
+#     resume I/N...  the team kernels not yet measured, then each listed row shard while time is left
+#     cold        throughput: 100 distinct CUDA kernels, cold build (--build-only)
+#     warm        throughput: the same submission again, build cache warm, with the evaluation
+# Every step stops itself before the 10-minute call limit ($BUDGET_S, default 560 s); an interrupted run
+# resumes on the next call. Results come back as $OUT/results.tar (results/<hardware>/... is 3 folders deep).
+set -uo pipefail
+OUT=${OUT:-/tmp/kb-device-out}
+BUDGET_S=${BUDGET_S:-560}
+mkdir -p "$OUT"
+export PYTHONPATH=$PWD${PYTHONPATH:+:$PYTHONPATH} PYTHONUNBUFFERED=1
+if ls .whl/*.whl >/dev/null 2>&1; then  # jsonschema is not in the GPU image: carried as wheels (device README)
+  python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl \
+    && export PYTHONPATH=$PYTHONPATH:/tmp/site
+fi
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv,noheader | tee "$OUT/gpu.txt"
+started=$(date +%s)
+left() { echo $(( BUDGET_S - ($(date +%s) - started) )); }
+
+validate() {  # validate NAME ARGS...: one kb-validate run into results/, with what is left of the budget
+  local name=$1; shift
+  local t0; t0=$(date +%s)
+  timeout --signal=INT --kill-after=15 "$(left)" python3 -m validator "$@" --results-dir results \
+    --json "$OUT/$name.report.json" > "$OUT/$name.log" 2>&1
+  echo "$name: rc=$? wall $(( $(date +%s) - t0 )) s" | tee -a "$OUT/walls.txt"
+}
+
+summary() {  # per results file: status counts, geometric-mean speedups, warm-up and wall times
+  python3 - <<'PY'
+import json, math, pathlib
+for path in sorted(pathlib.Path("results").rglob("*.json")):
+    data = json.loads(path.read_text())
+    if "problems" not in data:
+        print(f"{path}: {len(data.get('entries', {}))} baseline entries")
+        continue
+    counts, speedups, vs_compile = {}, [], []
+    for p in data["problems"]:
+        counts[p["status"]] = counts.get(p["status"], 0) + 1
+        if p["status"] == "correct" and p.get("speedup"):
+            speedups.append(p["speedup"])
+            if p.get("speedup_vs_compile"):
+                vs_compile.append(p["speedup_vs_compile"])
+    geo = lambda xs: math.exp(sum(map(math.log, xs)) / len(xs)) if xs else float("nan")
+    extra = data["environment"].get("extra", {})
+    print(f"{path}: {counts}; geomean vs eager {geo(speedups):.3f} ({len(speedups)}), vs compile "
+          f"{geo(vs_compile):.3f} ({len(vs_compile)}); warm-up {extra.get('compile_warmup')}; "
+          f"{data['started_at']} -> {data['finished_at']}")
+PY
+}
+
+case "${1:-team}" in
+team)
+  validate examples submissions/kernelbench-team-examples.json --compile-baseline --force
+  validate team submissions/kernelbench-team.json --compile-baseline
+  ;;
+row)
+  validate "row-${2//\//-of-}" submissions/torch-compile-inductor.json --shard "$2"
+  ;;
+resume)  # what earlier calls left: the team kernels' missing results, then the listed row shards in turn
+  validate team submissions/kernelbench-team.json --compile-baseline
+  for shard in "${@:2}"; do
+    [ "$(left)" -gt 60 ] && validate "row-${shard//\//-of-}" submissions/torch-compile-inductor.json --shard "$shard"
+  done
+  ;;
+cold | warm)
+  timeout --signal=INT "$(left)" python3 bench/bench_throughput.py --kernels "${KERNELS:-100}" \
+    --workdir build/throughput --phase "$1" --out "$OUT/tp-$1" 2>&1 | tee "$OUT/throughput-$1.log"
+  ;;
+esac
+tar -cf "$OUT/results.tar" results 2>/dev/null
+for f in "$OUT"/*.log; do [ -s "$f" ] && { echo "== $f"; tail -4 "$f"; }; done
+cat "$OUT/walls.txt" 2>/dev/null
+summary

@@ -1,0 +1,67 @@
+"""Compile warm-up: every torch.compile job compiled in parallel before any job is timed.
+
+Inductor compiles at a model's first call, on the GPU machine, single-threaded inside the sandbox: from a few
+seconds to a minute or more per problem. Done inside each timed worker, one GPU at a time, that compile is most
+of a torch.compile run's wall time. So each torch.compile job first runs once in warm-up mode
+(`worker.Evaluation.warm`), several at a time per GPU, filling its kernel's inductor cache
+(TORCHINDUCTOR_CACHE_DIR, `build.worker_cache_env`); the timed worker then loads the compiled graph instead of
+compiling it. Warm-ups share a GPU, which is harmless: nothing is measured in them, and each timed worker is a
+fresh process. A failed warm-up is not an error: the timed worker meets the same failure and records it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from validator.results import ProblemResult
+from validator.scheduler import Device, SchedulerConfig, WorkItem, run_all
+
+BACKENDS = frozenset({"torch-compile"})
+"""Backends that compile at their first call, on the GPU, and keep what they compiled in a cache."""
+MAX_PER_DEVICE = 12
+"""Warm-ups at a time on one GPU: each needs a CPU core and, briefly, the problem's memory."""
+
+
+@dataclass(frozen=True)
+class WarmReport:
+    count: int
+    seconds: float
+    per_device: int
+    failed: dict[str, str] = dataclasses.field(default_factory=dict)
+    """Problems whose warm-up did not end as one, and the first line of why (the timed run records its own)."""
+
+    def describe(self) -> dict[str, object]:
+        return {"jobs": self.count, "seconds": round(self.seconds, 1), "per_gpu": self.per_device,
+                "failed": self.failed}
+
+
+def per_device(devices: int, cpus: int | None = None) -> int:
+    """Warm-ups at a time per GPU: the CPU cores less two for the parent, shared among the GPUs."""
+    cores = cpus if cpus is not None else os.cpu_count() or 2
+    return max(1, min(MAX_PER_DEVICE, (cores - 2) // max(1, devices)))
+
+
+def warm(items: Sequence[WorkItem], config: SchedulerConfig, concurrency: int | None = None) -> WarmReport:
+    """Run the warm-up of every item whose backend compiles at first call; the others are left alone."""
+    chosen = [item for item in items if item.job.backend in BACKENDS]
+    if not chosen:
+        return WarmReport(0, 0.0, 0)
+    width = concurrency or per_device(len(config.devices))
+    # Several launch slots per GPU; each slot is a scheduler device with its own zygote.
+    slots = tuple(Device(f"{device.label}/warm{k}", device.visible)
+                  for k in range(width) for device in config.devices)
+    slots = slots[: max(len(config.devices), min(len(slots), len(chosen)))]
+    warm_config = dataclasses.replace(config, devices=slots, probe_after_crash=False)
+    jobs = [dataclasses.replace(item, job=dataclasses.replace(item.job, options={**item.job.options,
+                                                                                 "warm_only": True}))
+            for item in chosen]
+    outcomes: list[ProblemResult] = []
+    started = time.perf_counter()
+    run_all(jobs, warm_config, on_result=outcomes.append)
+    failed = {r.key: f"{r.status.value}: {(r.error or '').splitlines()[0][:200] if r.error else ''}"
+              for r in sorted(outcomes, key=lambda r: r.key) if not any(f.code == "warm-up" for f in r.flags)}
+    return WarmReport(len(jobs), time.perf_counter() - started, width, failed)
