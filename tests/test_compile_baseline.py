@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import hashlib
 import importlib.util
 import json
+import sys
 from pathlib import Path
 
 import torch
@@ -22,15 +24,19 @@ def _result(sha: str, kernel_ms: float | None) -> ProblemResult:
     return ProblemResult("level1/19_ReLU", 1, 19, sha, "k.py", "k" * 64, "cuda", Status.CORRECT, kernel=kernel)
 
 
-def test_the_generated_kernel_is_the_reference_model_with_a_compiled_forward(tmp_path, monkeypatch):
+def test_the_baseline_kernel_is_the_problems_own_model_with_a_compiled_forward(tmp_path, monkeypatch):
     monkeypatch.setattr(torch, "compile", lambda fn, **kwargs: fn)  # compiling is the GPU run's business
-    path, sha = compile_baseline.write_kernel(tmp_path, "level1/19_ReLU", str(RELU))
+    problem = importlib.util.module_from_spec(importlib.util.spec_from_file_location("relu_problem", RELU))
+    problem.__spec__.loader.exec_module(problem)
+    monkeypatch.setitem(sys.modules, compile_baseline.REFERENCE_MODULE, problem)  # as the worker does
+    path, sha = compile_baseline.write_kernel(tmp_path)
     spec = importlib.util.spec_from_file_location("generated_baseline", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     x = torch.randn(4, 8)
     assert torch.equal(module.ModelNew()(x), torch.relu(x))
-    assert len(sha) == 64 and "level1/19_ReLU" in path.read_text()
+    assert isinstance(module.ModelNew().reference, problem.Model)
+    assert sha == hashlib.sha256(path.read_bytes()).hexdigest()
 
 
 def test_speedups_against_the_compiled_reference_use_the_cached_median():
@@ -105,7 +111,7 @@ def test_the_real_worker_accepts_the_generated_baseline_on_cpu(tmp_path: Path):
     stage_context = context(document, opts)
     planned = engine.plan(stage_context, build.toolchain(stage_context.machine, opts), b"s" * 32, True)
     item = planned[0][0]
-    kernel, sha = compile_baseline.write_kernel(tmp_path, item.job.key, item.job.problem_path)
+    kernel, sha = compile_baseline.write_kernel(tmp_path)
     job = dataclasses.replace(item.job, kernel_path=str(kernel), kernel_sha256=sha,
                               backend=compile_baseline.BACKEND, own_kernel_names=())
     config = SchedulerConfig((Device("cpu", ""),), 300, target=engine.WORKER, launcher="spawn",

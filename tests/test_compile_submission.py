@@ -11,7 +11,7 @@ from engine_kit import context, fake_kernel, make_submission
 
 from tests.conftest import REPO
 from tests.test_engine import options
-from validator import compile_baseline, compile_submission, engine
+from validator import compile_baseline, engine
 from validator.catalogue import load_catalogue
 from validator.policy import policy_findings
 
@@ -30,16 +30,14 @@ def test_the_committed_baseline_submission_matches_the_catalogue(baseline_cli) -
     result = baseline_cli("--submissions-dir", str(REPO / "submissions"))
     assert result.exit_code == 0, result.stdout
     document = json.loads((REPO / "submissions" / f"{SLUG}.json").read_text())
-    assert len(document["kernels"]) == len(load_catalogue().problems) == 250
-    assert {k["backend"] for k in document["kernels"]} == {"torch-compile"}
-
-
-def test_a_baseline_kernel_is_the_problem_file_with_a_compiled_model_new() -> None:
-    relu = (REPO / "problems" / "level1" / "19_ReLU.py").read_text()
-    source = compile_submission.kernel_source(relu)
-    assert source.startswith(relu.rstrip("\n")) and "class ModelNew(Model):" in source
-    assert "torch.compile(super().forward)" in source
-    assert policy_findings(source, "k.py", "torch-compile") == []
+    catalogue = load_catalogue()
+    assert [(k["level"], k["problem_id"], k["problem_sha256"]) for k in document["kernels"]] == [
+        (p.level, p.problem_id, p.sha256) for p in catalogue.problems]
+    assert len(document["kernels"]) == 250
+    assert {(k["backend"], k["path"]) for k in document["kernels"]} == {("torch-compile", "compiled_reference.py")}
+    kernel = (REPO / "submissions" / SLUG / "compiled_reference.py").read_text()
+    assert kernel == compile_baseline.KERNEL_SOURCE
+    assert policy_findings(kernel, "k.py", "torch-compile") == []
 
 
 def test_check_names_changed_missing_and_stale_files_and_write_repairs_them(baseline_cli, tmp_path: Path) -> None:
@@ -47,18 +45,19 @@ def test_check_names_changed_missing_and_stale_files_and_write_repairs_them(base
     assert baseline_cli("--write", "--submissions-dir", str(directory)).exit_code == 2  # no such directory
     directory.mkdir()
     assert baseline_cli("--write", "--submissions-dir", str(directory)).exit_code == 0
-    date = json.loads((directory / f"{SLUG}.json").read_text())["date"]
-    (directory / SLUG / "level1" / "19_ReLU.py").write_text("edited by hand\n")
-    (directory / SLUG / "level2" / "1_Conv2D_ReLU_BiasAdd.py").unlink()
-    (directory / SLUG / "level1" / "999_Gone.py").write_text("a problem that left the catalogue\n")
+    document = json.loads((directory / f"{SLUG}.json").read_text())
+    document["kernels"][0]["problem_sha256"] = "0" * 64  # as if level1/1 changed since the last --write
+    (directory / f"{SLUG}.json").write_text(json.dumps(document, indent=2))
+    (directory / SLUG / "compiled_reference.py").unlink()
+    (directory / SLUG / "old_kernel.py").write_text("a file the generator does not write\n")
     result = baseline_cli("--check", "--submissions-dir", str(directory))
     assert result.exit_code == 1
-    for shown in ("level1/19_ReLU.py (differs)", "1_Conv2D_ReLU_BiasAdd.py (missing)", "999_Gone.py (not gen"):
+    for shown in (f"{SLUG}.json (differs)", "compiled_reference.py (missing)", "old_kernel.py (not generated"):
         assert shown in result.stdout
     assert baseline_cli("--write", "--submissions-dir", str(directory)).exit_code == 0
     assert baseline_cli("--check", "--submissions-dir", str(directory)).exit_code == 0
-    assert not (directory / SLUG / "level1" / "999_Gone.py").exists()
-    assert json.loads((directory / f"{SLUG}.json").read_text())["date"] == date  # regenerating keeps it
+    assert not (directory / SLUG / "old_kernel.py").exists()
+    assert json.loads((directory / f"{SLUG}.json").read_text())["date"] == document["date"]  # kept on rewrite
 
 
 def test_a_run_of_the_baseline_submission_fills_the_compile_cache(tmp_path: Path) -> None:

@@ -215,12 +215,11 @@ def with_compile_baseline(
     if todo:
         collected: list[ProblemResult] = []
         with tempfile.TemporaryDirectory(prefix="kb-compile-baseline-") as tmp:
-            items = []
-            for item in todo:
-                kernel, sha = compile_baseline.write_kernel(Path(tmp), item.job.key, item.job.problem_path)
-                job = dataclasses.replace(item.job, kernel_path=str(kernel), kernel_sha256=sha,
-                                          backend=compile_baseline.BACKEND, own_kernel_names=())
-                items.append(WorkItem(job, kernel.name, build.worker_cache_env(Path(tmp) / sha[:16], job.backend)))
+            kernel, sha = compile_baseline.write_kernel(Path(tmp))
+            env = build.worker_cache_env(Path(tmp) / "cache", compile_baseline.BACKEND)
+            items = [WorkItem(dataclasses.replace(item.job, kernel_path=str(kernel), kernel_sha256=sha,
+                                                  backend=compile_baseline.BACKEND, own_kernel_names=()),
+                              kernel.name, env) for item in todo]
             warmup.warm(items, config)
             run_all(items, config, on_result=collected.append)
         for result in collected:

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from validator.atomic import write_text_atomic
+from validator.compile_baseline import REFERENCE_MODULE
 from validator.jobs import Job, read_job
 from validator.protocol import PROTOCOL, Protocol, Tolerance
 from validator.results import Flag, ProblemResult, Status
@@ -254,6 +255,8 @@ class Evaluation:
             raise Stop(Status.COMPILE_ERROR, "compile-error", f"{self.job.kernel_path} is not importable")
         module = importlib.util.module_from_spec(spec)
         sys.modules[name] = module  # Triton and inspect look kernels' sources up through their module
+        if self.job.backend == "torch-compile":  # the compiler baseline compiles the problem's own Model
+            sys.modules[REFERENCE_MODULE] = self.problem
         self.kernel_imported = True
         try:
             self.run_untrusted("importing the kernel module", lambda: spec.loader.exec_module(module))

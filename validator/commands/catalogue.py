@@ -87,7 +87,8 @@ def _baseline(args: argparse.Namespace, out: Console) -> int:
     if args.write:
         check_writable_target(directory / f"{SUBMISSION_SLUG}.json", "--submissions-dir")
         changed = compile_submission.write(directory, expected)
-        out.print(f"wrote {target} and {len(expected) - 1} kernels ({changed} file(s) changed)", markup=False)
+        out.print(f"wrote {target} ({len(catalogue.problems)} problems) and its kernel file ({changed} file(s) "
+                  "changed)", markup=False)
         return int(ExitCode.OK)
     stale = compile_submission.differences(directory, expected)
     if stale:
@@ -95,7 +96,7 @@ def _baseline(args: argparse.Namespace, out: Console) -> int:
         out.print(f"{target} is out of date: {shown}; run `kb-validate catalogue baseline --write` and commit it",
                   markup=False)
         return int(ExitCode.FAILED)
-    out.print(f"{target} is up to date ({len(expected) - 1} kernels)", markup=False)
+    out.print(f"{target} is up to date ({len(catalogue.problems)} problems)", markup=False)
     return int(ExitCode.OK)
 
 
