@@ -125,3 +125,20 @@ def test_the_real_worker_accepts_the_generated_baseline_on_cpu(tmp_path: Path):
     run_all([work], config, on_result=seen.append)
     assert seen[0].status == Status.CORRECT, (seen[0].error, seen[0].flags)
     assert not any(f.code == "warm-up" for f in seen[0].flags)
+
+
+def test_a_failed_warm_up_is_reported_with_its_reason(tmp_path: Path):
+    from validator import build, warmup
+    from validator.scheduler import Device, SchedulerConfig
+
+    broken = "import torch\n\n\nclass ModelNew(torch.nn.Module):\n    def __init__(self):\n" \
+             "        raise ValueError('no such layer')\n"
+    document = make_submission(tmp_path, {"broken.py": (1, 19, "torch-compile", broken)})
+    opts = options(tmp_path, "spawn", extra={"worker_target": engine.WORKER, "timeout_scale": 1.0})
+    stage_context = context(document, opts)
+    (item, _), = engine.plan(stage_context, build.toolchain(stage_context.machine, opts), b"s" * 32, True)
+    config = SchedulerConfig((Device("cpu", ""),), 300, target=engine.WORKER, launcher="spawn",
+                             probe_after_crash=False, base_env={"TRITON_INTERPRET": "1"})
+    report = warmup.warm([item], config)
+    assert report.count == 1 and list(report.failed) == ["level1/19_ReLU"]
+    assert report.failed["level1/19_ReLU"].startswith("runtime_error: constructing ModelNew: ValueError: no such")

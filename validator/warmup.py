@@ -62,6 +62,6 @@ def warm(items: Sequence[WorkItem], config: SchedulerConfig, concurrency: int | 
     outcomes: list[ProblemResult] = []
     started = time.perf_counter()
     run_all(jobs, warm_config, on_result=outcomes.append)
-    failed = {r.key: f"{r.status.value}: {(r.error or '').splitlines()[0][:200] if r.error else ''}"
+    failed = {r.key: f"{r.status.value}: {r.error.partition(chr(10))[0][:200]}"
               for r in sorted(outcomes, key=lambda r: r.key) if not any(f.code == "warm-up" for f in r.flags)}
     return WarmReport(len(jobs), time.perf_counter() - started, width, failed)
