@@ -6,6 +6,7 @@
 #     resume I/N...  the team kernels not yet measured, then each listed row shard while time is left
 #     cold        throughput: 100 distinct CUDA kernels, cold build (--build-only)
 #     warm        throughput: the same submission again, build cache warm, with the evaluation
+#     phases      seconds per worker phase for the example kernels (where the 3.3 s per problem goes)
 # Every step stops itself before the 10-minute call limit ($BUDGET_S, default 560 s); an interrupted run
 # resumes on the next call. Results come back as $OUT/results.tar (results/<hardware>/... is 3 folders deep).
 set -uo pipefail
@@ -65,6 +66,9 @@ resume)  # what earlier calls left: the team kernels' missing results, then the 
   for shard in "${@:2}"; do
     [ "$(left)" -gt 60 ] && validate "row-${shard//\//-of-}" submissions/torch-compile-inductor.json --shard "$shard"
   done
+  ;;
+phases)
+  timeout "$(left)" python3 bench/bench_worker_phases.py --out "$OUT/phases.json" 2>&1 | tee "$OUT/phases.log"
   ;;
 cold | warm)
   timeout --signal=INT "$(left)" python3 bench/bench_throughput.py --kernels "${KERNELS:-100}" \
