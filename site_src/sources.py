@@ -17,6 +17,7 @@ from typing import Any
 from validator.catalogue import Catalogue, load_catalogue
 from validator.findings import UserError
 from validator.results import ResultsFile, load
+from validator.sharding import is_shard_file
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 SCHEMA_PATH = REPO_ROOT / "validator" / "schema" / "submission-v1.schema.json"
@@ -25,7 +26,6 @@ SCHEMA_PATH = REPO_ROOT / "validator" / "schema" / "submission-v1.schema.json"
 SLUG = re.compile(r"^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$")
 """The submission schema's slug pattern; slugs and hardware keys become paths of the built site."""
 HARDWARE = re.compile(r"^[a-z0-9][a-z0-9-]{0,99}$")
-SHARD_FILE = re.compile(r"\.shard-[0-9]+-of-[0-9]+\.json$")
 
 
 class SiteDataError(Exception):
@@ -106,7 +106,7 @@ def load_results_dir(results_dir: Path) -> tuple[ResultsFile, ...]:
         return ()
     loaded = []
     for path in sorted(results_dir.glob("*/*.json")):
-        if SHARD_FILE.search(path.name):
+        if is_shard_file(path.name):
             continue
         try:
             results = load(path)

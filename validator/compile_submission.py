@@ -50,6 +50,14 @@ def committed_date(submissions_dir: Path) -> str:
         return datetime.now(UTC).date().isoformat()
 
 
+def _stray_files(submissions_dir: Path, expected: dict[str, str]) -> list[str]:
+    """Files in the submission's kernel directory that the generator does not write."""
+    kernel_dir = submissions_dir / SUBMISSION_SLUG
+    found = sorted(kernel_dir.rglob("*")) if kernel_dir.is_dir() else []
+    relative = (path.relative_to(submissions_dir).as_posix() for path in found if path.is_file())
+    return [name for name in relative if name not in expected]
+
+
 def differences(submissions_dir: Path, expected: dict[str, str]) -> list[str]:
     """Files that are missing, different, or left over from a problem no longer in the catalogue."""
     changed = []
@@ -60,23 +68,15 @@ def differences(submissions_dir: Path, expected: dict[str, str]) -> list[str]:
                 changed.append(f"{relative} (differs)")
         except OSError:
             changed.append(f"{relative} (missing)")
-    kernel_dir = submissions_dir / SUBMISSION_SLUG
-    for path in sorted(kernel_dir.rglob("*")) if kernel_dir.is_dir() else ():
-        relative = path.relative_to(submissions_dir).as_posix()
-        if path.is_file() and relative not in expected:
-            changed.append(f"{relative} (not generated from the catalogue)")
-    return changed
+    return changed + [f"{name} (not generated from the catalogue)" for name in _stray_files(submissions_dir, expected)]
 
 
 def write(submissions_dir: Path, expected: dict[str, str]) -> int:
-    """Write every generated file (atomically) and delete stale kernels; returns how many files changed."""
-    stale = differences(submissions_dir, expected)
+    """Write every generated file (atomically) and delete stray ones; returns how many files changed."""
+    changed = len(differences(submissions_dir, expected))
+    for name in _stray_files(submissions_dir, expected):
+        (submissions_dir / name).unlink()
     for relative, text in expected.items():
-        path = submissions_dir / relative
-        path.parent.mkdir(parents=True, exist_ok=True)
-        if not path.is_file() or path.read_text(encoding="utf-8") != text:
-            write_text_atomic(path, text)
-    for entry in stale:
-        if entry.endswith("(not generated from the catalogue)"):
-            (submissions_dir / entry.split(" ", 1)[0]).unlink()
-    return len(stale)
+        (submissions_dir / relative).parent.mkdir(parents=True, exist_ok=True)
+        write_text_atomic(submissions_dir / relative, text)
+    return changed
