@@ -152,6 +152,25 @@ def main() -> None:
     if args.phase != "warm":
         cold = rows[0][2].get("build", rows[0][1])
         print(f"cold build speed-up over serial: {SERIAL_COLD_S * args.kernels / max(cold, 1e-9):.1f}x")
+    if args.phase != "cold":
+        worker_split(out / "results", rows[-1][2].get("evaluate", 0.0))
+
+
+def worker_split(results: Path, evaluate_s: float) -> None:
+    """Per problem: the seconds inside the worker's evaluation (the result's `seconds`) against the evaluate
+    stage's wall time per problem; the difference is process start, exit and the engine's own work."""
+    import statistics
+
+    for path in sorted(results.rglob("throughput-bench.json")):
+        problems = json.loads(path.read_text())["problems"]
+        inside = [p["seconds"] for p in problems if p.get("seconds")]
+        rounds = [p["rounds"] for p in problems if p.get("rounds")]
+        if not inside:
+            continue
+        per_problem = evaluate_s / len(problems)
+        print(f"evaluate per problem {per_problem:.2f} s: inside the worker median {statistics.median(inside):.2f} s "
+              f"(mean {statistics.fmean(inside):.2f}), outside it {per_problem - statistics.fmean(inside):.2f} s; "
+              f"timing rounds median {statistics.median(rounds) if rounds else 0}")
 
 
 if __name__ == "__main__":

@@ -6,7 +6,8 @@
 #     resume I/N...  the team kernels not yet measured, then each listed row shard while time is left
 #     cold        throughput: 100 distinct CUDA kernels, cold build (--build-only)
 #     warm        throughput: the same submission again, build cache warm, with the evaluation
-#     phases      seconds per worker phase for the example kernels (where the 3.3 s per problem goes)
+#     phases      seconds per worker phase for the example kernels (where the 3.3 s per problem goes), and
+#                 a 12-kernel throughput run that splits each problem's time into inside and outside the worker
 # Every step stops itself before the 10-minute call limit ($BUDGET_S, default 560 s); an interrupted run
 # resumes on the next call. Results come back as $OUT/results.tar (results/<hardware>/... is 3 folders deep).
 set -uo pipefail
@@ -67,8 +68,12 @@ resume)  # what earlier calls left: the team kernels' missing results, then the 
     [ "$(left)" -gt 60 ] && validate "row-${shard//\//-of-}" submissions/torch-compile-inductor.json --shard "$shard"
   done
   ;;
-phases)
-  timeout "$(left)" python3 bench/bench_worker_phases.py --out "$OUT/phases.json" 2>&1 | tee "$OUT/phases.log"
+phases)  # each example kernel twice, cProfile listings, a fresh process's costs; then 12 throughput kernels end to end
+  timeout "$(left)" python3 bench/bench_worker_phases.py --repeat 2 --cprofile /tmp/cprofile --process \
+    --out "$OUT/phases.json" 2>&1 | tee "$OUT/phases.log"
+  tar -cf "$OUT/cprofile.tar" -C /tmp cprofile 2>/dev/null
+  timeout --signal=INT "$(left)" python3 bench/bench_throughput.py --kernels 12 --workdir build/throughput-12 \
+    --out /tmp/tp12 2>&1 | tee "$OUT/throughput-12.log"
   ;;
 cold | warm)
   timeout --signal=INT "$(left)" python3 bench/bench_throughput.py --kernels "${KERNELS:-100}" \

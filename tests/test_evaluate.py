@@ -107,6 +107,45 @@ def test_nan_and_inf_positions_and_signs_must_match():
         assert compare_values(out, expected, *FP32).code == "output-mismatch"
 
 
+SPECIAL = (float("nan"), float("inf"), -float("inf"), 0.0, 3e38, -3e38, 1e-30)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.float16])
+@pytest.mark.parametrize("case", range(40))
+def test_the_fast_comparison_agrees_with_the_element_by_element_one(case, dtype, monkeypatch):
+    """The few-pass check that passes most outputs must give the full check's verdict and errors, whatever
+    mix of NaN, ±Inf, overflow, zeros and near-misses the two sides hold (three chunks of 64 here)."""
+    monkeypatch.setattr(evaluate, "CHUNK", 64)
+    gen = torch.Generator().manual_seed(case)
+    expected = (torch.randn(160, generator=gen, dtype=torch.float64) * 10 ** (case % 5 - 2)).to(dtype)
+    noise = torch.randn(160, generator=gen, dtype=torch.float64) * 10.0 ** -(2 + case % 7)
+    out = (expected.double() * (1 + noise)).to(dtype) if case % 3 else expected.clone()
+    specials = torch.randint(0, len(SPECIAL), (case % 4,), generator=gen).tolist()
+    for value, where in zip(specials, torch.randint(0, 160, (len(specials),), generator=gen).tolist(), strict=True):
+        expected[where] = SPECIAL[value]
+        out[where] = SPECIAL[value] if case % 2 else SPECIAL[(value + case) % len(SPECIAL)]
+    work = torch.float64 if dtype == torch.float64 else torch.float32
+    scaled = 1e-4 * evaluate.output_scale(expected)
+    full = evaluate._first_difference(evaluate._flat(out), evaluate._flat(expected), work, atol=1e-4,
+                                      scaled_atol=scaled, rtol=1e-4)  # fmt: skip
+    fast = compare_values(out, expected, 1e-4, 1e-4)
+    assert (fast.ok, fast.code, fast.message) == (full.ok, full.code, full.message)
+    assert (fast.max_abs, fast.max_rel) == pytest.approx((full.max_abs, full.max_rel), rel=1e-12)
+
+
+def test_the_output_scale_and_normwise_error_do_not_depend_on_the_chunking(monkeypatch):
+    gen = torch.Generator().manual_seed(7)
+    ref = torch.randn(1000, generator=gen, dtype=torch.float64) * 30
+    ref[[3, 500]] = float("inf")
+    out = (ref * (1 + 1e-5 * torch.randn(1000, generator=gen, dtype=torch.float64))).float()
+    whole = (evaluate.output_scale(ref), normwise_error(out, ref))
+    monkeypatch.setattr(evaluate, "CHUNK", 97)
+    assert (evaluate.output_scale(ref), normwise_error(out, ref)) == pytest.approx(whole, rel=1e-12)
+    finite = ref[torch.isfinite(ref)]
+    assert whole[0] == pytest.approx(float(finite.pow(2).mean().sqrt()), rel=1e-12)
+    assert evaluate.output_scale(torch.empty(0)) == 1.0 and normwise_error(torch.empty(0), torch.empty(0)) == 0.0
+
+
 def test_integer_outputs_must_match_exactly():
     expected = torch.arange(10)
     assert compare_values(expected.clone(), expected, 0.0, 0.0).ok
