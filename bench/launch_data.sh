@@ -8,8 +8,15 @@
 #     warm        throughput: the same submission again, build cache warm, with the evaluation
 #     phases      seconds per worker phase for the example kernels (where the 3.3 s per problem goes), and
 #                 a 12-kernel throughput run that splits each problem's time into inside and outside the worker
+#     prebuild    the cold build of the 100 throughput kernels, with the GPU-marked tests run beside it (the
+#                 tests need the GPU and little CPU; the build needs the CPUs and no GPU)
+#     warm-row    the warm throughput run (after prebuild or cold), then the whole torch.compile row
+#     row-all     the whole torch.compile row, resuming what earlier calls measured (warm-ups too)
 # Every step stops itself before the 10-minute call limit ($BUDGET_S, default 560 s); an interrupted run
 # resumes on the next call. Results come back as $OUT/results.tar (results/<hardware>/... is 3 folders deep).
+# results/ is tracked, and each device call gets a fresh copy of the working tree: extract results.tar into the
+# checkout before the next call (`tar -xf .../results.tar results/<hardware>/<slug>.json`), or the run starts
+# over. The build cache and the compile warm-up markers live outside the tree and last as long as the machine.
 set -uo pipefail
 OUT=${OUT:-/tmp/kb-device-out}
 BUDGET_S=${BUDGET_S:-560}
@@ -29,6 +36,14 @@ validate() {  # validate NAME ARGS...: one kb-validate run into results/, with w
   timeout --signal=INT --kill-after=15 "$(left)" python3 -m validator "$@" --results-dir results \
     --json "$OUT/$name.report.json" > "$OUT/$name.log" 2>&1
   echo "$name: rc=$? wall $(( $(date +%s) - t0 )) s" | tee -a "$OUT/walls.txt"
+}
+
+GPU_TESTS=(tests/test_worker.py tests/test_redteam.py tests/test_engine.py tests/test_integrity.py
+           tests/test_sandbox.py tests/test_timing.py tests/test_catalogue_check.py)
+
+throughput() {  # throughput cold|warm: the 100-kernel CUDA submission (bench_throughput.py), kept in build/
+  timeout --signal=INT "$(left)" python3 bench/bench_throughput.py --kernels "${KERNELS:-100}" \
+    --workdir build/throughput --phase "$1" --out "$OUT/tp-$1" 2>&1 | tee "$OUT/throughput-$1.log"
 }
 
 summary() {  # per results file: status counts, geometric-mean speedups, warm-up and wall times
@@ -76,10 +91,26 @@ phases)  # each example kernel twice, cProfile listings, a fresh process's costs
     --out /tmp/tp12 2>&1 | tee "$OUT/throughput-12.log"
   ;;
 cold | warm)
-  timeout --signal=INT "$(left)" python3 bench/bench_throughput.py --kernels "${KERNELS:-100}" \
-    --workdir build/throughput --phase "$1" --out "$OUT/tp-$1" 2>&1 | tee "$OUT/throughput-$1.log"
+  throughput "$1"
+  ;;
+prebuild)
+  throughput cold > /dev/null &
+  build=$!
+  t0=$(date +%s)
+  timeout "$(( $(left) - 20 ))" python3 -m pytest -q -m gpu -p no:cacheprovider --durations=8 "${GPU_TESTS[@]}" \
+    > "$OUT/gpu-tests.log" 2>&1
+  echo "gpu tests: rc=$? wall $(( $(date +%s) - t0 )) s ($(date -u +%FT%TZ))" | tee -a "$OUT/walls.txt"
+  wait "$build"
+  ;;
+warm-row)
+  throughput warm
+  validate row submissions/torch-compile-inductor.json
+  ;;
+row-all)
+  validate row submissions/torch-compile-inductor.json
   ;;
 esac
+tar -cf "$OUT/throughput-results.tar" -C "$OUT" tp-cold tp-warm 2>/dev/null
 tar -cf "$OUT/results.tar" results 2>/dev/null
 for f in "$OUT"/*.log; do [ -s "$f" ] && { echo "== $f"; tail -4 "$f"; }; done
 cat "$OUT/walls.txt" 2>/dev/null

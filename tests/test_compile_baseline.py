@@ -8,6 +8,7 @@ import json
 import sys
 from pathlib import Path
 
+import pytest
 import torch
 from engine_kit import context, fake_kernel, make_submission
 
@@ -97,9 +98,12 @@ def test_a_failed_baseline_run_is_a_flag_on_the_kernels_result_not_a_timing():
     assert "rejected" in attached.flags[0].message
 
 
-def test_the_real_worker_accepts_the_generated_baseline_on_cpu(tmp_path: Path):
+@pytest.mark.parametrize("launcher", ["spawn", "zygote"])
+def test_the_real_worker_accepts_the_generated_baseline_on_cpu(tmp_path: Path, launcher: str):
     """torch.compile patches nn.Module on its first call; the worker must not read that as tampering. The
-    warm-up fills the kernel's inductor cache first, and ends as a warm-up, never as a measurement."""
+    warm-up fills the kernel's inductor cache first, and ends as a warm-up, never as a measurement; a second
+    warm-up of the same problem on this machine is skipped. The zygote preloads inductor, and its children
+    must still use their own job's cache."""
     import dataclasses
 
     from validator import build, warmup
@@ -114,13 +118,17 @@ def test_the_real_worker_accepts_the_generated_baseline_on_cpu(tmp_path: Path):
     kernel, sha = compile_baseline.write_kernel(tmp_path)
     job = dataclasses.replace(item.job, kernel_path=str(kernel), kernel_sha256=sha,
                               backend=compile_baseline.BACKEND, own_kernel_names=())
-    config = SchedulerConfig((Device("cpu", ""),), 300, target=engine.WORKER, launcher="spawn",
+    config = SchedulerConfig((Device("cpu", ""),), 300, target=engine.WORKER, launcher=launcher,
                              probe_after_crash=False, base_env={"TRITON_INTERPRET": "1"})
     work = WorkItem(job, kernel.name, build.worker_cache_env(tmp_path / "cache", job.backend))
     warmed = warmup.warm([work, planned[0][0]], config, concurrency=2)  # the Triton kernel needs no warm-up
-    assert (warmed.count, warmed.failed, warmed.per_device) == (1, {}, 2)
+    assert (warmed.count, warmed.failed, warmed.per_device, warmed.reused) == (1, {}, 2, 0)
     inductor_cache = Path(work.env["TORCHINDUCTOR_CACHE_DIR"])
     assert any(inductor_cache.rglob("*.py")), "the warm-up left no compiled graph in the inductor cache"
+    assert warmup.marker(work) == inductor_cache / warmup.MARKER_DIR / job.problem_sha256
+    assert warmup.marker(work).is_file()
+    again = warmup.warm([work], config)
+    assert (again.count, again.reused, again.describe()["already_warm"]) == (0, 1, 1)
     seen: list[ProblemResult] = []
     run_all([work], config, on_result=seen.append)
     assert seen[0].status == Status.CORRECT, (seen[0].error, seen[0].flags)
@@ -142,3 +150,4 @@ def test_a_failed_warm_up_is_reported_with_its_reason(tmp_path: Path):
     report = warmup.warm([item], config)
     assert report.count == 1 and list(report.failed) == ["level1/19_ReLU"]
     assert report.failed["level1/19_ReLU"].startswith("runtime_error: constructing ModelNew: ValueError: no such")
+    assert not warmup.marker(item).exists(), "a failed warm-up must be tried again by the next run"

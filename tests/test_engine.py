@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from engine_kit import EXAMPLES, FAKE_WORKER, context, fake_kernel, make_submission
 
-from validator import engine, results
+from validator import engine, results, scheduler
 from validator.findings import Finding, StageOutcome, StageStatus, UserError
 from validator.kernel_names import own_kernel_names
 from validator.results import Status
@@ -44,6 +44,27 @@ def statuses(final: results.ResultsFile) -> dict[str, Status]:
 def run_stage(document: Path, opts: RunOptions, earlier: tuple[StageOutcome, ...] = ()) -> results.ResultsFile:
     engine.run_stage(context(document, opts, earlier))
     return results.load(next((opts.results_dir).rglob("*.json")))
+
+
+def test_the_compile_warm_up_is_in_the_results_file_before_the_first_problem_is_timed(tmp_path: Path, monkeypatch):
+    kernels = {f"k{i}.py": (level, pid, "torch-compile", fake_kernel("correct"))
+               for i, (level, pid) in enumerate(PROBLEMS[:2])}
+    document = make_submission(tmp_path, kernels)
+    seen_at_timing: list[dict] = []
+
+    def run_all(items, config, **hooks):
+        if not any(item.job.options.get("warm_only") for item in items):  # the timed run, not a warm-up
+            path = next(tmp_path.joinpath("results").rglob("*.json"))
+            seen_at_timing.append(json.loads(path.read_text())["environment"]["extra"])
+        return scheduler.run_all(items, config, **hooks)
+
+    monkeypatch.setattr(engine, "run_all", run_all)
+    final = run_stage(document, options(tmp_path))
+    # the fake worker never ends a warm-up as one, so both are recorded as failed and left unmarked
+    warm = final.environment.extra["compile_warmup"]
+    assert (warm["jobs"], warm["already_warm"]) == (2, 0)
+    assert sorted(warm["failed"]) == ["level1/19_ReLU", "level1/1_Square_matrix_multiplication_"]
+    assert seen_at_timing and seen_at_timing[0]["compile_warmup"] == warm
 
 
 @pytest.mark.parametrize("launcher", ["zygote", "spawn"])

@@ -172,6 +172,8 @@ def test_zygote_children_are_fresh_confined_processes_and_survive_each_others_cr
     assert outcomes[2][:2] == (None, True)
     assert outcomes[3][:2] == (0, False)
     assert zygote.network_isolated == ("network namespace" in zygote.isolation)
+    # what a torch.compile job would import costs its children nothing (no GPU here, so nothing is refused)
+    assert {"torch", "torch._dynamo", "torch._inductor.compile_fx"} <= set(zygote.preloaded)
 
 
 def test_the_sandbox_launcher_refuses_a_malformed_command_line() -> None:

@@ -46,9 +46,9 @@ def record(level: int, i: int, status: Status, speedup: float | None = None, **e
 
 
 def results(
-    slug: str, *records: ProblemResult, hardware: str = "h100", verified: bool = False
+    slug: str, *records: ProblemResult, hardware: str = "h100", verified: bool = False, finished: str = "t1"
 ) -> ResultsFile:
-    return ResultsFile(slug, slug.title(), "s", hardware, ENV, {}, records, "t0", "t1", verified=verified)
+    return ResultsFile(slug, slug.title(), "s", hardware, ENV, {}, records, "t0", finished, verified=verified)
 
 
 def score_row(
@@ -93,6 +93,18 @@ def test_missing_problems_count_as_failures_in_n():
     assert row["n_attempted"] == 2
     assert row["compile_rate"] == 1.0
     assert row["correct_rate"] == 1.0
+
+
+def test_a_run_in_progress_waits_for_its_unmeasured_problems_and_counts_them_as_failures_meanwhile():
+    files = [results("a", record(1, 1, C, 3.0), record(1, 2, C, 3.0), finished=""),
+             results("b", record(1, 1, C, 3.0))]
+    aligned = aligned_from_results(files, catalogue({1: 4}))
+    by_slug = {slug: sorted(group["status"]) for slug, group in aligned.groupby("slug")}
+    assert by_slug == {"a": ["correct", "correct", "pending", "pending"],
+                       "b": ["correct", "missing", "missing", "missing"]}
+    running = score_row(files[:1], {1: 4})
+    assert (running["n_pending"], running["n_attempted"], running["fast_1"]) == (2, 2, 0.5)
+    assert score_row(files[1:], {1: 4})["n_pending"] == 0
 
 
 def test_failed_builds_lower_the_compile_rate_and_fast_p():

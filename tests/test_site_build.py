@@ -247,6 +247,24 @@ def test_a_shard_file_is_left_off_the_site_until_the_shards_are_merged(tree, tmp
     assert [r.slug for r in load_results_dir(tmp_path / "results")] == [source.stem]
 
 
+def test_a_run_in_progress_is_marked_with_the_problems_it_has_not_measured_yet(tree, tmp_path):
+    results = tmp_path / "results" / "nvidia-h200"
+    results.mkdir(parents=True)
+    source = next((tree.results_dir / "nvidia-h200").glob("*.json"))
+    data = json.loads(source.read_text())
+    level1 = [p for p in data["problems"] if p["level"] == 1]
+    data["problems"], data["finished_at"] = level1[:2], ""  # two measured; the rest of level 1 still to come
+    (results / source.name).write_text(json.dumps(data))
+    files = {f.uri: f for f in generate(sources_for(tree, results_dir=tmp_path / "results")).files}
+    table = json.loads(text_of(files, "data/nvidia-h200--eager/leaderboard.json"))["levels"]["1"]["table"]
+    (row,) = [r for r in table["rows"] if r[1][2] == f"submissions/{source.stem}/"]
+    pending = SPEC.problems_per_level[0] - 2
+    assert row[-1][:2] == [2, f"2/{SPEC.problems_per_level[0]} · {pending} pending"]
+    assert "kb-partial" in row[-1][3] and "lower bounds" in row[-1][4]
+    page = text_of(files, f"submissions/{source.stem}.md")
+    assert "**in progress** since" in page and "*pending*" in page
+
+
 def test_a_submission_slug_that_is_not_its_file_name_is_refused(tree, tmp_path):
     submissions = tmp_path / "submissions"
     submissions.mkdir()

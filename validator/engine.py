@@ -30,6 +30,8 @@ from validator.results import Flag, ProblemResult, ResultsFile, Status
 from validator.scheduler import WORKER, Device, SchedulerConfig, WorkItem, run_all
 
 if TYPE_CHECKING:
+    from rich.console import Console
+
     from validator.stages import RunOptions, StageContext
 
 STAGE = "evaluate"
@@ -157,6 +159,7 @@ def _now() -> str:
 def evaluate(
     planned: Sequence[tuple[WorkItem, ProblemResult | None]], header: ResultsFile, path: Path,
     config: SchedulerConfig, *, force: bool = False, view: progress.EvaluationView | None = None,
+    console: Console | None = None,
 ) -> ResultsFile:
     """Run what is not yet known and keep `path` current after every problem."""
     old = _previous(path, header, force)
@@ -190,15 +193,21 @@ def evaluate(
     on_start: Callable[[WorkItem, Device], None] = (
         (lambda item, device: view.started(item.job.key, device.label)) if view else (lambda item, device: None)
     )
-    warmed = warmup.warm(to_run, config)
+    compiling = sum(item.job.backend in warmup.BACKENDS for item in to_run)
+    with progress.counter(console, compiling, "compile warm-up") as advance:
+        warmed = warmup.warm(to_run, config, on_done=advance)
+    if warmed.count or warmed.reused:  # in the file before timing starts, so an interrupted run keeps it too
+        header = _with_extra(header, compile_warmup=warmed.describe())
+        results.save(snapshot(False), path)
     report = run_all(to_run, config, on_start=on_start, on_result=record)
-    final = snapshot(True)
-    extra = {**final.environment.extra, "unhealthy_gpus": report.unhealthy, "launcher_notes": list(report.notes)}
-    if warmed.count:
-        extra["compile_warmup"] = warmed.describe()
-    final = dataclasses.replace(final, environment=dataclasses.replace(final.environment, extra=extra))
+    final = _with_extra(snapshot(True), unhealthy_gpus=report.unhealthy, launcher_notes=list(report.notes))
     results.save(final, path)
     return final
+
+
+def _with_extra(record: ResultsFile, **values: object) -> ResultsFile:
+    extra = {**record.environment.extra, **values}
+    return dataclasses.replace(record, environment=dataclasses.replace(record.environment, extra=extra))
 
 
 def with_compile_baseline(
@@ -296,18 +305,14 @@ def run_stage(context: StageContext) -> list[Finding]:
     header = _header(context, hardware, gpu_env.environment(machine, gpu_name, visible, extra))
     console = options.extra.get("console")
     with gpu_env.ClockSampler(visible) as sampler, progress.EvaluationView(console, len(planned)) as view:
-        final = evaluate(planned, header, path, config, force=options.force, view=view)
+        final = evaluate(planned, header, path, config, force=options.force, view=view, console=console)
     cache = compile_baseline.cache_path(options.results_dir, hardware)
     if context.submission.slug == compile_baseline.SUBMISSION_SLUG:
         compile_baseline.record(cache, final.problems, machine.torch_version, PROTOCOL.version)
     elif options.extra.get("compile_baseline"):
         final = with_compile_baseline(final, planned, config, cache, machine.torch_version)
     network_open = any(f.code == "sandbox-network-open" for r in final.problems for f in r.flags)
-    environment = final.environment
-    environment = dataclasses.replace(environment, extra={
-        **environment.extra, "clocks_during_run": sampler.summary(), "network_isolated": not network_open,
-    })
-    final = dataclasses.replace(final, environment=environment)
+    final = _with_extra(final, clocks_during_run=sampler.summary(), network_isolated=not network_open)
     results.save(final, path)
     if console is not None:
         console.print(progress.results_table(final.problems, title=f"{context.submission.slug} on {gpu_name}"))

@@ -5,6 +5,9 @@ Definitions (the site's methodology page quotes these docstrings, so they are th
 - N is every problem of the level in the catalogue. A problem with no record, a record measured on
   another version of the problem (its sha256 differs from the catalogue's: `stale`), or a record
   with status `not_run` counts as a failure.
+- A run in progress (its results file has no `finished_at`: an interrupted run that resumes later)
+  is scored like any other, so its fast_p is a lower bound; its problems without a record are
+  `pending` rather than `missing`, and `n_pending` says how many a level still waits for.
 - A kernel *counts* under a baseline when its status is `correct` and its speedup against that
   baseline was measured. `needs_review` is not correct until a maintainer clears it; `rejected` never is.
 - fast_p = #{counted AND speedup > p} / N, with a strict `>`: a speedup of exactly p does not count.
@@ -37,7 +40,11 @@ MISSING = "missing"
 """Status of a catalogue problem that has no record in a results file."""
 STALE = "stale"
 """Status of a record measured on a different version (sha256) of the problem."""
-NOT_ATTEMPTED = frozenset({MISSING, STALE, Status.NOT_RUN.value})
+PENDING = "pending"
+"""Status of a catalogue problem with no record yet in a results file of a run that has not finished."""
+NO_RECORD = frozenset({MISSING, PENDING})
+"""Statuses of a catalogue problem that a results file has no record of."""
+NOT_ATTEMPTED = NO_RECORD | {STALE, Status.NOT_RUN.value}
 BUILT = frozenset(
     s.value for s in (Status.CORRECT, Status.INCORRECT, Status.RUNTIME_ERROR, Status.TIMEOUT, Status.OOM)
 ) | {Status.NEEDS_REVIEW.value}
@@ -99,6 +106,7 @@ def _record_row(results: ResultsFile, record: ProblemResult) -> dict[str, object
         "slug": results.slug,
         "hardware": results.hardware,
         "verified": results.verified,
+        "finished": bool(results.finished_at),
         "key": record.key,
         "record_sha256": record.problem_sha256,
         "status": record.status.value,
@@ -117,7 +125,7 @@ def _record_row(results: ResultsFile, record: ProblemResult) -> dict[str, object
 
 
 RECORD_COLUMNS = [
-    "slug", "verified", "hardware", "key", "record_sha256", "status", "speedup", "speedup_vs_compile",
+    "slug", "verified", "finished", "hardware", "key", "record_sha256", "status", "speedup", "speedup_vs_compile",
     "ci_low", "ci_high", "reference_ms", "kernel_ms", "compile_ms", "backend", "flags", "flag_messages", "error",
 ]  # fmt: skip
 NUMERIC_COLUMNS = ["speedup", "speedup_vs_compile", "ci_low", "ci_high", "reference_ms", "kernel_ms", "compile_ms"]
@@ -142,12 +150,15 @@ def aligned_frame(records: pd.DataFrame, problems: pd.DataFrame) -> pd.DataFrame
     """Every (submission, hardware) crossed with every catalogue problem, so absent problems are rows too.
 
     Records of problems the catalogue no longer has are dropped; records of an older version of a
-    problem become `stale` and lose their numbers.
+    problem become `stale` and lose their numbers; absent problems are `pending` in a run that has not
+    finished, `missing` otherwise.
     """
-    runs = records[["slug", "hardware", "verified"]].drop_duplicates(["slug", "hardware"])
+    runs = records[["slug", "hardware", "verified", "finished"]].drop_duplicates(["slug", "hardware"])
     grid = runs.merge(problems, how="cross")
-    frame = grid.merge(records.drop(columns=["verified"]), on=["slug", "hardware", "key"], how="left")
+    frame = grid.merge(records.drop(columns=["verified", "finished"]), on=["slug", "hardware", "key"], how="left")
+    absent = frame["status"].isna()
     frame["status"] = frame["status"].fillna(MISSING)
+    frame.loc[absent & ~frame["finished"].astype(bool), "status"] = PENDING
     stale = frame["record_sha256"].notna() & (frame["record_sha256"] != frame["sha256"])
     frame.loc[stale, "status"] = STALE
     frame.loc[stale, NUMERIC_COLUMNS] = np.nan
@@ -183,6 +194,7 @@ def level_scores(aligned: pd.DataFrame, thresholds: Sequence[float] = THRESHOLDS
         built=status.isin(BUILT),
         correct=status == Status.CORRECT.value,
         review=status == Status.NEEDS_REVIEW.value,
+        pending=status == PENDING,
         rejected=status == Status.REJECTED.value,
         compile_error=status == Status.COMPILE_ERROR.value,
         log_counted=np.log(frame["counted"]),
@@ -196,6 +208,7 @@ def level_scores(aligned: pd.DataFrame, thresholds: Sequence[float] = THRESHOLDS
         n_correct=("correct", "sum"),
         n_counted=("counted", "count"),
         n_needs_review=("review", "sum"),
+        n_pending=("pending", "sum"),
         n_rejected=("rejected", "sum"),
         n_compile_error=("compile_error", "sum"),
         mean_log=("log_counted", "mean"),

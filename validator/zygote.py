@@ -33,11 +33,13 @@ from validator import sandbox
 PACKET = 1 << 20
 PRELOAD = ("torch", "numpy", "triton", "triton.language")
 OPTIONAL_PRELOAD = (
-    "torch._dynamo", "validator.problem_module", "validator.evaluate", "validator.integrity", "validator.timing",
+    "torch._dynamo", "torch._inductor.compile_fx", "validator.problem_module", "validator.evaluate",
+    "validator.integrity", "validator.timing",
 )
 """The worker's own lazy imports: each is tried in a throwaway fork first and preloaded only if importing
 it leaves the CUDA driver uninitialised. (torch.utils.cpp_extension, for one, calls torch.cuda.is_available()
-at import, which initialises the driver and makes torch refuse CUDA in every forked child.)"""
+at import, which initialises the driver and makes torch refuse CUDA in every forked child.) Inductor's
+compiler (about 1 s to import) is here for the torch.compile jobs: the row has one per problem."""
 
 
 @dataclass(frozen=True)

@@ -7,6 +7,7 @@ import pandas as pd
 from site_src.model import SiteModel
 from site_src.output import SiteBuild
 from site_src.render import render
+from validator.scoring import NO_RECORD
 
 RESULT_COLUMNS = [
     "slug",
@@ -36,7 +37,7 @@ def _json_records(frame: pd.DataFrame) -> str:
 
 
 def build(model: SiteModel, out: SiteBuild) -> None:
-    results = model.aligned[model.aligned["status"] != "missing"][RESULT_COLUMNS]
+    results = model.aligned[~model.aligned["status"].isin(NO_RECORD)][RESULT_COLUMNS]
     scores = model.scores
     out.data_text("downloads/results.csv", results.to_csv(index=False))
     out.data_text("downloads/results.json", _json_records(results))

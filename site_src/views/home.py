@@ -24,7 +24,8 @@ COLUMNS = (
     Column("Geomean", "geometric-mean speedup over the kernels that count"),
     Column("Compiled", "built and ran / attempted"),
     Column("Correct", "correct / attempted"),
-    Column("Attempted", "problems with a result / problems in the level"),
+    Column("Attempted", "problems with a result / problems in the level; a run in progress also says how many "
+           "it has not measured yet (they count as failures until it has)"),
 )
 
 
@@ -38,6 +39,15 @@ def run_cell(verified: bool) -> Cell:
     if verified:
         return Cell("verified", "verified", css="kb-badge kb-verified")
     return Cell("self-reported", "self-reported", css="kb-badge kb-self")
+
+
+def attempted_cell(attempted: int, problems: int, pending: int) -> Cell:
+    """`84/100`, and for a run that has not finished `84/100 · 16 pending`, marked as in progress."""
+    if not pending:
+        return Cell(attempted, f"{attempted}/{problems}")
+    why = (f"run in progress: {pending} problem(s) of this level not measured yet; until they are, they count "
+           "as failures, so these fast_p values are lower bounds")
+    return Cell(attempted, f"{attempted}/{problems} · {pending} pending", css="kb-badge kb-partial", title=why)
 
 
 def leaderboard_table(model: SiteModel, combo: Combo, level: int) -> Table:
@@ -61,7 +71,7 @@ def leaderboard_table(model: SiteModel, combo: Combo, level: int) -> Table:
                 Cell(number(score.geomean_speedup), speedup_text(number(score.geomean_speedup))),
                 Cell(number(score.compile_rate), percent_text(number(score.compile_rate))),
                 Cell(number(score.correct_rate), percent_text(number(score.correct_rate))),
-                Cell(int(score.n_attempted), f"{score.n_attempted}/{score.n_problems}"),
+                attempted_cell(int(score.n_attempted), int(score.n_problems), int(score.n_pending)),
             )
         )
     return Table(COLUMNS, tuple(rows), sort_column=4 + THRESHOLDS.index(1.0))

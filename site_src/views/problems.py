@@ -15,6 +15,7 @@ from site_src.views.home import run_cell
 from site_src.views.submissions import claimed_text, source_anchor
 from validator.catalogue import Problem
 from validator.results import Status
+from validator.scoring import NO_RECORD
 
 RANK_COLUMNS = (
     Column("#", "rank among the kernels that count, by speedup", better_is_lower=True),
@@ -33,7 +34,7 @@ def ranked_rows(aligned: pd.DataFrame) -> pd.DataFrame:
     """Every attempted kernel, ordered within each (problem, hardware): counted ones fastest first, then the rest."""
     counts = (aligned["status"] == Status.CORRECT.value) & aligned["speedup"].notna()
     ranked = aligned.assign(counts=counts, rank_order=aligned["speedup"].where(counts, -1.0))
-    ranked = ranked[ranked["status"] != "missing"]
+    ranked = ranked[~ranked["status"].isin(NO_RECORD)]
     order = ["key", "hardware", "rank_order", "status", "slug"]
     return ranked.sort_values(order, ascending=[True, True, False, True, True])
 

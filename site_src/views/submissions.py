@@ -14,9 +14,9 @@ from site_src.output import SiteBuild, page_root, slot
 from site_src.render import render
 from site_src.sources import SubmissionDoc
 from site_src.tables import Cell, Column, Table, ms_text, number, percent_text, speedup_text, table_html
-from site_src.views.home import Record
+from site_src.views.home import Record, attempted_cell
 from validator.results import ResultsFile
-from validator.scoring import THRESHOLDS, fast_p_label
+from validator.scoring import NO_RECORD, THRESHOLDS, fast_p_label
 
 RESULT_COLUMNS = (
     Column("Problem", numeric=False),
@@ -121,10 +121,16 @@ def score_table(scores: pd.DataFrame) -> Table:
                 Cell(number(s.geomean_speedup), speedup_text(number(s.geomean_speedup))),
                 Cell(number(s.compile_rate), percent_text(number(s.compile_rate))),
                 Cell(number(s.correct_rate), percent_text(number(s.correct_rate))),
-                Cell(int(s.n_attempted), f"{s.n_attempted}/{s.n_problems}"),
+                attempted_cell(int(s.n_attempted), int(s.n_problems), int(s.n_pending)),
             )
         )
     return Table(SCORE_COLUMNS, tuple(rows))
+
+
+def run_badge(results: ResultsFile) -> str:
+    """`verified` or `self-reported`, and `in progress` while the run has not finished."""
+    badge = "verified" if results.verified else "self-reported"
+    return badge if results.finished_at else f"{badge}, in progress"
 
 
 def _run_info(results: ResultsFile, slot_name: str) -> dict[str, Any]:
@@ -139,6 +145,7 @@ def _run_info(results: ResultsFile, slot_name: str) -> dict[str, Any]:
         "torch": env.torch,
         "triton": env.triton,
         "finished": results.finished_at,
+        "started": results.started_at,
         "slot": slot(slot_name),
     }
 
@@ -193,7 +200,8 @@ def _meta_html(doc: SubmissionDoc | None, slug: str, name: str, root: str) -> st
 
 
 def _shown_rows(aligned: pd.DataFrame | None, hardware: str, kernels: dict) -> pd.DataFrame:
-    """This hardware's records, plus the submission's own problems that have none (shown as missing)."""
+    """This hardware's records, plus the submission's own problems that have none (shown as missing, or as
+    pending while the run is in progress)."""
     if aligned is None:
         return pd.DataFrame(columns=["level"])
     rows = aligned[aligned["hardware"] == hardware]
@@ -202,7 +210,7 @@ def _shown_rows(aligned: pd.DataFrame | None, hardware: str, kernels: dict) -> p
         index=rows.index,
         dtype=bool,
     )
-    return rows[(rows["status"] != "missing") | listed]
+    return rows[~rows["status"].isin(NO_RECORD) | listed]
 
 
 def submission_page(model: SiteModel, slug: str, aligned: pd.DataFrame | None, out: SiteBuild) -> None:
@@ -259,7 +267,7 @@ INDEX_COLUMNS = (
 def index_table(model: SiteModel, slugs: list[str]) -> Table:
     runs: dict[str, list[str]] = {}
     for results in model.inputs.results:
-        badge = "verified" if results.verified else "self-reported"
+        badge = run_badge(results)
         runs.setdefault(results.slug, []).append(f"{results.environment.gpu or results.hardware} ({badge})")
     rows = []
     for slug in slugs:
