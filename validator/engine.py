@@ -193,8 +193,7 @@ def evaluate(
     on_start: Callable[[WorkItem, Device], None] = (
         (lambda item, device: view.started(item.job.key, device.label)) if view else (lambda item, device: None)
     )
-    compiling = sum(item.job.backend in warmup.BACKENDS for item in to_run)
-    with progress.counter(console, compiling, "compile warm-up") as advance:
+    with progress.counter(console, len(warmup.to_warm(to_run)), "compile warm-up") as advance:
         warmed = warmup.warm(to_run, config, on_done=advance)
     if warmed.count or warmed.reused:  # in the file before timing starts, so an interrupted run keeps it too
         header = _with_extra(header, compile_warmup=warmed.describe())

@@ -54,6 +54,11 @@ def marker(item: WorkItem) -> Path | None:
     return Path(cache) / MARKER_DIR / item.job.problem_sha256 if cache else None
 
 
+def to_warm(items: Sequence[WorkItem]) -> list[WorkItem]:
+    """The items a warm-up would run: those whose backend compiles at first call, minus the already warm."""
+    return [item for item in items if item.job.backend in BACKENDS and not _already_warm(item)]
+
+
 def _already_warm(item: WorkItem) -> bool:
     path = marker(item)
     return path is not None and path.is_file()
@@ -69,9 +74,8 @@ def warm(items: Sequence[WorkItem], config: SchedulerConfig, concurrency: int | 
          on_done: Callable[[str], None] = lambda note: None) -> WarmReport:
     """Run the warm-up of every item whose backend compiles at first call; the others are left alone.
     `on_done` gets one line per finished warm-up (problem, outcome, seconds), for a progress display."""
-    compiling = [item for item in items if item.job.backend in BACKENDS]
-    chosen = [item for item in compiling if not _already_warm(item)]
-    reused = len(compiling) - len(chosen)
+    chosen = to_warm(items)
+    reused = sum(item.job.backend in BACKENDS for item in items) - len(chosen)
     if not chosen:
         return WarmReport(0, 0.0, 0, reused=reused)
     width = concurrency or per_device(len(config.devices))
