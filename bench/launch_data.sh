@@ -12,6 +12,7 @@
 #                 tests need the GPU and little CPU; the build needs the CPUs and no GPU)
 #     warm-row    the warm throughput run (after prebuild or cold), then the whole torch.compile row
 #     row-all     the whole torch.compile row, resuming what earlier calls measured (warm-ups too)
+#     disagreement KEY...  bench/compile_disagreement.py on the listed problems (why torch.compile fails there)
 # Every step stops itself before the 10-minute call limit ($BUDGET_S, default 560 s); an interrupted run
 # resumes on the next call. Results come back as $OUT/results.tar (results/<hardware>/... is 3 folders deep).
 # results/ is tracked, and each device call gets a fresh copy of the working tree: extract results.tar into the
@@ -110,6 +111,12 @@ warm-row)
   ;;
 row-all)
   validate row submissions/torch-compile-inductor.json
+  ;;
+disagreement)  # where torch.compile failed the fp32 tolerance: eager, compiled and float64 side by side
+  timeout "$(left)" python3 bench/compile_disagreement.py "${@:2}" --out "$OUT/disagreement.json" \
+    > "$OUT/disagreement.log" 2>&1
+  echo "disagreement: rc=$? wall $(( $(date +%s) - started )) s" | tee -a "$OUT/walls.txt"
+  tail -n 40 "$OUT/disagreement.log"
   ;;
 esac
 tar -cf "$OUT/throughput-results.tar" -C "$OUT" tp-cold tp-warm 2>/dev/null

@@ -41,7 +41,7 @@ def generate(sources: SiteSources, hand_written: Iterable[str] = ()) -> SiteBuil
     heatmap.build(model, out)
     submissions.build(model, out)
     problems.build(model, out)
-    methodology.build(out)
+    methodology.build(model, out)
     submitting.build(out, sources.schema_path, hand_written)
     downloads.build(model, out)
     add_assets(out)

@@ -14,7 +14,9 @@ from validator.problem_module import (
     make_inputs,
     make_model,
     make_model_and_inputs,
+    problem_tolerances,
 )
+from validator.protocol import PROTOCOL, Tolerance
 
 CORPUS = Path(__file__).resolve().parent / "fixtures" / "catalogue" / "level1"
 PASSES = CORPUS / "1_Passes.py"
@@ -110,3 +112,31 @@ def test_generate_on_device_draws_weights_and_inputs_directly_there() -> None:
     model, inputs = make_model_and_inputs(module, 0, "meta", generate_on_device=True)
     assert model.linear.weight.device.type == "meta"
     assert inputs[0].device.type == "meta" and inputs[0].shape == (64, 32)
+
+
+def test_declared_tolerances_widen_the_protocol_s_and_leave_other_dtypes_alone() -> None:
+    module = load_problem_module(CORPUS / "21_DeclaredTolerance.py", reduced=False)
+    merged = problem_tolerances(module, PROTOCOL.tolerances)
+    assert merged["float32"] == Tolerance(1e-2, 1e-2)
+    assert {k: v for k, v in merged.items() if k != "float32"} == {
+        k: v for k, v in PROTOCOL.tolerances.items() if k != "float32"
+    }
+    assert problem_tolerances(load_problem_module(PASSES, reduced=False), PROTOCOL.tolerances) == PROTOCOL.tolerances
+
+
+@pytest.mark.parametrize(
+    ("declared", "message"),
+    [
+        ("[1e-3, 1e-3]", "must be a dict"),
+        ('{"float8": (1e-3, 1e-3)}', "TOLERANCES['float8']: expected one of"),
+        ('{"float32": (1e-3,)}', "must be a pair (atol, rtol) of numbers"),
+        ('{"float32": (True, 1e-3)}', "must be a pair (atol, rtol) of numbers"),
+        ('{"float32": (1e-3, 1e-5)}', "tighter than the protocol's (0.0001, 0.0001)"),
+    ],
+)
+def test_malformed_or_tighter_declared_tolerances_are_format_errors(tmp_path: Path, declared: str, message: str):
+    path = tmp_path / "1_Declares.py"
+    path.write_text(PASSES.read_text(encoding="utf-8") + f"\nTOLERANCES = {declared}\n", encoding="utf-8")
+    with pytest.raises(ProblemModuleError) as caught:
+        problem_tolerances(load_problem_module(path, reduced=False), PROTOCOL.tolerances)
+    assert caught.value.code == "format" and message in str(caught.value)

@@ -197,3 +197,64 @@ def test_the_example_kernels_pass_every_check_on_the_gpu(tmp_path: Path):
         assert data["own_kernel_fraction"] > 0, name
         codes = {f["code"] for f in data["flags"]}
         assert "persisting-l2-reset" in codes and "no-custom-kernel" not in codes
+
+
+DOUBLING_PROBLEM = '''import torch
+from torch import nn
+
+
+class Model(nn.Module):
+    def forward(self, x):
+        return x * 2
+
+
+rows = 256
+REDUCED_SIZES = {"rows": 256}
+{declared}
+
+def get_inputs():
+    return [torch.randn(rows, 256)]
+
+
+def get_init_inputs():
+    return []
+'''
+
+ONE_ELEMENT_OFF = '''import torch
+
+
+class ModelNew(torch.nn.Module):
+    def forward(self, x):
+        out = x * 2
+        out.view(-1)[0] += 2e-3  # beyond 1e-4 + 1e-4 |y| there; norm-wise 4e-6, within the precision check
+        return out
+'''
+
+
+@pytest.mark.parametrize("declared", ["", 'TOLERANCES = {"float32": (1e-2, 1e-2)}'])
+def test_a_problem_s_declared_tolerances_replace_the_protocol_s_and_are_flagged(tmp_path: Path, declared: str):
+    problem = tmp_path / "1_Doubling.py"
+    problem.write_text(DOUBLING_PROBLEM.replace("{declared}", declared), encoding="utf-8")
+    kernel = tmp_path / "kernel_triton.py"
+    kernel.write_text(ONE_ELEMENT_OFF, encoding="utf-8")
+    job = make_job("level1/19_ReLU", kernel, tmp_path, {"interpret": True})
+    job = replace(job, problem_path=str(problem), problem_sha256=hashlib.sha256(problem.read_bytes()).hexdigest())
+    result = worker.evaluate_job(job)
+    codes = [f.code for f in result.flags]
+    if declared:
+        assert result.status is Status.CORRECT, result.error
+        assert "float32 atol=0.01 rtol=0.01" in next(f.message for f in result.flags if f.code == "tolerance-declared")
+    else:
+        assert result.status is Status.INCORRECT and "output-mismatch" in codes
+        assert "tolerance-declared" not in codes
+
+
+def test_a_problem_that_declares_tighter_tolerances_stops_before_the_kernel_is_imported(tmp_path: Path):
+    problem = tmp_path / "1_Doubling.py"
+    problem.write_text(DOUBLING_PROBLEM.replace("{declared}", 'TOLERANCES = {"float32": (1e-6, 1e-4)}'))
+    kernel = tmp_path / "kernel_triton.py"
+    kernel.write_text(ONE_ELEMENT_OFF, encoding="utf-8")
+    job = replace(make_job("level1/19_ReLU", kernel, tmp_path, {"interpret": True}), problem_path=str(problem))
+    result = worker.evaluate_job(job)
+    assert result.status is Status.RUNTIME_ERROR and [f.code for f in result.flags] == ["harness-error"]
+    assert "tighter than the protocol's" in result.error

@@ -1,7 +1,9 @@
 """Quality filters for one problem: could a kernel that cheats pass correctness on it?
 
-Every filter asks that question at the protocol tolerance (validator.protocol): would a kernel that
-returns a constant, returns zeros, ignores an input or ignores the weights pass the comparison?
+Every filter asks that question at the problem's tolerance (the protocol's, or the problem's declared
+TOLERANCES), with the harness's own comparison: would a kernel that returns a constant, returns zeros,
+ignores an input or ignores the weights pass it? One filter asks the opposite question: could an honest
+kernel fail it?
 
     near-constant     outputs for seeds 0 and 1 agree: a kernel returning one fixed tensor passes
     zeros-pass        allclose(zeros, output): a kernel returning zeros passes
@@ -10,6 +12,11 @@ returns a constant, returns zeros, ignores an input or ignores the weights pass 
     ignores-weights   a model built after another seed gives the same output
     nondeterministic  same weights and inputs, another random-generator state at forward: outputs differ
                       beyond tolerance (dropout left on, torch.rand in forward, ...)
+    ill-conditioned   at some input scale, the fp32 reference is not within half the tolerance of the same
+                      Model run in float64: a kernel as accurate as the reference but rounded differently
+                      can then fail against it (the margin of 2 is the triangle inequality's). The remedy is
+                      in the problem: narrow INPUT_SCALES, or declare TOLERANCES with the evidence. A failure
+                      at full size only: at reduced sizes it is a warning (it affects CPU runs alone)
     non-finite        the reference output holds NaN or Inf
     mutates-input     the reference changes its inputs (kernels must not, so it cannot be mirrored)
     format, reduced-sizes, import-error, runtime-error, out-of-memory, too-much-memory
@@ -31,8 +38,14 @@ from typing import Any
 
 from validator.catalogue import Problem
 from validator.findings import Finding, Severity
-from validator.problem_module import ProblemModuleError, load_problem_module, make_inputs, make_model
-from validator.protocol import PROTOCOL
+from validator.problem_module import (
+    ProblemModuleError,
+    load_problem_module,
+    make_inputs,
+    make_model,
+    problem_tolerances,
+)
+from validator.protocol import PROTOCOL, Tolerance
 
 STAGE = "catalogue"
 EXEMPTABLE = frozenset({
@@ -103,23 +116,14 @@ class _Failure(Exception):
         self.code = code
 
 
-def tolerance(dtype: Any) -> tuple[float, float] | None:
-    """(atol, rtol) for a floating dtype from the protocol; None: values must match exactly."""
-    tol = PROTOCOL.tolerances.get(str(dtype).removeprefix("torch."))
-    return (tol.atol, tol.rtol) if tol else None
-
-
-def passes_correctness(candidate: Any, reference: Any) -> bool:
-    """Would `candidate` pass the protocol's correctness comparison against `reference`?"""
-    import torch
+def passes_correctness(candidate: Any, reference: Any, tolerances: dict[str, Any] | None = None) -> bool:
+    """Would `candidate` pass the harness's value comparison against `reference` (validator.evaluate), at
+    `tolerances` (default: the protocol's)?"""
+    from validator.evaluate import check_values
 
     if candidate.shape != reference.shape:
         return False
-    candidate = candidate.to(reference.dtype)
-    tol = tolerance(reference.dtype)
-    if tol is None or not reference.is_floating_point():
-        return torch.equal(candidate, reference)
-    return torch.allclose(candidate, reference, atol=tol[0], rtol=tol[1], equal_nan=True)
+    return check_values([candidate.to(reference.dtype)], [reference], tolerances or PROTOCOL.tolerances).ok
 
 
 def _clone(values: list[Any]) -> list[Any]:
@@ -153,12 +157,16 @@ class _Run:
     def __init__(self, module: ModuleType, spec: CheckSpec) -> None:
         self.module = module
         self.spec = spec
+        self.tolerances = problem_tolerances(module, PROTOCOL.tolerances)
         self.issues: list[Issue] = []
         self.out0: Any = None
         self.forward_s: list[float] = []
 
     def fail(self, code: str, message: str, severity: Severity = Severity.ERROR) -> None:
         self.issues.append((code, message, severity))
+
+    def passes(self, candidate: Any, reference: Any) -> bool:
+        return passes_correctness(candidate, reference, self.tolerances)
 
     def model(self, seed: int) -> Any:
         spec = self.spec
@@ -193,12 +201,14 @@ class _Run:
             self.fail("mutates-input", "the reference forward changes its inputs in place")
         if out0.is_floating_point() and not torch.isfinite(out0).all():
             self.fail("non-finite", "the reference output holds NaN or Inf for seed 0")
-        if passes_correctness(torch.zeros_like(out0), out0):
+        if self.passes(torch.zeros_like(out0), out0):
             self.fail("zeros-pass", "an all-zeros output passes correctness at the protocol tolerance")
         self._check_determinism(out0)
         self._check_seeds(out0)
         self._check_inputs(model, x0, out0)
         self._check_weights(model, x0, out0)
+        if not any(code == "nondeterministic" for code, _, _ in self.issues):  # random outputs say nothing here
+            self._check_conditioning(model, x0, out0)
 
     def _check_input_devices(self, inputs: list[Any]) -> None:
         import torch
@@ -218,7 +228,7 @@ class _Run:
         again = self.forward(model, inputs)
         if _identical(again, out0):
             return
-        if passes_correctness(again, out0):
+        if self.passes(again, out0):
             message = "two runs with one seed differ in rounding only"
             self.fail("nondeterministic-rounding", message, Severity.WARNING)
         else:
@@ -226,7 +236,7 @@ class _Run:
 
     def _check_seeds(self, out0: Any) -> None:
         other = self.forward(self.model(OTHER_SEED), self.inputs(OTHER_SEED))
-        if passes_correctness(other, out0):
+        if self.passes(other, out0):
             self.fail("near-constant", "seeds 0 and 1 give outputs equal at the protocol tolerance")
 
     def _check_inputs(self, model: Any, x0: list[Any], out0: Any) -> None:
@@ -241,7 +251,7 @@ class _Run:
                 continue
             changed = _clone(x0)
             changed[i] = new
-            if passes_correctness(self.forward(model, changed), out0):
+            if self.passes(self.forward(model, changed), out0):
                 self.fail("ignores-input", f"a fresh draw of input {i} ({old.dtype}) leaves the output as it was")
 
     def _check_weights(self, model: Any, x0: list[Any], out0: Any) -> None:
@@ -257,8 +267,45 @@ class _Run:
                 for p in other.parameters():
                     if p.is_floating_point():
                         p.add_(torch.randn_like(p))
-        if passes_correctness(self.forward(other, _clone(x0)), out0):
+        if self.passes(self.forward(other, _clone(x0)), out0):
             self.fail("ignores-weights", "a model built after another seed gives the same output")
+
+
+    def _check_conditioning(self, model: Any, x0: list[Any], out0: Any) -> None:
+        """The fp32 reference against the same Model in float64, at every input scale the worker uses."""
+        import copy
+
+        import torch
+
+        from validator.evaluate import check_values, scale_floating, trial_scale
+
+        if out0.dtype != torch.float32:
+            return
+        half = {k: Tolerance(t.atol / 2, t.rtol / 2) for k, t in self.tolerances.items()}
+        scales = tuple(getattr(self.module, "INPUT_SCALES", PROTOCOL.input_scales))
+        try:
+            model64 = copy.deepcopy(model).double()
+        except Exception as exc:  # a model that cannot be copied or cast is only left unchecked
+            self.fail("conditioning-unchecked", f"the Model cannot run in float64: {exc}"[:300], Severity.WARNING)
+            return
+        for scale in (trial_scale(scales, i) for i in range(len(scales))):
+            inputs = scale_floating(x0, scale)
+            out = out0 if scale == 1.0 else self.forward(model, _clone(inputs))
+            wide = [v.double() if isinstance(v, torch.Tensor) and v.is_floating_point() else v for v in inputs]
+            try:
+                ref64 = self.forward(model64, wide)
+            except Exception as exc:  # an op without a float64 kernel: unchecked, not failed
+                message = f"the Model cannot run in float64: {type(exc).__name__}: {exc}"[:300]
+                self.fail("conditioning-unchecked", message, Severity.WARNING)
+                return
+            verdict = check_values([out], [ref64.to(out.dtype)], half)
+            if not verdict.ok:  # at reduced sizes only CPU runs are affected (BatchNorm over 2 values, ...)
+                where = "at reduced sizes, " if self.spec.reduced else ""
+                severity = Severity.WARNING if self.spec.reduced else Severity.ERROR
+                self.fail("ill-conditioned", f"{where}at input scale x{scale:g} the fp32 reference is not within "
+                          f"half its tolerance of a float64 run ({verdict.message}): an honest kernel rounded "
+                          "differently can fail against it; narrow INPUT_SCALES or declare TOLERANCES", severity)
+                return
 
 
 def exemptions(module: ModuleType | None) -> tuple[dict[str, str], list[Issue]]:

@@ -11,6 +11,11 @@ must not rely on `.eval()` to switch randomness off.
 Reduced sizes: a problem may define `REDUCED_SIZES = {"batch_size": 16, ...}`, a dict from module-level
 size constants to smaller values. `load_problem_module(path, reduced=True)` rebinds those globals after
 the import, before anything calls `get_inputs()` / `get_init_inputs()`, which read them at call time.
+
+Declared tolerances: a problem whose fp32 reference is itself not within the protocol's tolerance of a
+float64 run (the catalogue check's `ill-conditioned` filter) may declare wider ones, e.g.
+`TOLERANCES = {"float32": (1e-3, 1e-3)}` (atol, rtol per output dtype), with a comment giving the evidence.
+They may only widen the protocol's, and being part of the file they are part of the problem's hash.
 """
 
 from __future__ import annotations
@@ -25,6 +30,7 @@ from types import ModuleType
 from typing import Any
 
 REDUCED_SIZES_NAME = "REDUCED_SIZES"
+TOLERANCES_NAME = "TOLERANCES"
 REQUIRED_CALLABLES = ("Model", "get_inputs", "get_init_inputs")
 _counter = itertools.count()
 
@@ -81,6 +87,35 @@ def apply_reduced_sizes(module: ModuleType) -> None:
     """Rebind the module globals REDUCED_SIZES names (get_inputs/get_init_inputs read them at call time)."""
     for name, value in reduced_sizes(module).items():
         setattr(module, name, value)
+
+
+def problem_tolerances(module: ModuleType, protocol: dict[str, Any]) -> dict[str, Any]:
+    """The protocol's `tolerances` (dtype name -> Tolerance) with the module's TOLERANCES applied, checked:
+    known dtypes only, each an (atol, rtol) pair of numbers no tighter than the protocol's."""
+    from validator.protocol import Tolerance
+
+    name = TOLERANCES_NAME
+    raw = getattr(module, name, None)
+    if raw is None:
+        return dict(protocol)
+    if not isinstance(raw, dict):
+        raise ProblemModuleError("format", f"{name} must be a dict from dtype names to (atol, rtol)")
+    merged = dict(protocol)
+    for dtype, pair in raw.items():
+        if dtype not in protocol:
+            raise ProblemModuleError("format", f"{name}[{dtype!r}]: expected one of {', '.join(sorted(protocol))}")
+        ok = isinstance(pair, tuple | list) and len(pair) == 2
+        ok = ok and all(isinstance(v, int | float) and not isinstance(v, bool) for v in pair)
+        if not ok:
+            raise ProblemModuleError("format", f"{name}[{dtype!r}] must be a pair (atol, rtol) of numbers")
+        floor = protocol[dtype]
+        atol, rtol = float(pair[0]), float(pair[1])
+        if not (atol >= floor.atol and rtol >= floor.rtol):
+            message = (f"{name}[{dtype!r}] = ({atol:g}, {rtol:g}) is tighter than the protocol's "
+                       f"({floor.atol:g}, {floor.rtol:g}); a problem may only widen it")
+            raise ProblemModuleError("format", message)
+        merged[dtype] = Tolerance(atol, rtol)
+    return merged
 
 
 def to_device(value: Any, device: Any) -> Any:

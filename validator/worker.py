@@ -115,6 +115,7 @@ class Evaluation:
         self.container: type | None = None
         self.specs: list[Any] = []
         self.precision_sets: list[Any] = []
+        self._tolerances: dict[str, Any] | None = None
 
     def run(self) -> None:
         self.setup()
@@ -199,6 +200,19 @@ class Evaluation:
         (a cumulative product overflows at x100): module-level INPUT_SCALES, documented in the problem."""
         return tuple(getattr(self.problem, "INPUT_SCALES", self.protocol.input_scales))
 
+    def tolerances(self) -> dict[str, Any]:
+        """The protocol's tolerances, widened where the problem declares TOLERANCES (its fp32 reference is itself
+        further than the protocol's tolerance from a float64 run: the catalogue's ill-conditioned filter)."""
+        from validator.problem_module import TOLERANCES_NAME, problem_tolerances
+
+        if self._tolerances is None:
+            self._tolerances = problem_tolerances(self.problem, self.protocol.tolerances)
+            if getattr(self.problem, TOLERANCES_NAME, None) is not None:
+                wider = ", ".join(f"{k} atol={t.atol:g} rtol={t.rtol:g}" for k, t in self._tolerances.items()
+                                  if t != self.protocol.tolerances.get(k))
+                self.note("tolerance-declared", f"the problem declares {wider} (TOLERANCES)")
+        return self._tolerances
+
     def reference_model(self) -> Any:
         from validator.problem_module import make_model
 
@@ -207,6 +221,7 @@ class Evaluation:
     def compute_references(self) -> None:
         from validator.evaluate import precision_references, reference_outputs, specs_of, trial_scale
 
+        self.tolerances()  # a malformed TOLERANCES stops the problem before any submitted code runs
         model = self.reference_model()
         trial = lambda t: self.inputs("trial", t, trial_scale(self.input_scales(), t))  # noqa: E731
         self.expected, self.container = reference_outputs(model, trial, self.protocol.correctness_trials)
@@ -306,7 +321,7 @@ class Evaluation:
             self.require(verdict)
             self.require(self.guard_.ledger.check(outs, buffers, self.held()))
             self.require(inputs_unchanged(buffers, pristine))
-            verdict = check_values(outs, expected, self.protocol.tolerances)
+            verdict = check_values(outs, expected, self.tolerances())
             del outs
             self.require(verdict)
             self.max_abs = max(self.max_abs or 0.0, verdict.max_abs)
@@ -379,7 +394,7 @@ class Evaluation:
         def verify(out: Any, ref_out: Any) -> Any:
             expected = list(ref_out) if self.container else [ref_out]
             verdict, outs = check_structure(out, self.specs, self.container)
-            verdict = check_values(outs, expected, self.protocol.tolerances) if verdict.ok else verdict
+            verdict = check_values(outs, expected, self.tolerances()) if verdict.ok else verdict
             return verdict if verdict.ok else type(verdict)(False, "timed-output-mismatch", verdict.message)
 
         hooks = timing.Hooks(lambda i: self.inputs("timing", i), self.guard_.before, after_kernel, verify, poison)

@@ -30,6 +30,10 @@ num_heads = 16
 sequence_length = 2048
 head_dim = 64
 REDUCED_SIZES = {"batch_size": 2, "num_heads": 2, "sequence_length": 128}  # CPU-size variant
+# No x100 input variant: at x100 the fp32 reference is itself up to 0.961 from a float64 run (tolerance
+# scaled x100 here), more than half the fp32 tolerance, so a kernel that only rounds differently could fail
+# against it (catalogue check, ill-conditioned filter, at full size on an H200, 2026-11-24).
+INPUT_SCALES = (1.0, 0.01)
 
 
 def get_inputs():

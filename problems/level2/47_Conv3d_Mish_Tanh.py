@@ -31,6 +31,10 @@ out_channels = 64
 D, H, W = 32, 64, 64
 kernel_size = 3
 REDUCED_SIZES = {"batch_size": 2, "in_channels": 4, "out_channels": 8, "D": 6, "H": 12, "W": 12}  # CPU size
+# No x100 input variant: at x100 the fp32 reference is itself up to 0.000118 from a float64 run, more than
+# half the fp32 tolerance, so a kernel that only rounds differently could fail against it (catalogue check,
+# ill-conditioned filter, at full size on an H200, 2026-11-24).
+INPUT_SCALES = (1.0, 0.01)
 
 
 def get_inputs():

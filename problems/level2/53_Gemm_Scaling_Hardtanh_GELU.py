@@ -35,6 +35,10 @@ scaling_factor = 2.0
 hardtanh_min = -2.0
 hardtanh_max = 2.0
 REDUCED_SIZES = {"batch_size": 32, "in_features": 256, "out_features": 128}  # CPU-size variant
+# No x100 input variant: at x100 the fp32 reference is itself up to 0.00123 from a float64 run (tolerance
+# scaled x1.38 here), more than half the fp32 tolerance, so a kernel that only rounds differently could fail
+# against it (catalogue check, ill-conditioned filter, at full size on an H200, 2026-11-24).
+INPUT_SCALES = (1.0, 0.01)
 
 
 def get_inputs():

@@ -34,6 +34,10 @@ in_features = 8192
 out_features = 512  # softmax values ~1/out_features must stay well above the 1e-4 tolerance
 dropout_p = 0.0
 REDUCED_SIZES = {"batch_size": 32, "in_features": 256, "out_features": 64}  # CPU-size variant
+# No x100 input variant: at x100 the fp32 reference is itself up to 0.000246 from a float64 run, more than
+# half the fp32 tolerance, so a kernel that only rounds differently could fail against it (catalogue check,
+# ill-conditioned filter, at full size on an H200, 2026-11-24).
+INPUT_SCALES = (1.0, 0.01)
 
 
 def get_inputs():

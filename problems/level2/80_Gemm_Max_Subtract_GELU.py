@@ -36,6 +36,10 @@ in_features = 8192
 out_features = 8192
 max_dim = 1
 REDUCED_SIZES = {"batch_size": 32, "in_features": 256, "out_features": 128}  # CPU-size variant
+# No x100 input variant: at x100 the fp32 reference is itself up to 0.00138 from a float64 run (tolerance
+# scaled x13.3 here), more than half the fp32 tolerance, so a kernel that only rounds differently could fail
+# against it (catalogue check, ill-conditioned filter, at full size on an H200, 2026-11-24).
+INPUT_SCALES = (1.0, 0.01)
 
 
 def get_inputs():

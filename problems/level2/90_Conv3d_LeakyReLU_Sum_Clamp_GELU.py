@@ -44,6 +44,10 @@ REDUCED_SIZES = {  # CPU-size variant
     "width": 16,
     "sum_tensor_shape": (8, 1, 1, 1),
 }
+# No x100 input variant: at x100 the fp32 reference is itself up to 7.83e-05 from a float64 run, more than
+# half the fp32 tolerance, so a kernel that only rounds differently could fail against it (catalogue check,
+# ill-conditioned filter, at full size on an H200, 2026-11-24).
+INPUT_SCALES = (1.0, 0.01)
 
 
 def get_inputs():

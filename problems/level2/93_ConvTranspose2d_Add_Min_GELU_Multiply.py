@@ -39,6 +39,10 @@ stride = 2
 add_value = -0.2  # most values stay below 0, so the minimum does not zero out the output
 multiply_value = 2.0
 REDUCED_SIZES = {"batch_size": 2, "in_channels": 16, "out_channels": 8, "height": 16, "width": 16}  # CPU size
+# No x100 input variant: at x100 the fp32 reference is itself up to 5.86e-05 from a float64 run, more than
+# half the fp32 tolerance, so a kernel that only rounds differently could fail against it (catalogue check,
+# ill-conditioned filter, at full size on an H200, 2026-11-24).
+INPUT_SCALES = (1.0, 0.01)
 
 
 def get_inputs():

@@ -43,6 +43,10 @@ REDUCED_SIZES = {  # CPU-size variant
     "bias_shape": (128,),
     "num_groups": 16,
 }
+# No x100 input variant: at x100 the fp32 reference is itself up to 0.000617 from a float64 run, more than
+# half the fp32 tolerance, so a kernel that only rounds differently could fail against it (catalogue check,
+# ill-conditioned filter, at full size on an H200, 2026-11-24).
+INPUT_SCALES = (1.0, 0.01)
 
 
 def get_inputs():

@@ -40,6 +40,10 @@ REDUCED_SIZES = {  # CPU-size variant
     "out_features": 128,
     "add_value_shape": (128,),
 }
+# No x100 input variant: at x100 the fp32 reference is itself up to 0.000201 from a float64 run, more than
+# half the fp32 tolerance, so a kernel that only rounds differently could fail against it (catalogue check,
+# ill-conditioned filter, at full size on an H200, 2026-11-24).
+INPUT_SCALES = (1.0, 0.01)
 
 
 def get_inputs():

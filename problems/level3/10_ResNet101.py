@@ -87,6 +87,12 @@ layers = [3, 4, 23, 3]
 num_classes = 1000
 base_width = 64
 REDUCED_SIZES = {"batch_size": 2, "image_size": 32, "base_width": 16}  # CPU size
+# fp32 tolerance 1e-3, not the protocol's 1e-4: 101 layers of BatchNorm in training mode amplify rounding, so
+# the fp32 reference is itself up to 2.5e-4 from a float64 run on every input scale (norm-wise 9e-5), and
+# torch.compile, rounding differently, was up to 3e-4 from it (catalogue check, ill-conditioned filter, and
+# bench/compile_disagreement.py, at full size on an H200, 2026-11-24). fp16 or TF32 internals are still
+# caught: the precision check's bound here is 10x the reference's own norm-wise error.
+TOLERANCES = {"float32": (1e-3, 1e-3)}
 
 
 def get_inputs():

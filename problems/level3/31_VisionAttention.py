@@ -36,6 +36,10 @@ num_heads = 4
 image_height = 64
 image_width = 64
 REDUCED_SIZES = {"batch_size": 2, "embed_dim": 32, "image_height": 8, "image_width": 8}  # CPU size
+# No x100 input variant: at x100 the fp32 reference is itself up to 0.00131 from a float64 run, more than
+# half the fp32 tolerance, so a kernel that only rounds differently could fail against it (catalogue check,
+# ill-conditioned filter, at full size on an H200, 2026-11-24).
+INPUT_SCALES = (1.0, 0.01)
 
 
 def get_inputs():

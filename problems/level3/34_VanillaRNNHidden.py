@@ -32,6 +32,10 @@ batch_size = 256
 input_size = 16384
 hidden_size = 16384
 REDUCED_SIZES = {"batch_size": 8, "input_size": 128, "hidden_size": 128}  # CPU size
+# No x100 input variant: at x100 the fp32 reference is itself up to 0.000671 from a float64 run, more than
+# half the fp32 tolerance, so a kernel that only rounds differently could fail against it (catalogue check,
+# ill-conditioned filter, at full size on an H200, 2026-11-24).
+INPUT_SCALES = (1.0, 0.01)
 
 
 def get_inputs():

@@ -37,6 +37,10 @@ input_size = 128
 hidden_size = 256
 num_layers = 6
 REDUCED_SIZES = {"batch_size": 2, "sequence_length": 16, "input_size": 16, "hidden_size": 32, "num_layers": 2}  # CPU size
+# No x100 input variant: at x100 the fp32 reference is itself up to 1.61 from a float64 run (tolerance
+# scaled x45.3 here), more than half the fp32 tolerance, so a kernel that only rounds differently could fail
+# against it (catalogue check, ill-conditioned filter, at full size on an H200, 2026-11-24).
+INPUT_SCALES = (1.0, 0.01)
 CATALOGUE_EXEMPT = {"ignores-input": "the initial hidden state decays through 256 sequential steps, so at full size the final output no longer depends on it at the fp32 tolerance; kept because that is the architecture the problem names (at the reduced size the dependence is checked and holds)"}
 
 

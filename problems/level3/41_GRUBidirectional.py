@@ -39,6 +39,10 @@ input_size = 128
 hidden_size = 256
 num_layers = 6
 REDUCED_SIZES = {"batch_size": 2, "sequence_length": 16, "input_size": 16, "hidden_size": 32, "num_layers": 2}  # CPU size
+# No x100 input variant: at x100 the fp32 reference is itself up to 170 from a float64 run (tolerance scaled
+# x58.3 here), more than half the fp32 tolerance, so a kernel that only rounds differently could fail
+# against it (catalogue check, ill-conditioned filter, at full size on an H200, 2026-11-24).
+INPUT_SCALES = (1.0, 0.01)
 
 
 def get_inputs():

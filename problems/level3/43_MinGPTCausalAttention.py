@@ -59,6 +59,10 @@ n_head = 8
 attn_pdrop = 0.0
 resid_pdrop = 0.0
 REDUCED_SIZES = {"batch_size": 2, "max_seqlen": 64, "seq_len": 32, "n_embd": 64, "n_head": 4}  # CPU size
+# No x100 input variant: at x100 the fp32 reference is itself up to 0.225 from a float64 run (tolerance
+# scaled x33.5 here), more than half the fp32 tolerance, so a kernel that only rounds differently could fail
+# against it (catalogue check, ill-conditioned filter, at full size on an H200, 2026-11-24).
+INPUT_SCALES = (1.0, 0.01)
 
 
 def get_inputs():

@@ -75,8 +75,13 @@ class Model(nn.Module):
 batch_size = 8
 in_channels = 8
 out_channels = 4
-height = 64
-width = 512
+# The softmax axis is 64 wide (it was height 64, width 512: the same work, transposed). Over 512 values
+# each softmax -> conv -> BatchNorm stage amplifies rounding about twofold, and after twenty of them the
+# fp32 reference was itself up to 6e-2 from a float64 run (norm-wise 5e-3), so no kernel that rounds
+# differently could pass; over 64 values it is within 1e-5 (catalogue check, ill-conditioned filter, and
+# bench/compile_disagreement.py, 2026-11-24).
+height = 512
+width = 64
 features = 64
 REDUCED_SIZES = {"batch_size": 2, "in_channels": 4, "out_channels": 2, "height": 16, "width": 32, "features": 8}  # CPU size
 

@@ -8,7 +8,7 @@ import itertools
 from dataclasses import fields, is_dataclass
 from typing import Any
 
-from site_src.model import BASELINE_NAMES
+from site_src.model import BASELINE_NAMES, SiteModel
 from site_src.output import SiteBuild
 from site_src.render import render
 from validator import scoring
@@ -79,9 +79,29 @@ def _speed_of_light_doc() -> str:
     return inspect.cleandoc(sol.__doc__ or "")
 
 
-def build(out: SiteBuild) -> None:
+def departures(model: SiteModel) -> list[dict[str, str]]:
+    """The problems judged by their own input scales or tolerances (module-level INPUT_SCALES, TOLERANCES)."""
+    from site_src.views.problems import declared
+
+    rows = []
+    for problem in model.inputs.catalogue.problems:
+        source = problem.path.read_text(encoding="utf-8")
+        scales, tolerances = declared(source, "INPUT_SCALES"), declared(source, "TOLERANCES")
+        if scales is None and tolerances is None:
+            continue
+        rows.append({
+            "key": problem.key,
+            "scales": ", ".join(f"×{v:g}" for v in scales) if scales else "the protocol's",
+            "tolerances": "; ".join(f"{k} atol {a:g}, rtol {r:g}" for k, (a, r) in sorted(tolerances.items()))
+            if tolerances else "the protocol's",
+        })
+    return rows
+
+
+def build(model: SiteModel, out: SiteBuild) -> None:
     markdown = render(
         "methodology.md.j2",
+        departures=departures(model),
         protocol=PROTOCOL,
         protocol_rows=protocol_rows(PROTOCOL),
         tolerances=tolerance_rows(PROTOCOL),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import re
 from typing import Any
 
@@ -14,6 +15,7 @@ from site_src.tables import Cell, Column, Table, ms_text, number, percent_text, 
 from site_src.views.home import run_cell
 from site_src.views.submissions import claimed_text, source_anchor
 from validator.catalogue import Problem
+from validator.protocol import PROTOCOL
 from validator.results import Status
 from validator.scoring import NO_RECORD
 
@@ -97,6 +99,33 @@ def fence(source: str) -> str:
     return "`" * max(3, longest + 1)
 
 
+def declared(source: str, name: str) -> Any:
+    """A module-level constant's literal value in a problem's source (None: absent or not a literal)."""
+    for node in ast.parse(source).body:
+        if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == name for t in node.targets):
+            try:
+                return ast.literal_eval(node.value)
+            except ValueError:
+                return None
+    return None
+
+
+def correctness_text(source: str) -> str:
+    """The tolerances and input scales this problem is judged by, where it departs from the protocol's."""
+    scales = declared(source, "INPUT_SCALES")
+    default_scales = ", ".join(f"×{s:g}" for s in PROTOCOL.input_scales)
+    parts = [f"input scales {', '.join(f'×{s:g}' for s in scales)} (declared by the problem; the protocol's are "
+             f"{default_scales})" if scales else f"input scales {default_scales}"]
+    tolerances = declared(source, "TOLERANCES") or {}
+    for dtype, (atol, rtol) in sorted(tolerances.items()):
+        base = PROTOCOL.tolerances.get(dtype)
+        parts.append(f"{dtype} atol {atol:g}, rtol {rtol:g} (declared by the problem; the protocol's are "
+                     f"{base.atol:g} and {base.rtol:g})" if base else f"{dtype} atol {atol:g}, rtol {rtol:g}")
+    if not tolerances:
+        parts.append("the protocol's tolerances")
+    return " · ".join(parts)
+
+
 def problem_page(model: SiteModel, problem: Problem, rows: dict[str, pd.DataFrame], out: SiteBuild) -> None:
     """`rows`: hardware -> this problem's attempted kernels there, ranked."""
     uri = f"problems/{problem.key}.md"
@@ -119,6 +148,7 @@ def problem_page(model: SiteModel, problem: Problem, rows: dict[str, pd.DataFram
         sections=sections,
         source=source,
         fence=fence(source),
+        correctness=correctness_text(source),
         flops=quantity_text(flops, "FLOP"),
         min_bytes=quantity_text(min_bytes, "B"),
         intensity=f"{flops / min_bytes:.3g} FLOP/B" if flops and min_bytes else "–",
