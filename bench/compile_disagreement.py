@@ -31,8 +31,15 @@ sys.path.insert(0, str(REPO))
 
 import torch  # noqa: E402
 
-from validator.evaluate import check_values, normwise_error, output_tensors, scale_floating, trial_scale  # noqa: E402
-from validator.problem_module import load_problem_module, make_inputs, make_model  # noqa: E402
+from validator.evaluate import (  # noqa: E402
+    check_values,
+    float64_inputs,
+    normwise_error,
+    output_tensors,
+    scale_floating,
+    trial_scale,
+)
+from validator.problem_module import load_problem_module, make_inputs, make_model, problem_input_scales  # noqa: E402
 from validator.protocol import PROTOCOL  # noqa: E402
 
 
@@ -57,15 +64,14 @@ def diagnose(key: str, draws: int, device: str) -> list[dict[str, Any]]:
     compiled = torch.compile(model.forward)
     rows = []
     for draw in range(draws):
-        scale = trial_scale(getattr(module, "INPUT_SCALES", PROTOCOL.input_scales), draw)  # as the worker's trials
+        scale = trial_scale(problem_input_scales(module, PROTOCOL.input_scales), draw)  # as the worker's trials
         inputs = scale_floating(make_inputs(module, 1000 + draw, device, generate_on_device=on_gpu), scale)
-        wide = [x.double() if isinstance(x, torch.Tensor) and x.is_floating_point() else x for x in inputs]
         torch.backends.cudnn.benchmark = False
         eager, first, again = run(model, inputs), run(compiled, inputs), run(compiled, inputs)
         torch.backends.cudnn.benchmark = True
         bench = run(model, inputs)
         torch.backends.cudnn.benchmark = False
-        ref64 = run(model64, wide)
+        ref64 = run(model64, float64_inputs(inputs))
         truth32 = [r.to(e.dtype) for r, e in zip(ref64, eager, strict=True)]
         rows.append({
             "problem": key,

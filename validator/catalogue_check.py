@@ -43,6 +43,7 @@ from validator.problem_module import (
     load_problem_module,
     make_inputs,
     make_model,
+    problem_input_scales,
     problem_tolerances,
 )
 from validator.protocol import PROTOCOL, Tolerance
@@ -270,30 +271,27 @@ class _Run:
         if self.passes(self.forward(other, _clone(x0)), out0):
             self.fail("ignores-weights", "a model built after another seed gives the same output")
 
-
     def _check_conditioning(self, model: Any, x0: list[Any], out0: Any) -> None:
         """The fp32 reference against the same Model in float64, at every input scale the worker uses."""
         import copy
 
         import torch
 
-        from validator.evaluate import check_values, scale_floating, trial_scale
+        from validator.evaluate import check_values, float64_inputs, scale_floating
 
         if out0.dtype != torch.float32:
             return
         half = {k: Tolerance(t.atol / 2, t.rtol / 2) for k, t in self.tolerances.items()}
-        scales = tuple(getattr(self.module, "INPUT_SCALES", PROTOCOL.input_scales))
         try:
             model64 = copy.deepcopy(model).double()
         except Exception as exc:  # a model that cannot be copied or cast is only left unchecked
             self.fail("conditioning-unchecked", f"the Model cannot run in float64: {exc}"[:300], Severity.WARNING)
             return
-        for scale in (trial_scale(scales, i) for i in range(len(scales))):
+        for scale in problem_input_scales(self.module, PROTOCOL.input_scales):
             inputs = scale_floating(x0, scale)
             out = out0 if scale == 1.0 else self.forward(model, _clone(inputs))
-            wide = [v.double() if isinstance(v, torch.Tensor) and v.is_floating_point() else v for v in inputs]
             try:
-                ref64 = self.forward(model64, wide)
+                ref64 = self.forward(model64, float64_inputs(inputs))
             except Exception as exc:  # an op without a float64 kernel: unchecked, not failed
                 message = f"the Model cannot run in float64: {type(exc).__name__}: {exc}"[:300]
                 self.fail("conditioning-unchecked", message, Severity.WARNING)

@@ -90,6 +90,11 @@ def scale_floating(inputs: list[Any], scale: float) -> list[Any]:
     return [x * scale if isinstance(x, torch.Tensor) and x.is_floating_point() else x for x in inputs]
 
 
+def float64_inputs(inputs: Sequence[Any]) -> list[Any]:
+    """Floating tensor inputs as float64, for running a Model in float64 (other inputs as they are)."""
+    return [x.double() if isinstance(x, torch.Tensor) and x.is_floating_point() else x for x in inputs]
+
+
 def widen_dynamic_range(inputs: list[Any], seed: int, decades: float = 2.0) -> list[Any]:
     """Floating inputs times 10**U(-decades, decades) per element: values spread over many magnitudes."""
     out = []
@@ -397,8 +402,7 @@ def precision_references(model: Any, make: Callable[[int], list[Any]], widen_see
     with torch.no_grad():
         for index in (0, 1):
             inputs = make(index) if index == 0 else widen_dynamic_range(make(index), widen_seed)
-            wide = [x.double() if isinstance(x, torch.Tensor) and x.is_floating_point() else x for x in inputs]
-            ref64, _ = output_tensors(model64(*wide))
+            ref64, _ = output_tensors(model64(*float64_inputs(inputs)))
             ref32, _ = output_tensors(model(*clone_inputs(inputs)))
             error = max(normwise_error(a, b) for a, b in zip(ref32, ref64, strict=True))
             poison(ref32)

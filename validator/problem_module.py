@@ -31,6 +31,7 @@ from typing import Any
 
 REDUCED_SIZES_NAME = "REDUCED_SIZES"
 TOLERANCES_NAME = "TOLERANCES"
+INPUT_SCALES_NAME = "INPUT_SCALES"
 REQUIRED_CALLABLES = ("Model", "get_inputs", "get_init_inputs")
 _counter = itertools.count()
 
@@ -87,6 +88,12 @@ def apply_reduced_sizes(module: ModuleType) -> None:
     """Rebind the module globals REDUCED_SIZES names (get_inputs/get_init_inputs read them at call time)."""
     for name, value in reduced_sizes(module).items():
         setattr(module, name, value)
+
+
+def problem_input_scales(module: ModuleType, protocol: tuple[float, ...]) -> tuple[float, ...]:
+    """The protocol's scaled input variants, unless the problem declares the ones its maths allows (a cumulative
+    product overflows at x100; softmax saturates there): module-level INPUT_SCALES, documented in the problem."""
+    return tuple(float(s) for s in getattr(module, INPUT_SCALES_NAME, protocol))
 
 
 def problem_tolerances(module: ModuleType, protocol: dict[str, Any]) -> dict[str, Any]:

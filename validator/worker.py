@@ -115,7 +115,8 @@ class Evaluation:
         self.container: type | None = None
         self.specs: list[Any] = []
         self.precision_sets: list[Any] = []
-        self._tolerances: dict[str, Any] | None = None
+        self.tolerances: dict[str, Any] = dict(protocol.tolerances)
+        """The protocol's, widened where the problem declares TOLERANCES (set in `compute_references`)."""
 
     def run(self) -> None:
         self.setup()
@@ -196,22 +197,20 @@ class Evaluation:
         return scale_floating(made, scale)
 
     def input_scales(self) -> tuple[float, ...]:
-        """The protocol's scaled input variants, unless the problem declares the ones its maths allows
-        (a cumulative product overflows at x100): module-level INPUT_SCALES, documented in the problem."""
-        return tuple(getattr(self.problem, "INPUT_SCALES", self.protocol.input_scales))
+        from validator.problem_module import problem_input_scales
 
-    def tolerances(self) -> dict[str, Any]:
-        """The protocol's tolerances, widened where the problem declares TOLERANCES (its fp32 reference is itself
-        further than the protocol's tolerance from a float64 run: the catalogue's ill-conditioned filter)."""
-        from validator.problem_module import TOLERANCES_NAME, problem_tolerances
+        return problem_input_scales(self.problem, self.protocol.input_scales)
 
-        if self._tolerances is None:
-            self._tolerances = problem_tolerances(self.problem, self.protocol.tolerances)
-            if getattr(self.problem, TOLERANCES_NAME, None) is not None:
-                wider = ", ".join(f"{k} atol={t.atol:g} rtol={t.rtol:g}" for k, t in self._tolerances.items()
-                                  if t != self.protocol.tolerances.get(k))
-                self.note("tolerance-declared", f"the problem declares {wider} (TOLERANCES)")
-        return self._tolerances
+    def declared_tolerances(self) -> None:
+        """Widen `tolerances` where the problem declares TOLERANCES (its fp32 reference is itself further than
+        the protocol's tolerance from a float64 run: the catalogue's ill-conditioned filter), and say so."""
+        from validator.problem_module import problem_tolerances
+
+        self.tolerances = problem_tolerances(self.problem, self.protocol.tolerances)
+        wider = ", ".join(f"{k} atol={t.atol:g} rtol={t.rtol:g}" for k, t in self.tolerances.items()
+                          if t != self.protocol.tolerances.get(k))
+        if wider:
+            self.note("tolerance-declared", f"the problem declares {wider} (TOLERANCES)")
 
     def reference_model(self) -> Any:
         from validator.problem_module import make_model
@@ -221,7 +220,7 @@ class Evaluation:
     def compute_references(self) -> None:
         from validator.evaluate import precision_references, reference_outputs, specs_of, trial_scale
 
-        self.tolerances()  # a malformed TOLERANCES stops the problem before any submitted code runs
+        self.declared_tolerances()  # a malformed TOLERANCES stops the problem before any submitted code runs
         model = self.reference_model()
         trial = lambda t: self.inputs("trial", t, trial_scale(self.input_scales(), t))  # noqa: E731
         self.expected, self.container = reference_outputs(model, trial, self.protocol.correctness_trials)
@@ -321,7 +320,7 @@ class Evaluation:
             self.require(verdict)
             self.require(self.guard_.ledger.check(outs, buffers, self.held()))
             self.require(inputs_unchanged(buffers, pristine))
-            verdict = check_values(outs, expected, self.tolerances())
+            verdict = check_values(outs, expected, self.tolerances)
             del outs
             self.require(verdict)
             self.max_abs = max(self.max_abs or 0.0, verdict.max_abs)
@@ -394,7 +393,7 @@ class Evaluation:
         def verify(out: Any, ref_out: Any) -> Any:
             expected = list(ref_out) if self.container else [ref_out]
             verdict, outs = check_structure(out, self.specs, self.container)
-            verdict = check_values(outs, expected, self.tolerances()) if verdict.ok else verdict
+            verdict = check_values(outs, expected, self.tolerances) if verdict.ok else verdict
             return verdict if verdict.ok else type(verdict)(False, "timed-output-mismatch", verdict.message)
 
         hooks = timing.Hooks(lambda i: self.inputs("timing", i), self.guard_.before, after_kernel, verify, poison)

@@ -12,6 +12,7 @@ from site_src.model import BASELINE_NAMES, SiteModel
 from site_src.output import SiteBuild
 from site_src.render import render
 from validator import scoring
+from validator.problem_module import INPUT_SCALES_NAME, TOLERANCES_NAME
 from validator.protocol import PROTOCOL, Protocol
 from validator.results import Status
 
@@ -81,17 +82,17 @@ def _speed_of_light_doc() -> str:
 
 def departures(model: SiteModel) -> list[dict[str, str]]:
     """The problems judged by their own input scales or tolerances (module-level INPUT_SCALES, TOLERANCES)."""
-    from site_src.views.problems import declared
+    from site_src.views.problems import declared, scales_text
 
     rows = []
     for problem in model.inputs.catalogue.problems:
-        source = problem.path.read_text(encoding="utf-8")
-        scales, tolerances = declared(source, "INPUT_SCALES"), declared(source, "TOLERANCES")
-        if scales is None and tolerances is None:
+        constants = declared(problem.path.read_text(encoding="utf-8"))
+        if not constants:
             continue
+        scales, tolerances = constants.get(INPUT_SCALES_NAME), constants.get(TOLERANCES_NAME)
         rows.append({
             "key": problem.key,
-            "scales": ", ".join(f"×{v:g}" for v in scales) if scales else "the protocol's",
+            "scales": scales_text(scales) if scales else "the protocol's",
             "tolerances": "; ".join(f"{k} atol {a:g}, rtol {r:g}" for k, (a, r) in sorted(tolerances.items()))
             if tolerances else "the protocol's",
         })

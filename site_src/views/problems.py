@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import contextlib
 import re
 from typing import Any
 
@@ -15,6 +16,7 @@ from site_src.tables import Cell, Column, Table, ms_text, number, percent_text, 
 from site_src.views.home import run_cell
 from site_src.views.submissions import claimed_text, source_anchor
 from validator.catalogue import Problem
+from validator.problem_module import INPUT_SCALES_NAME, TOLERANCES_NAME
 from validator.protocol import PROTOCOL
 from validator.results import Status
 from validator.scoring import NO_RECORD
@@ -99,24 +101,29 @@ def fence(source: str) -> str:
     return "`" * max(3, longest + 1)
 
 
-def declared(source: str, name: str) -> Any:
-    """A module-level constant's literal value in a problem's source (None: absent or not a literal)."""
+def declared(source: str) -> dict[str, Any]:
+    """The problem's own INPUT_SCALES and TOLERANCES, read from its source without running it (absent names,
+    and values that are not literals, are left out)."""
+    found = {}
     for node in ast.parse(source).body:
-        if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == name for t in node.targets):
-            try:
-                return ast.literal_eval(node.value)
-            except ValueError:
-                return None
-    return None
+        names = [getattr(t, "id", None) for t in node.targets] if isinstance(node, ast.Assign) else []
+        for name in {INPUT_SCALES_NAME, TOLERANCES_NAME}.intersection(names):
+            with contextlib.suppress(ValueError):  # not a literal: the page shows the protocol's defaults
+                found[name] = ast.literal_eval(node.value)
+    return found
 
 
-def correctness_text(source: str) -> str:
-    """The tolerances and input scales this problem is judged by, where it departs from the protocol's."""
-    scales = declared(source, "INPUT_SCALES")
-    default_scales = ", ".join(f"×{s:g}" for s in PROTOCOL.input_scales)
-    parts = [f"input scales {', '.join(f'×{s:g}' for s in scales)} (declared by the problem; the protocol's are "
+def scales_text(scales: Any) -> str:
+    return ", ".join(f"×{s:g}" for s in scales)
+
+
+def correctness_text(constants: dict[str, Any]) -> str:
+    """The tolerances and input scales a problem is judged by (`declared`), where it departs from the protocol's."""
+    scales = constants.get(INPUT_SCALES_NAME)
+    default_scales = scales_text(PROTOCOL.input_scales)
+    parts = [f"input scales {scales_text(scales)} (declared by the problem; the protocol's are "
              f"{default_scales})" if scales else f"input scales {default_scales}"]
-    tolerances = declared(source, "TOLERANCES") or {}
+    tolerances = constants.get(TOLERANCES_NAME) or {}
     for dtype, (atol, rtol) in sorted(tolerances.items()):
         base = PROTOCOL.tolerances.get(dtype)
         parts.append(f"{dtype} atol {atol:g}, rtol {rtol:g} (declared by the problem; the protocol's are "
@@ -148,7 +155,7 @@ def problem_page(model: SiteModel, problem: Problem, rows: dict[str, pd.DataFram
         sections=sections,
         source=source,
         fence=fence(source),
-        correctness=correctness_text(source),
+        correctness=correctness_text(declared(source)),
         flops=quantity_text(flops, "FLOP"),
         min_bytes=quantity_text(min_bytes, "B"),
         intensity=f"{flops / min_bytes:.3g} FLOP/B" if flops and min_bytes else "–",
