@@ -21,9 +21,11 @@ sys.path.insert(0, str(REPO / "tests"))
 
 from engine_kit import EXAMPLES, FIXTURES, context, make_submission  # noqa: E402
 
-from validator import build, engine, results  # noqa: E402
+from validator.build import stage as build  # noqa: E402
+from validator.evaluate import stage as engine  # noqa: E402
 from validator.findings import StageOutcome, StageStatus  # noqa: E402
-from validator.stages import RunOptions  # noqa: E402
+from validator.results import records as results  # noqa: E402
+from validator.run_context import RunOptions  # noqa: E402
 
 KERNELS = {
     "softmax.py": (1, 23, "triton", EXAMPLES / "level1_23_softmax_triton.py"),

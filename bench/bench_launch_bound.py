@@ -5,7 +5,8 @@
 ReLU on a few thousand elements is a few microseconds of GPU work. The harness times each call with CUDA
 events around the call (after an L2 flush and a device-wide synchronize), so its number includes launch
 latency; the profiler reports only the kernel's execution. This prints both, per size, for the reference
-(torch.relu) and a Triton ReLU, through the same `validator.timing.run_rounds` the worker uses. GPU only.
+(torch.relu) and a Triton ReLU, through the same `validator.evaluate.worker.timing.run_rounds` the worker
+uses. GPU only.
 """
 
 from __future__ import annotations
@@ -68,8 +69,8 @@ def profiled_kernel_us(fn, inputs: list, flush) -> tuple[float, int]:
 def measure(size: int, protocol, device) -> dict:
     import torch
 
-    from validator import timing
-    from validator.evaluate import PASSED, Check
+    from validator.evaluate.worker import timing
+    from validator.evaluate.worker.correctness import PASSED, Check
 
     kernel = triton_relu()
     hooks = timing.Hooks(

@@ -3,7 +3,7 @@
     python bench/bench_site.py                      # 200 submissions x 250 problems (100/100/50), 2 GPUs
     python bench/bench_site.py --submissions 20 --problems 10,10,5 --json out.json
 
-Steps: write synthetic problems, submissions and result files (site_src.synthetic, through the real
+Steps: write synthetic problems, submissions and result files (tests.site_kit.synthetic, through the real
 record types) into a temporary directory; run `mkdocs build --strict` on them in a child process
 (KB_* environment variables point the generator there) and time it, wall and CPU; then weigh the
 home page. Weight = every byte the page loads from the site except plotly.js (fetched lazily on the
@@ -25,9 +25,9 @@ from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 
-from site_src.headless import launch, unavailable
-from site_src.local_server import serve
-from site_src.synthetic import SyntheticSpec, write_synthetic
+from tests.site_kit.headless import launch, unavailable
+from tests.site_kit.local_server import serve
+from tests.site_kit.synthetic import SyntheticSpec, write_synthetic
 
 REPO = Path(__file__).resolve().parent.parent
 BUILD_TARGET_S = 60.0

@@ -20,8 +20,8 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from validator import sandbox  # noqa: E402
-from validator.zygote import Target, Zygote, ZygoteError  # noqa: E402
+from validator.isolation import sandbox  # noqa: E402
+from validator.isolation.zygote import Target, Zygote, ZygoteError  # noqa: E402
 
 JOB = """
 import sys, time, torch

@@ -1,4 +1,5 @@
-"""Where a worker's seconds go: each phase of `validator.worker.Evaluation` timed, for a few committed kernels.
+"""Where a worker's seconds go: each phase of `validator.evaluate.worker.run.Evaluation` timed, for a few
+committed kernels.
 
 The evaluation stage costs about 3.3 s per problem on the H200 (100 full-size ReLU kernels in 326 s), and
 issue 4's warm-cache target needs under 3. This runs the real worker code in this process, one fresh
@@ -40,26 +41,26 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from validator.catalogue import load_catalogue  # noqa: E402
-from validator.jobs import Job  # noqa: E402
-from validator.kernel_names import own_kernel_names  # noqa: E402
+from validator.catalogue.problems import load_catalogue  # noqa: E402
+from validator.evaluate.jobs import Job  # noqa: E402
+from validator.evaluate.worker.run import Evaluation, Stop, protocol_from_dict  # noqa: E402
+from validator.isolation.zygote import OPTIONAL_PRELOAD, PRELOAD  # noqa: E402
 from validator.protocol import PROTOCOL  # noqa: E402
-from validator.submission import submission_from_document  # noqa: E402
-from validator.worker import Evaluation, Stop, protocol_from_dict  # noqa: E402
-from validator.zygote import OPTIONAL_PRELOAD, PRELOAD  # noqa: E402
+from validator.submission.kernel_names import own_kernel_names  # noqa: E402
+from validator.submission.records import submission_from_document  # noqa: E402
 
 SUBMISSION = REPO / "submissions" / "kernelbench-team-examples.json"
 HELPERS = (
-    ("validator.problem_module", "make_inputs"),
-    ("validator.problem_module", "make_model"),
-    ("validator.evaluate", "reference_outputs"),
-    ("validator.evaluate", "precision_references"),
-    ("validator.evaluate", "compare_values"),
-    ("validator.evaluate", "output_scale"),
-    ("validator.evaluate", "inputs_unchanged"),
-    ("validator.evaluate", "normwise_error"),
-    ("validator.integrity", "attribute_gpu_time"),
-    ("validator.timing", "run_rounds"),
+    ("validator.catalogue.problem_module", "make_inputs"),
+    ("validator.catalogue.problem_module", "make_model"),
+    ("validator.evaluate.worker.correctness", "reference_outputs"),
+    ("validator.evaluate.worker.correctness", "precision_references"),
+    ("validator.evaluate.worker.correctness", "compare_values"),
+    ("validator.evaluate.worker.correctness", "output_scale"),
+    ("validator.evaluate.worker.correctness", "inputs_unchanged"),
+    ("validator.evaluate.worker.correctness", "normwise_error"),
+    ("validator.evaluate.worker.integrity", "attribute_gpu_time"),
+    ("validator.evaluate.worker.timing", "run_rounds"),
 )
 """Helpers looked up by module attribute at call time, so wrapping the attribute times every call."""
 PHASES = (

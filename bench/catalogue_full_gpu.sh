@@ -41,7 +41,7 @@ import sys
 
 report = json.load(open(sys.argv[1]))
 manifest = json.load(open("problems/manifest.json"))["problems"]
-from validator.speed_of_light import UnknownHardware, bound_ms
+from validator.catalogue.speed_of_light import UnknownHardware, bound_ms
 
 def stats(values, fmt):
     if not values:

@@ -31,7 +31,8 @@ sys.path.insert(0, str(REPO))
 
 import torch  # noqa: E402
 
-from validator.evaluate import (  # noqa: E402
+from validator.catalogue.problem_module import load_problem_module, make_inputs, make_model, problem_input_scales  # noqa: E402
+from validator.evaluate.worker.correctness import (  # noqa: E402
     check_values,
     float64_inputs,
     normwise_error,
@@ -39,7 +40,6 @@ from validator.evaluate import (  # noqa: E402
     scale_floating,
     trial_scale,
 )
-from validator.problem_module import load_problem_module, make_inputs, make_model, problem_input_scales  # noqa: E402
 from validator.protocol import PROTOCOL  # noqa: E402
 
 
@@ -97,7 +97,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, help="write every row as JSON here")
     parser.add_argument("--cpu", action="store_true", help="reduced sizes on the CPU (a check of this script)")
     args = parser.parse_args(argv)
-    torch.backends.cuda.matmul.allow_tf32 = False  # as the worker runs (validator/integrity.py)
+    torch.backends.cuda.matmul.allow_tf32 = False  # as the worker runs (validator/evaluate/worker/integrity.py)
     torch.backends.cudnn.allow_tf32 = False
     rows = []
     with torch.no_grad():

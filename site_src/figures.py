@@ -13,7 +13,7 @@ from typing import Any
 
 import plotly.graph_objects as go
 
-from validator.scoring import THRESHOLDS, StepCurve
+from site_src.scoring import THRESHOLDS, StepCurve
 
 P_FLOOR = 0.1
 P_CEILING = 10.0

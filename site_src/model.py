@@ -9,8 +9,7 @@ from typing import Any
 
 import pandas as pd
 
-from site_src.sources import SiteInputs
-from validator.scoring import (
+from site_src.scoring import (
     StepCurve,
     aligned_from_results,
     best_per_problem,
@@ -18,6 +17,7 @@ from validator.scoring import (
     fast_p_label,
     level_scores,
 )
+from site_src.sources import SiteInputs
 
 HEADLINE = fast_p_label(1.0)
 """Tables and charts rank by fast_1, KernelBench's headline number, then by geomean speedup."""
@@ -37,9 +37,9 @@ class Combo:
 
 
 def _speed_of_light_function() -> Any:
-    """`validator.speed_of_light.bound_ms` when that module exists; the site works without it."""
+    """`validator.catalogue.speed_of_light.bound_ms` when that module exists; the site works without it."""
     try:
-        from validator.speed_of_light import bound_ms
+        from validator.catalogue.speed_of_light import bound_ms
     except ImportError:
         return None
     return bound_ms

@@ -14,13 +14,13 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from validator.catalogue import Catalogue, load_catalogue
+from validator.catalogue.problems import Catalogue, load_catalogue
+from validator.evaluate.sharding import is_shard_file
 from validator.findings import UserError
-from validator.results import ResultsFile, load
-from validator.sharding import is_shard_file
+from validator.results.records import ResultsFile, load
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
-SCHEMA_PATH = REPO_ROOT / "validator" / "schema" / "submission-v1.schema.json"
+SCHEMA_PATH = REPO_ROOT / "validator" / "submission" / "schema" / "submission-v1.schema.json"
 
 
 SLUG = re.compile(r"^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$")

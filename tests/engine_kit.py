@@ -5,11 +5,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from validator.catalogue import load_catalogue
+from validator.catalogue.problems import load_catalogue
 from validator.findings import StageOutcome
 from validator.machine import probe
-from validator.stages import RunOptions, StageContext
-from validator.submission import submission_from_document
+from validator.run_context import RunOptions, StageContext
+from validator.submission.records import submission_from_document
 
 REPO = Path(__file__).resolve().parent.parent
 FIXTURES = REPO / "tests" / "fixtures" / "engine"

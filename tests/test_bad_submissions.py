@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import EXAMPLE_SLUG, REPO
-from validator.catalogue import load_catalogue
+from validator.catalogue.problems import load_catalogue
 
 CASES_DIR = Path(__file__).parent / "fixtures" / "bad_submissions"
 CASES = sorted(CASES_DIR.glob("*.json"))

@@ -8,9 +8,10 @@ from pathlib import Path
 import pytest
 from engine_kit import EXAMPLES, context, make_submission
 
-from validator import build, sandbox
+from validator.build import stage as build
 from validator.findings import Finding, Severity, StageOutcome, StageStatus
-from validator.stages import RunOptions
+from validator.isolation import sandbox
+from validator.run_context import RunOptions
 
 TOOLS = build.Toolchain("2.14.1", "13.0", "9.0", "/usr/local/cuda", None)
 TRITON_SOFTMAX = (EXAMPLES / "level1_23_softmax_triton.py").read_text()

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import REPO
-from validator.catalogue import load_catalogue
+from validator.catalogue.problems import load_catalogue
 from validator.findings import UserError
 
 UPSTREAM_STYLE = """import torch

@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 import torch
 
-from validator.catalogue import Problem, load_catalogue
-from validator.catalogue_check import CheckSpec, ProblemCheck, check_problem, passes_correctness
-from validator.catalogue_worker import run_isolated
+from validator.catalogue.check_worker import run_isolated
+from validator.catalogue.checks import CheckSpec, ProblemCheck, check_problem, passes_correctness
+from validator.catalogue.problems import Problem, load_catalogue
 from validator.findings import Severity
 
 REPO = Path(__file__).resolve().parent.parent
@@ -79,7 +79,7 @@ def test_a_passing_problem_records_its_output_shape_and_dtype() -> None:
 
 
 def test_measured_memory_over_24_gb_fails_and_an_eager_time_off_target_only_warns(monkeypatch) -> None:
-    import validator.catalogue_check as check
+    import validator.catalogue.checks as check
 
     monkeypatch.setattr(check, "measure_eager", lambda *args, **kwargs: (40.0, 25 * 10**9))
     result = check_problem(CORPUS_PROBLEMS[0], CheckSpec(measure=True, slow_forward_s=None))

@@ -14,8 +14,10 @@ from engine_kit import context, fake_kernel, make_submission
 
 from tests.conftest import REPO
 from tests.test_engine import options
-from validator import compile_baseline, engine, results
-from validator.results import ProblemResult, Status, Timing
+from validator.evaluate import stage as engine
+from validator.results import baselines as compile_baseline
+from validator.results import records as results
+from validator.results.records import ProblemResult, Status, Timing
 
 RELU = REPO / "problems" / "level1" / "19_ReLU.py"
 
@@ -106,8 +108,9 @@ def test_the_real_worker_accepts_the_generated_baseline_on_cpu(tmp_path: Path, l
     must still use their own job's cache."""
     import dataclasses
 
-    from validator import build, warmup
-    from validator.scheduler import Device, SchedulerConfig, WorkItem, run_all
+    from validator.build import stage as build
+    from validator.evaluate import warmup
+    from validator.evaluate.scheduler import Device, SchedulerConfig, WorkItem, run_all
 
     source = (REPO / "submissions" / "kernelbench-team-examples" / "level1_23_softmax_triton.py").read_text()
     document = make_submission(tmp_path, {"softmax.py": (1, 23, "triton", source)})
@@ -136,8 +139,9 @@ def test_the_real_worker_accepts_the_generated_baseline_on_cpu(tmp_path: Path, l
 
 
 def test_a_failed_warm_up_is_reported_with_its_reason(tmp_path: Path):
-    from validator import build, warmup
-    from validator.scheduler import Device, SchedulerConfig
+    from validator.build import stage as build
+    from validator.evaluate import warmup
+    from validator.evaluate.scheduler import Device, SchedulerConfig
 
     broken = "import torch\n\n\nclass ModelNew(torch.nn.Module):\n    def __init__(self):\n" \
              "        raise ValueError('no such layer')\n"

@@ -11,9 +11,10 @@ from engine_kit import context, fake_kernel, make_submission
 
 from tests.conftest import REPO
 from tests.test_engine import options
-from validator import compile_baseline, engine
-from validator.catalogue import load_catalogue
-from validator.policy import policy_findings
+from validator.catalogue.problems import load_catalogue
+from validator.evaluate import stage as engine
+from validator.policy.stage import policy_findings
+from validator.results import baselines as compile_baseline
 
 SLUG = compile_baseline.SUBMISSION_SLUG
 

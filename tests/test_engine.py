@@ -2,20 +2,21 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from pathlib import Path
 
 import pytest
 from engine_kit import EXAMPLES, FAKE_WORKER, context, fake_kernel, make_submission
 
-from validator import engine, results, scheduler
+from validator.evaluate import scheduler
+from validator.evaluate import stage as engine
+from validator.evaluate.scheduler import Device, SchedulerConfig, run_all
 from validator.findings import Finding, StageOutcome, StageStatus, UserError
-from validator.kernel_names import own_kernel_names
-from validator.results import Status
-from validator.scheduler import Device, SchedulerConfig, run_all
-from validator.stages import RunOptions
-from validator.zygote import Target
+from validator.isolation.zygote import Target
+from validator.results import records as results
+from validator.results.records import Status
+from validator.run_context import RunOptions
+from validator.submission.kernel_names import own_kernel_names
 
 FAKE = Target(path=str(FAKE_WORKER))
 # Five problems of the catalogue, in (level, id) order.
@@ -242,7 +243,6 @@ def test_per_problem_seeds_depend_on_the_run_secret_and_the_problem() -> None:
     assert 0 <= first < 2**63
 
 
-@pytest.mark.skipif(importlib.util.find_spec("validator.worker") is None, reason="validator.worker not present yet")
 def test_the_real_worker_checks_a_triton_kernel_on_cpu_through_the_engine(tmp_path: Path) -> None:
     source = (EXAMPLES / "level1_23_softmax_triton.py").read_text()
     document = make_submission(tmp_path, {"softmax.py": (1, 23, "triton", source)})
@@ -307,7 +307,7 @@ FAULTS = Path(__file__).resolve().parent / "fixtures" / "engine" / "kernels"
 
 def gpu_run(tmp_path: Path, kernels: dict[str, tuple[int, int, str, str]]) -> dict[str, results.ProblemResult]:
     """Build and evaluate on the GPU through the stages themselves (the policy stage is left out on purpose)."""
-    from validator import build
+    from validator.build import stage as build
 
     document = make_submission(tmp_path, kernels)
     opts = RunOptions(results_dir=tmp_path / "results", extra={"cache_dir": tmp_path / "cache", "timeout_scale": 0.3})
@@ -351,8 +351,8 @@ def test_on_a_gpu_the_example_submission_is_measured_end_to_end(cli, example_tre
 def test_a_zygote_that_cannot_start_falls_back_to_spawning_and_says_so(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from validator import scheduler
-    from validator.zygote import ZygoteError
+    from validator.evaluate import scheduler
+    from validator.isolation.zygote import ZygoteError
 
     def refuse(*args, **kwargs):
         raise ZygoteError("the CUDA driver was loaded during the zygote's imports")
@@ -378,7 +378,7 @@ def test_on_a_terminal_the_live_view_runs_and_the_final_table_lists_every_proble
 
 
 def test_throttle_reason_bits_decode_to_names() -> None:
-    from validator import gpu_env
+    from validator.evaluate import gpu_env
 
     assert gpu_env.decode_reasons("0x0000000000000001") == ("gpu_idle",)
     assert gpu_env.decode_reasons("0x24") == ("sw_power_cap", "sw_thermal_slowdown")

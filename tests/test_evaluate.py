@@ -8,8 +8,8 @@ import math
 import pytest
 import torch
 
-from validator import evaluate
-from validator.evaluate import (
+from validator.evaluate.worker import correctness
+from validator.evaluate.worker.correctness import (
     check_structure,
     check_values,
     compare_values,
@@ -95,7 +95,7 @@ def test_the_absolute_tolerance_grows_with_the_output_rms_only_above_one():
     out[0] = 5e-3  # within atol * rms (about 1e-2), far outside a fixed atol of 1e-4
     assert compare_values(out, expected, *FP32).ok
     assert not torch.allclose(out, expected, *FP32[::-1])
-    assert evaluate.output_scale(torch.full((10,), 0.01)) == 1.0
+    assert correctness.output_scale(torch.full((10,), 0.01)) == 1.0
 
 
 def test_nan_and_inf_positions_and_signs_must_match():
@@ -115,7 +115,7 @@ SPECIAL = (float("nan"), float("inf"), -float("inf"), 0.0, 3e38, -3e38, 1e-30)
 def test_the_fast_comparison_agrees_with_the_element_by_element_one(case, dtype, monkeypatch):
     """The few-pass check that passes most outputs must give the full check's verdict and errors, whatever
     mix of NaN, ±Inf, overflow, zeros and near-misses the two sides hold (three chunks of 64 here)."""
-    monkeypatch.setattr(evaluate, "CHUNK", 64)
+    monkeypatch.setattr(correctness, "CHUNK", 64)
     gen = torch.Generator().manual_seed(case)
     expected = (torch.randn(160, generator=gen, dtype=torch.float64) * 10 ** (case % 5 - 2)).to(dtype)
     noise = torch.randn(160, generator=gen, dtype=torch.float64) * 10.0 ** -(2 + case % 7)
@@ -125,8 +125,8 @@ def test_the_fast_comparison_agrees_with_the_element_by_element_one(case, dtype,
         expected[where] = SPECIAL[value]
         out[where] = SPECIAL[value] if case % 2 else SPECIAL[(value + case) % len(SPECIAL)]
     work = torch.float64 if dtype == torch.float64 else torch.float32
-    scaled = 1e-4 * evaluate.output_scale(expected)
-    full = evaluate._first_difference(evaluate._flat(out), evaluate._flat(expected), work, atol=1e-4,
+    scaled = 1e-4 * correctness.output_scale(expected)
+    full = correctness._first_difference(correctness._flat(out), correctness._flat(expected), work, atol=1e-4,
                                       scaled_atol=scaled, rtol=1e-4)  # fmt: skip
     fast = compare_values(out, expected, 1e-4, 1e-4)
     assert (fast.ok, fast.code, fast.message) == (full.ok, full.code, full.message)
@@ -138,12 +138,12 @@ def test_the_output_scale_and_normwise_error_do_not_depend_on_the_chunking(monke
     ref = torch.randn(1000, generator=gen, dtype=torch.float64) * 30
     ref[[3, 500]] = float("inf")
     out = (ref * (1 + 1e-5 * torch.randn(1000, generator=gen, dtype=torch.float64))).float()
-    whole = (evaluate.output_scale(ref), normwise_error(out, ref))
-    monkeypatch.setattr(evaluate, "CHUNK", 97)
-    assert (evaluate.output_scale(ref), normwise_error(out, ref)) == pytest.approx(whole, rel=1e-12)
+    whole = (correctness.output_scale(ref), normwise_error(out, ref))
+    monkeypatch.setattr(correctness, "CHUNK", 97)
+    assert (correctness.output_scale(ref), normwise_error(out, ref)) == pytest.approx(whole, rel=1e-12)
     finite = ref[torch.isfinite(ref)]
     assert whole[0] == pytest.approx(float(finite.pow(2).mean().sqrt()), rel=1e-12)
-    assert evaluate.output_scale(torch.empty(0)) == 1.0 and normwise_error(torch.empty(0), torch.empty(0)) == 0.0
+    assert correctness.output_scale(torch.empty(0)) == 1.0 and normwise_error(torch.empty(0), torch.empty(0)) == 0.0
 
 
 def test_integer_outputs_must_match_exactly():
@@ -158,7 +158,7 @@ def test_chunked_comparison_reports_the_same_errors_as_one_pass(monkeypatch):
     expected = torch.randn(10_000)
     out = expected + torch.linspace(0, 1e-3, 10_000)
     whole = compare_values(out, expected, *FP32)
-    monkeypatch.setattr(evaluate, "CHUNK", 333)
+    monkeypatch.setattr(correctness, "CHUNK", 333)
     chunked = compare_values(out, expected, *FP32)
     assert (chunked.ok, chunked.max_abs, chunked.max_rel) == (whole.ok, whole.max_abs, whole.max_rel)
     assert whole.max_abs == pytest.approx(1e-3, rel=1e-3)

@@ -14,11 +14,11 @@ import pytest
 from tests.fake_github import FakeGitHub
 from validator import cli, commands
 from validator.findings import ExitCode, Finding, StageOutcome, StageStatus
-from validator.github import COMMENT_LIMIT, BotExit
+from validator.github.client import COMMENT_LIMIT, BotExit
+from validator.github.pr_report import REPORT_SCHEMA, Artifact, fit_comment, read_checked, render
+from validator.github.results_guard import check, parse_path_list, touches_results
 from validator.pipeline import SubmissionReport
-from validator.pr_report import REPORT_SCHEMA, Artifact, fit_comment, read_checked, render
 from validator.report import to_json
-from validator.results_guard import check, parse_path_list, touches_results
 
 TOKEN = "s3cret-" + "T0kenValue" * 4  # not GitHub-shaped: the exact value must be scrubbed
 HEAD = "a" * 40

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 import torch
 
-from validator import evaluate, integrity
-from validator.integrity import (
+from validator.evaluate.worker import correctness, integrity
+from validator.evaluate.worker.integrity import (
     OutputLedger,
     changed_names,
     is_own_kernel,
@@ -20,7 +20,7 @@ from validator.integrity import (
     snapshot,
     summarize_trace,
 )
-from validator.kernel_names import own_kernel_names
+from validator.submission.kernel_names import own_kernel_names
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "submissions" / "kernelbench-team-examples"
 
@@ -111,9 +111,9 @@ def test_replacing_a_torch_function_or_a_harness_functions_code_is_seen(monkeypa
     before = snapshot()
     assert changed_names(before, snapshot()) == []
     monkeypatch.setattr(torch, "allclose", lambda *a, **k: True)
-    monkeypatch.setattr(evaluate.check_values, "__code__", (lambda *a, **k: None).__code__)
+    monkeypatch.setattr(correctness.check_values, "__code__", (lambda *a, **k: None).__code__)
     changed = changed_names(before, snapshot())
-    assert "torch.allclose" in changed and "validator.evaluate.check_values" in changed
+    assert "torch.allclose" in changed and "validator.evaluate.worker.correctness.check_values" in changed
 
 
 def test_patching_a_method_on_a_watched_class_is_seen(monkeypatch):

@@ -10,8 +10,7 @@ import pytest
 import torch
 from torch.utils.flop_counter import FlopCounterMode
 
-from validator.catalogue import load_catalogue
-from validator.manifest import (
+from validator.catalogue.manifest import (
     dumps,
     generate,
     merge_measurements,
@@ -20,8 +19,9 @@ from validator.manifest import (
     static_entry,
     static_part,
 )
-from validator.results import hardware_key
-from validator.speed_of_light import UnknownHardware, bound_ms, ceilings_for, speed_of_light
+from validator.catalogue.problems import load_catalogue
+from validator.catalogue.speed_of_light import UnknownHardware, bound_ms, ceilings_for, speed_of_light
+from validator.results.records import hardware_key
 
 REPO = Path(__file__).resolve().parent.parent
 CORPUS = Path(__file__).resolve().parent / "fixtures" / "catalogue"
@@ -144,7 +144,7 @@ def test_dumps_writes_json_that_reads_back_equal_with_one_line_per_problem() -> 
 @pytest.mark.parametrize("batch_first", [True, False])
 @pytest.mark.parametrize("bidirectional", [True, False])
 def test_recurrent_layers_counted_by_formula_match_the_meta_count(kind, batch_first, bidirectional) -> None:
-    from validator.manifest import _rnn_formula
+    from validator.catalogue.manifest import _rnn_formula
 
     with torch.device("meta"):
         rnn = kind(7, 6, 2, batch_first=batch_first, bidirectional=bidirectional)

@@ -7,8 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from validator import commands, results
-from validator.results import Environment, ProblemResult, ResultsFile, Status
+from validator import commands
+from validator.results import records as results
+from validator.results.records import Environment, ProblemResult, ResultsFile, Status
 
 PROTOCOL = {"version": "1", "time_budget_s": 30.0}
 

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from validator.findings import Severity
-from validator.policy import policy_findings
-from validator.policy_rules import RULES, RULES_BY_CODE, rules_markdown
+from validator.policy.rules import RULES, RULES_BY_CODE, rules_markdown
+from validator.policy.stage import policy_findings
 
 REPO = Path(__file__).resolve().parent.parent
 CORPUS = Path(__file__).resolve().parent / "fixtures" / "policy"
@@ -102,7 +102,7 @@ def test_reading_an_attribute_of_torch_backends_is_not_a_toggle() -> None:
 def test_the_site_rules_page_is_generated_from_the_rules_table() -> None:
     page = REPO / "site_src" / "pages" / "policy-rules.md"
     assert page.read_text(encoding="utf-8") == rules_markdown(), (
-        "regenerate: python -c 'from validator.policy_rules import rules_markdown as m; "
+        "regenerate: python -c 'from validator.policy.rules import rules_markdown as m; "
         "open(\"site_src/pages/policy-rules.md\", \"w\").write(m())'"
     )
 
@@ -137,12 +137,12 @@ def test_the_pipeline_passes_a_kernel_with_only_review_warnings(example_tree: Pa
 
 
 def test_the_policy_stage_names_the_problem_of_each_finding(example_tree: Path) -> None:
-    from validator.catalogue import load_catalogue
-    from validator.document import read_json
+    from validator.catalogue.problems import load_catalogue
     from validator.machine import probe
-    from validator.policy import run_stage
-    from validator.stages import RunOptions, StageContext
-    from validator.submission import submission_from_document
+    from validator.policy.stage import run_stage
+    from validator.run_context import RunOptions, StageContext
+    from validator.submission.document import read_json
+    from validator.submission.records import submission_from_document
 
     path = _with_kernel(example_tree, (CORPUS / "thread.pysrc").read_text(encoding="utf-8"))
     submission = submission_from_document(read_json(path, str(path)), path)

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from validator.problem_module import (
+from validator.catalogue.problem_module import (
     ProblemModuleError,
     load_problem_module,
     make_inputs,

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from validator.atomic import write_text_atomic
-from validator.results import (
+from validator.results.records import (
     Environment,
     Flag,
     ProblemResult,

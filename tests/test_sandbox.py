@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from validator import sandbox
-from validator.zygote import Target, Zygote
+from validator.isolation import sandbox
+from validator.isolation.zygote import Target, Zygote
 
 LIMITS = sandbox.Limits.for_timeout(30, 1 << 20)
 
@@ -179,6 +179,6 @@ def test_zygote_children_are_fresh_confined_processes_and_survive_each_others_cr
 def test_the_sandbox_launcher_refuses_a_malformed_command_line() -> None:
     import subprocess
 
-    done = subprocess.run([sys.executable, "-m", "validator.sandbox", "{}"], capture_output=True, text=True,
+    done = subprocess.run([sys.executable, "-m", "validator.isolation.sandbox", "{}"], capture_output=True, text=True,
                           check=False, env={**os.environ})
     assert done.returncode == 2 and "usage" in done.stderr

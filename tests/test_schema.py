@@ -9,7 +9,7 @@ from typing import Any
 from jsonschema import Draft202012Validator
 
 from tests.conftest import EXAMPLE_SLUG, REPO
-from validator.schema import schema_findings, submission_schema
+from validator.submission.schema import schema_findings, submission_schema
 
 
 def _objects(node: Any, where: str = "#") -> Iterator[tuple[str, dict]]:

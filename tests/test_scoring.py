@@ -7,9 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from validator.catalogue import Catalogue, Problem
-from validator.results import Environment, Flag, ProblemResult, ResultsFile, Status
-from validator.scoring import (
+from site_src.scoring import (
     aligned_from_results,
     best_per_problem,
     curves,
@@ -17,6 +15,8 @@ from validator.scoring import (
     fast_p_curve,
     level_scores,
 )
+from validator.catalogue.problems import Catalogue, Problem
+from validator.results.records import Environment, Flag, ProblemResult, ResultsFile, Status
 
 ENV = Environment("GPU", "1", "13.0", "2.14", "3.8", "3.11", "0.1", "1")
 

@@ -15,15 +15,15 @@ import pytest
 from site_src.figures import step_points
 from site_src.generate import PLOTLY_URI, generate
 from site_src.output import page_root, page_url, source_root
+from site_src.scoring import fast_p_curve
 from site_src.sources import SiteDataError, SiteSources, load_results_dir
-from site_src.synthetic import SyntheticSpec, write_synthetic
 from site_src.views.methodology import attribute_docs
 from site_src.views.submitting import schema_fields
+from tests.site_kit.synthetic import SyntheticSpec, write_synthetic
 from validator.protocol import PROTOCOL, Protocol
-from validator.scoring import fast_p_curve
 
 REPO = Path(__file__).resolve().parent.parent
-SCHEMA = REPO / "validator" / "schema" / "submission-v1.schema.json"
+SCHEMA = REPO / "validator" / "submission" / "schema" / "submission-v1.schema.json"
 SPEC = SyntheticSpec(submissions=3, problems_per_level=(5, 4, 3))
 
 

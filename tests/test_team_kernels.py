@@ -10,7 +10,7 @@ import pytest
 
 from tests.conftest import REPO
 from tests.test_worker import finish, make_job, start_worker
-from validator.catalogue import load_catalogue
+from validator.catalogue.problems import load_catalogue
 
 TEAM = REPO / "submissions" / "kernelbench-team"
 ENTRIES = [k for k in json.loads((REPO / "submissions" / "kernelbench-team.json").read_text())["kernels"]

@@ -7,8 +7,8 @@ from dataclasses import replace
 
 import pytest
 
-from validator import timing
-from validator.evaluate import PASSED, Check
+from validator.evaluate.worker import timing
+from validator.evaluate.worker.correctness import PASSED, Check
 from validator.protocol import PROTOCOL
 
 

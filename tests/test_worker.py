@@ -1,4 +1,4 @@
-"""The worker as the engine runs it: `python -m validator.worker JOB.json OUT.json` writes one
+"""The worker as the engine runs it: `python -m validator.evaluate.worker.run JOB.json OUT.json` writes one
 ProblemResult and exits 0 whatever the kernel did; bad invocations exit non-zero."""
 
 from __future__ import annotations
@@ -13,11 +13,11 @@ from pathlib import Path
 
 import pytest
 
-from validator import worker
-from validator.jobs import Job, write_job
-from validator.kernel_names import own_kernel_names
+from validator.evaluate.jobs import Job, write_job
+from validator.evaluate.worker import run as worker
 from validator.protocol import PROTOCOL
-from validator.results import Status, problem_from_dict
+from validator.results.records import Status, problem_from_dict
+from validator.submission.kernel_names import own_kernel_names
 
 REPO = Path(__file__).resolve().parent.parent
 EXAMPLES = REPO / "submissions" / "kernelbench-team-examples"
@@ -48,7 +48,7 @@ def start_worker(job: Job, tmp: Path) -> tuple[subprocess.Popen, Path]:
     env = {**os.environ, "PYTHONPATH": str(REPO), "TORCH_EXTENSIONS_DIR": job.extensions_dir}
     if job.options.get("interpret"):
         env["TRITON_INTERPRET"] = "1"
-    command = [sys.executable, "-m", "validator.worker", str(tmp / "job.json"), str(tmp / "out.json")]
+    command = [sys.executable, "-m", "validator.evaluate.worker.run", str(tmp / "job.json"), str(tmp / "out.json")]
     process = subprocess.Popen(command, cwd=tmp, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     return process, tmp / "out.json"
 
@@ -146,7 +146,7 @@ def test_the_timing_phase_interleaves_verifies_and_fills_the_result(tmp_path: Pa
 
     import torch
 
-    from validator import timing
+    from validator.evaluate.worker import timing
 
     for module in (threading, _thread):  # the worker's thread counter wraps these; restore them afterwards
         for name in ("_start_new_thread", "_start_joinable_thread", "start_new_thread", "start_joinable_thread"):
@@ -170,7 +170,7 @@ def test_the_timing_phase_interleaves_verifies_and_fills_the_result(tmp_path: Pa
 
 
 def test_an_implausible_speedup_or_unseen_host_time_holds_a_correct_result_for_review(tmp_path: Path):
-    from validator.timing import Series
+    from validator.evaluate.worker.timing import Series
 
     job = make_job("level1/19_ReLU", EXAMPLES / "level1_23_softmax_triton.py", tmp_path, {})
     fast = worker.Evaluation(job, PROTOCOL)

@@ -6,13 +6,23 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from validator.catalogue import Catalogue
-from validator.document import DocumentError, read_json
+from validator.build import stage as build
+from validator.catalogue.problems import Catalogue
+from validator.evaluate import stage as evaluate
 from validator.findings import ExitCode, Finding, Severity, StageOutcome, StageStatus
 from validator.machine import Machine
-from validator.schema import schema_findings
-from validator.stages import LATER_STAGES, RunOptions, StageContext
-from validator.submission import semantic_findings, submission_from_document
+from validator.policy import stage as policy
+from validator.run_context import RunOptions, Stage, StageContext
+from validator.submission.document import DocumentError, read_json
+from validator.submission.records import semantic_findings, submission_from_document
+from validator.submission.schema import schema_findings
+
+LATER_STAGES: tuple[Stage, ...] = (
+    Stage(policy.STAGE, policy.unavailable, policy.run_stage),
+    Stage(build.STAGE, build.unavailable, build.run_stage),
+    Stage(evaluate.STAGE, evaluate.unavailable, evaluate.run_stage),
+)
+"""The stages after semantics, in execution order."""
 
 
 @dataclass(frozen=True)

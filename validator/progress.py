@@ -16,7 +16,7 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from validator.results import ProblemResult, Status
+from validator.results.records import ProblemResult, Status
 
 STATUS_STYLE = {
     Status.CORRECT: "green", Status.NEEDS_REVIEW: "yellow", Status.NOT_RUN: "dim",

@@ -7,7 +7,7 @@ import pandas as pd
 from site_src.model import SiteModel
 from site_src.output import SiteBuild
 from site_src.render import render
-from validator.scoring import NO_RECORD
+from site_src.scoring import NO_RECORD
 
 RESULT_COLUMNS = [
     "slug",

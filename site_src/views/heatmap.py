@@ -8,9 +8,9 @@ from site_src.figures import heatmap_figure, log2_speedup
 from site_src.model import BASELINE_NAMES, Combo, SiteModel
 from site_src.output import SiteBuild
 from site_src.render import render
+from site_src.scoring import BASELINE_COLUMNS
 from site_src.tables import number, speedup_text
-from validator.results import Status
-from validator.scoring import BASELINE_COLUMNS
+from validator.results.records import Status
 
 
 def unique_labels(names: list[str], slugs: list[str]) -> list[str]:

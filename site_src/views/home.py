@@ -8,9 +8,9 @@ from site_src.figures import NamedCurve, curve_figure
 from site_src.model import BASELINE_NAMES, HEADLINE, Combo, SiteModel
 from site_src.output import SiteBuild, slot
 from site_src.render import render
+from site_src.scoring import THRESHOLDS, fast_p_label
 from site_src.tables import Cell, Column, Table, number, percent_text, speedup_text, table_html
 from site_src.tables import table_json as packed
-from validator.scoring import THRESHOLDS, fast_p_label
 
 TOP_CURVES = 10
 """The home chart shows the best few; the curves page shows everyone."""

@@ -8,13 +8,13 @@ import itertools
 from dataclasses import fields, is_dataclass
 from typing import Any
 
+from site_src import scoring
 from site_src.model import BASELINE_NAMES, SiteModel
 from site_src.output import SiteBuild
 from site_src.render import render
-from validator import scoring
-from validator.problem_module import INPUT_SCALES_NAME, TOLERANCES_NAME
+from validator.catalogue.problem_module import INPUT_SCALES_NAME, TOLERANCES_NAME
 from validator.protocol import PROTOCOL, Protocol
-from validator.results import Status
+from validator.results.records import Status
 
 STATUS_MEANING = {
     Status.CORRECT: "ran, matched the reference on every trial; counts towards fast_p",
@@ -67,14 +67,14 @@ def tolerance_rows(protocol: Protocol) -> list[dict[str, str]]:
 
 
 def scoring_definitions() -> str:
-    """The definitions list of validator.scoring's docstring (its paragraphs after the heading line)."""
+    """The definitions list of site_src.scoring's docstring (its paragraphs after the heading line)."""
     paragraphs = inspect.cleandoc(scoring.__doc__ or "").split("\n\n")
     return "\n\n".join(paragraphs[2:])
 
 
 def _speed_of_light_doc() -> str:
     try:
-        import validator.speed_of_light as sol
+        import validator.catalogue.speed_of_light as sol
     except ImportError:
         return ""
     return inspect.cleandoc(sol.__doc__ or "")

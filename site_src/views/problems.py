@@ -12,14 +12,14 @@ import pandas as pd
 from site_src.model import SiteModel
 from site_src.output import SiteBuild, page_root, slot, source_root
 from site_src.render import render
+from site_src.scoring import NO_RECORD
 from site_src.tables import Cell, Column, Table, ms_text, number, percent_text, quantity_text, speedup_text, table_html
 from site_src.views.home import run_cell
 from site_src.views.submissions import claimed_text, source_anchor
-from validator.catalogue import Problem
-from validator.problem_module import INPUT_SCALES_NAME, TOLERANCES_NAME
+from validator.catalogue.problem_module import INPUT_SCALES_NAME, TOLERANCES_NAME
+from validator.catalogue.problems import Problem
 from validator.protocol import PROTOCOL
-from validator.results import Status
-from validator.scoring import NO_RECORD
+from validator.results.records import Status
 
 RANK_COLUMNS = (
     Column("#", "rank among the kernels that count, by speedup", better_is_lower=True),

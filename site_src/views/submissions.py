@@ -12,11 +12,11 @@ import pandas as pd
 from site_src.model import BASELINE_NAMES, SiteModel
 from site_src.output import SiteBuild, page_root, slot
 from site_src.render import render
+from site_src.scoring import NO_RECORD, THRESHOLDS, fast_p_label
 from site_src.sources import SubmissionDoc
 from site_src.tables import Cell, Column, Table, ms_text, number, percent_text, speedup_text, table_html
 from site_src.views.home import Record, attempted_cell
-from validator.results import ResultsFile
-from validator.scoring import NO_RECORD, THRESHOLDS, fast_p_label
+from validator.results.records import ResultsFile
 
 RESULT_COLUMNS = (
     Column("Problem", numeric=False),

@@ -13,9 +13,9 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from site_src.headless import launch
-from site_src.local_server import free_port, serve
-from site_src.synthetic import write_synthetic
+from tests.site_kit.headless import launch
+from tests.site_kit.local_server import free_port, serve
+from tests.site_kit.synthetic import write_synthetic
 
 REPO = Path(__file__).resolve().parents[2]
 

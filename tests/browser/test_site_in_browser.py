@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from site_src.headless import unavailable
-from site_src.synthetic import SyntheticSpec
+from tests.site_kit.headless import unavailable
+from tests.site_kit.synthetic import SyntheticSpec
 
 REASON = unavailable()
 pytestmark = [pytest.mark.browser, pytest.mark.skipif(REASON is not None, reason=f"needs headless Chromium: {REASON}")]

@@ -82,9 +82,9 @@ def caught(case: Case, outcome: Outcome, mode: str) -> bool:
 
 def write_job(case: Case, workdir: Path, mode: str) -> tuple[Path, Path]:
     """Copy the case's kernel to workdir/kernel.py and write the Job the engine would write for it."""
-    from validator.jobs import Job, write_job
-    from validator.kernel_names import own_kernel_names
+    from validator.evaluate.jobs import Job, write_job
     from validator.protocol import PROTOCOL
+    from validator.submission.kernel_names import own_kernel_names
 
     workdir.mkdir(parents=True, exist_ok=True)
     kernel = workdir / "kernel.py"
@@ -117,7 +117,7 @@ def _child(job: Path, out: Path, workdir: Path, mode: str) -> None:
         log = os.open(workdir / "log.txt", os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
         os.dup2(log, 1)
         os.dup2(log, 2)
-        from validator.worker import main
+        from validator.evaluate.worker.run import main
 
         code = main([str(job), str(out)])
     except BaseException:
@@ -153,7 +153,7 @@ def run_cases(cases: list[Case], mode: str, root: Path, parallel: int, timeout_s
     import torch._dynamo  # noqa: F401  (imported once here so children skip it; it rebinds torch.manual_seed)
     import triton  # noqa: F401
 
-    import validator.worker  # noqa: F401
+    import validator.evaluate.worker.run  # noqa: F401
 
     pending, running, outcomes = list(cases), [], {}
     while pending or running:

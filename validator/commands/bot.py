@@ -7,7 +7,7 @@ Actions:
   status               set one commit status
   open-results-pr      commit the changed files under results/ to a new branch and open a pull request
 
-The token comes from GITHUB_TOKEN and is never printed. Exit codes: see `validator.github.BotExit`.
+The token comes from GITHUB_TOKEN and is never printed. Exit codes: see `validator.github.client.BotExit`.
 """
 
 from __future__ import annotations
@@ -21,9 +21,9 @@ from pathlib import Path
 
 from rich.console import Console
 
-from validator import pr_report, results_guard
 from validator.findings import UserError
-from validator.github import (
+from validator.github import pr_report, results_guard
+from validator.github.client import (
     COMMENT_LIMIT,
     DEFAULT_BOT_LOGIN,
     STATUS_STATES,
@@ -33,7 +33,7 @@ from validator.github import (
     one_line,
     settings_from_env,
 )
-from validator.pr_changes import git_changed_paths, submission_documents
+from validator.github.pr_changes import git_changed_paths, submission_documents
 
 HELP = "GitHub bot: changed files, results guard, sticky PR comment, commit status, results pull request"
 _SHA = re.compile(r"^[0-9a-f]{40}$")

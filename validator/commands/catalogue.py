@@ -5,7 +5,7 @@ and the torch.compile baseline submission generated from it.
     kb-validate catalogue manifest [--write|--check] [--measurements FILE...] [--problems-dir DIR]
     kb-validate catalogue baseline [--write|--check] [--problems-dir DIR] [--submissions-dir DIR]
 
-`check` runs validator.catalogue_check on every problem: at reduced sizes on the CPU (the default where
+`check` runs validator.catalogue.checks on every problem: at reduced sizes on the CPU (the default where
 no GPU is visible; REDUCED_SIZES in each file is the scale knob), or at full size on cuda:0 (`--full`,
 the default where a GPU is visible), where it also times the eager reference and records its peak
 memory, each problem in a worker process with a time cap. Exit 0 when every problem passes (or is
@@ -25,14 +25,14 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from validator import compile_submission
 from validator.atomic import check_writable_target, write_text_atomic
-from validator.catalogue import Catalogue, Problem, load_catalogue
-from validator.catalogue_check import CheckSpec, ProblemCheck
-from validator.catalogue_worker import default_log_path, run_in_process, run_isolated
-from validator.compile_baseline import SUBMISSION_SLUG
+from validator.catalogue import compile_row
+from validator.catalogue.check_worker import default_log_path, run_in_process, run_isolated
+from validator.catalogue.checks import CheckSpec, ProblemCheck
+from validator.catalogue.manifest import MANIFEST_NAME, dumps, generate, merge_measurements, read_manifest, stale_keys
+from validator.catalogue.problems import Catalogue, Problem, load_catalogue
 from validator.findings import ExitCode, Severity, UserError
-from validator.manifest import MANIFEST_NAME, dumps, generate, merge_measurements, read_manifest, stale_keys
+from validator.results.baselines import SUBMISSION_SLUG
 
 HELP = "check the problem catalogue's quality filters; generate or check its manifest and compile baseline"
 CHECK_REPORT_VERSION = 1
@@ -82,15 +82,15 @@ def execute(args: argparse.Namespace, out: Console, err: Console) -> int:
 def _baseline(args: argparse.Namespace, out: Console) -> int:
     catalogue = load_catalogue(args.problems_dir)
     directory: Path = args.submissions_dir
-    expected = compile_submission.expected_files(catalogue, compile_submission.committed_date(directory))
+    expected = compile_row.expected_files(catalogue, compile_row.committed_date(directory))
     target = f"{directory}/{SUBMISSION_SLUG}.json"
     if args.write:
         check_writable_target(directory / f"{SUBMISSION_SLUG}.json", "--submissions-dir")
-        changed = compile_submission.write(directory, expected)
+        changed = compile_row.write(directory, expected)
         out.print(f"wrote {target} ({len(catalogue.problems)} problems) and its kernel file ({changed} file(s) "
                   "changed)", markup=False)
         return int(ExitCode.OK)
-    stale = compile_submission.differences(directory, expected)
+    stale = compile_row.differences(directory, expected)
     if stale:
         shown = ", ".join(stale[:5]) + (f" and {len(stale) - 5} more" if len(stale) > 5 else "")
         out.print(f"{target} is out of date: {shown}; run `kb-validate catalogue baseline --write` and commit it",
@@ -150,7 +150,7 @@ def _report(results: list[ProblemCheck], catalogue: Catalogue, mode: str, starte
             seconds: float) -> dict[str, Any]:
     import torch
 
-    from validator.results import hardware_key
+    from validator.results.records import hardware_key
 
     gpu = torch.cuda.get_device_name(0) if mode == "full" else None
     counts = {s: sum(r.status == s for r in results) for s in ("passed", "kept", "failed")}

@@ -12,10 +12,10 @@ from rich.console import Console
 from rich.markup import escape
 
 from validator.atomic import write_text_atomic
-from validator.catalogue import load_catalogue
+from validator.catalogue.problems import load_catalogue
 from validator.findings import ExitCode, UserError
-from validator.importer import ImportPlan, Metadata, plan_import, submission_document
-from validator.schema import schema_findings
+from validator.submission.importer import ImportPlan, Metadata, plan_import, submission_document
+from validator.submission.schema import schema_findings
 
 HELP = "turn a KernelBench run directory (level_L_problem_P_sample_S_kernel.py files) into a submission"
 METHODS = ("one-shot", "repeated-sampling", "iterative-refinement", "agent", "human", "compiler")

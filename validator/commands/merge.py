@@ -8,9 +8,9 @@ from pathlib import Path
 
 from rich.console import Console
 
-from validator import results
 from validator.findings import ExitCode, UserError
-from validator.merge import merge
+from validator.results import records as results
+from validator.results.merge import merge
 
 HELP = "combine the results files of a sharded run (--shard i/N) into one results file"
 

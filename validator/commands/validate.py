@@ -11,13 +11,13 @@ from pathlib import Path
 from rich.console import Console
 
 from validator.atomic import check_writable_target, write_text_atomic
-from validator.catalogue import load_catalogue
+from validator.catalogue.problems import load_catalogue
+from validator.evaluate.sharding import parse_shard
 from validator.findings import UserError
 from validator.machine import probe
 from validator.pipeline import validate_submission
 from validator.report import overall_exit, print_terminal, to_markdown, write_json
-from validator.sharding import parse_shard
-from validator.stages import RunOptions
+from validator.run_context import RunOptions
 
 HELP = "check submissions: schema, semantics, static policy, build and GPU evaluation where possible"
 

@@ -1,0 +1,245 @@
+"""Leaderboard scores from result records: KernelBench's fast_p per level and the numbers beside it.
+
+Definitions (the site's methodology page quotes these docstrings, so they are the documentation):
+
+- N is every problem of the level in the catalogue. A problem with no record, a record measured on
+  another version of the problem (its sha256 differs from the catalogue's: `stale`), or a record
+  with status `not_run` counts as a failure.
+- A run in progress (its results file has no `finished_at`: an interrupted run that resumes later)
+  is scored like any other, so its fast_p is a lower bound; its problems without a record are
+  `pending` rather than `missing`, and `n_pending` says how many a level still waits for.
+- A kernel *counts* under a baseline when its status is `correct` and its speedup against that
+  baseline was measured. `needs_review` is not correct until a maintainer clears it; `rejected` never is.
+- fast_p = #{counted AND speedup > p} / N, with a strict `>`: a speedup of exactly p does not count.
+- geomean speedup: geometric mean of the speedups of the counted kernels (NaN when none count).
+- attempted: problems with a record of this hardware that was run (any status but missing/stale/not_run).
+- compile rate = built / attempted, where *built* means the status shows the kernel was compiled and
+  run: correct, incorrect, runtime_error, timeout, oom or needs_review. compile_error is not built,
+  and neither is rejected (most rejections happen before the build, so counting them would overclaim).
+- correct rate = correct / attempted; fast_0 is the same count over N instead.
+- A baseline is scored for a (submission, hardware) when at least one of its records measured it:
+  eager always, torch-compile only where `speedup_vs_compile` was recorded.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from validator.catalogue.problems import Catalogue
+from validator.results.records import ProblemResult, ResultsFile, Status
+
+THRESHOLDS: tuple[float, ...] = (0.0, 0.5, 0.8, 1.0, 1.5, 2.0)
+"""The p values reported in tables; the curves cover every p."""
+BASELINE_COLUMNS: dict[str, str] = {"eager": "speedup", "torch-compile": "speedup_vs_compile"}
+"""Baseline name -> the aligned frame's column holding the speedup against it."""
+MISSING = "missing"
+"""Status of a catalogue problem that has no record in a results file."""
+STALE = "stale"
+"""Status of a record measured on a different version (sha256) of the problem."""
+PENDING = "pending"
+"""Status of a catalogue problem with no record yet in a results file of a run that has not finished."""
+NO_RECORD = frozenset({MISSING, PENDING})
+"""Statuses of a catalogue problem that a results file has no record of."""
+NOT_ATTEMPTED = NO_RECORD | {STALE, Status.NOT_RUN.value}
+BUILT = frozenset(
+    s.value for s in (Status.CORRECT, Status.INCORRECT, Status.RUNTIME_ERROR, Status.TIMEOUT, Status.OOM)
+) | {Status.NEEDS_REVIEW.value}
+GROUP_KEYS = ["slug", "hardware", "baseline", "level"]
+
+
+def fast_p_label(p: float) -> str:
+    """Column name of fast_p: `fast_0`, `fast_0.5`, `fast_1`."""
+    return f"fast_{p:g}"
+
+
+
+
+def fast_p(speedups: Iterable[float], n: int, p: float) -> float:
+    """#{s > p} / n over the speedups of counted kernels (strict `>`); 0 when the level is empty."""
+    if n <= 0:
+        return 0.0
+    return sum(1 for s in speedups if s > p) / n
+
+
+@dataclass(frozen=True)
+class StepCurve:
+    """fast_p as a function of p: `start` for p below the first breakpoint, then `values[i]` from
+    `breakpoints[i]` (inclusive, because a speedup equal to p does not count) up to the next."""
+
+    start: float
+    breakpoints: tuple[float, ...]
+    values: tuple[float, ...]
+
+    def value_at(self, p: float) -> float:
+        value = self.start
+        for breakpoint, after in zip(self.breakpoints, self.values, strict=True):
+            if p < breakpoint:
+                break
+            value = after
+        return value
+
+
+def fast_p_curve(speedups: Sequence[float], n: int) -> StepCurve:
+    """The whole fast_p curve of one (submission, hardware, baseline, level)."""
+    if n <= 0:
+        return StepCurve(0.0, (), ())
+    ordered = sorted(float(s) for s in speedups)
+    breakpoints: list[float] = []
+    values: list[float] = []
+    for i, s in enumerate(ordered):
+        above = len(ordered) - i - 1  # speedups strictly above s, provided s is not repeated later
+        if breakpoints and breakpoints[-1] == s:
+            values[-1] = above / n
+        else:
+            breakpoints.append(s)
+            values.append(above / n)
+    return StepCurve(len(ordered) / n, tuple(breakpoints), tuple(values))
+
+
+def _record_row(results: ResultsFile, record: ProblemResult) -> dict[str, object]:
+    ci_low, ci_high = record.speedup_ci if record.speedup_ci else (None, None)
+    return {
+        "slug": results.slug,
+        "hardware": results.hardware,
+        "verified": results.verified,
+        "finished": bool(results.finished_at),
+        "key": record.key,
+        "record_sha256": record.problem_sha256,
+        "status": record.status.value,
+        "speedup": record.speedup,
+        "speedup_vs_compile": record.speedup_vs_compile,
+        "ci_low": ci_low,
+        "ci_high": ci_high,
+        "reference_ms": record.reference.median if record.reference else None,
+        "kernel_ms": record.kernel.median if record.kernel else None,
+        "compile_ms": record.compile_reference.median if record.compile_reference else None,
+        "backend": record.backend,
+        "flags": " ".join(flag.code for flag in record.flags),
+        "flag_messages": "; ".join(f"{flag.code}: {flag.message}" for flag in record.flags),
+        "error": record.error,
+    }
+
+
+RECORD_COLUMNS = [
+    "slug", "verified", "finished", "hardware", "key", "record_sha256", "status", "speedup", "speedup_vs_compile",
+    "ci_low", "ci_high", "reference_ms", "kernel_ms", "compile_ms", "backend", "flags", "flag_messages", "error",
+]  # fmt: skip
+NUMERIC_COLUMNS = ["speedup", "speedup_vs_compile", "ci_low", "ci_high", "reference_ms", "kernel_ms", "compile_ms"]
+
+
+def records_frame(results: Iterable[ResultsFile]) -> pd.DataFrame:
+    """One row per recorded problem result; a key recorded twice in one file keeps its last record."""
+    rows = [_record_row(r, p) for r in results for p in r.problems]
+    frame = pd.DataFrame(rows, columns=RECORD_COLUMNS)
+    frame[NUMERIC_COLUMNS] = frame[NUMERIC_COLUMNS].astype(float)
+    return frame.drop_duplicates(["slug", "hardware", "key"], keep="last").reset_index(drop=True)
+
+
+def catalogue_frame(catalogue: Catalogue) -> pd.DataFrame:
+    return pd.DataFrame(
+        [(p.key, p.level, p.problem_id, p.name, p.sha256) for p in catalogue.problems],
+        columns=["key", "level", "problem_id", "name", "sha256"],
+    )
+
+
+def aligned_frame(records: pd.DataFrame, problems: pd.DataFrame) -> pd.DataFrame:
+    """Every (submission, hardware) crossed with every catalogue problem, so absent problems are rows too.
+
+    Records of problems the catalogue no longer has are dropped; records of an older version of a
+    problem become `stale` and lose their numbers; absent problems are `pending` in a run that has not
+    finished, `missing` otherwise.
+    """
+    runs = records[["slug", "hardware", "verified", "finished"]].drop_duplicates(["slug", "hardware"])
+    grid = runs.merge(problems, how="cross")
+    frame = grid.merge(records.drop(columns=["verified", "finished"]), on=["slug", "hardware", "key"], how="left")
+    absent = frame["status"].isna()
+    frame["status"] = frame["status"].fillna(MISSING)
+    frame.loc[absent & ~frame["finished"].astype(bool), "status"] = PENDING
+    stale = frame["record_sha256"].notna() & (frame["record_sha256"] != frame["sha256"])
+    frame.loc[stale, "status"] = STALE
+    frame.loc[stale, NUMERIC_COLUMNS] = np.nan
+    text = ["backend", "flags", "flag_messages", "error"]
+    frame[text] = frame[text].fillna("")
+    return frame.drop(columns=["record_sha256"]).sort_values(["slug", "hardware", "level", "problem_id"])
+
+
+def aligned_from_results(results: Iterable[ResultsFile], catalogue: Catalogue) -> pd.DataFrame:
+    return aligned_frame(records_frame(results), catalogue_frame(catalogue))
+
+
+def counted_frame(aligned: pd.DataFrame) -> pd.DataFrame:
+    """The aligned rows once per scored baseline, with `counted`: a counted kernel's speedup, else NaN."""
+    parts = []
+    correct = aligned["status"] == Status.CORRECT.value
+    for baseline, column in BASELINE_COLUMNS.items():
+        measured = aligned[column].notna().groupby([aligned["slug"], aligned["hardware"]]).transform("any")
+        scored = measured if baseline != "eager" else pd.Series(True, index=aligned.index)
+        part = aligned[scored].copy()
+        part["baseline"] = baseline
+        part["counted"] = part[column].where(correct[scored])
+        parts.append(part)
+    return pd.concat(parts, ignore_index=True)
+
+
+def level_scores(aligned: pd.DataFrame, thresholds: Sequence[float] = THRESHOLDS) -> pd.DataFrame:
+    """One row per (slug, hardware, baseline, level): fast_p at each threshold, geomean, rates and counts."""
+    frame = counted_frame(aligned)
+    status = frame["status"]
+    frame = frame.assign(
+        attempted=~status.isin(NOT_ATTEMPTED),
+        built=status.isin(BUILT),
+        correct=status == Status.CORRECT.value,
+        review=status == Status.NEEDS_REVIEW.value,
+        pending=status == PENDING,
+        rejected=status == Status.REJECTED.value,
+        compile_error=status == Status.COMPILE_ERROR.value,
+        log_counted=np.log(frame["counted"]),
+        **{fast_p_label(p): frame["counted"] > p for p in thresholds},
+    )
+    scores = frame.groupby(GROUP_KEYS, sort=True).agg(
+        verified=("verified", "first"),
+        n_problems=("key", "size"),
+        n_attempted=("attempted", "sum"),
+        n_built=("built", "sum"),
+        n_correct=("correct", "sum"),
+        n_counted=("counted", "count"),
+        n_needs_review=("review", "sum"),
+        n_pending=("pending", "sum"),
+        n_rejected=("rejected", "sum"),
+        n_compile_error=("compile_error", "sum"),
+        mean_log=("log_counted", "mean"),
+        **{fast_p_label(p): (fast_p_label(p), "mean") for p in thresholds},
+    )
+    attempted = scores["n_attempted"].where(scores["n_attempted"] > 0)
+    scores["compile_rate"] = scores["n_built"] / attempted
+    scores["correct_rate"] = scores["n_correct"] / attempted
+    scores["geomean_speedup"] = np.exp(scores.pop("mean_log"))
+    return scores.reset_index()
+
+
+def curves(aligned: pd.DataFrame) -> dict[tuple[str, str, str, int], StepCurve]:
+    """fast_p curve of every (slug, hardware, baseline, level) that is scored."""
+    frame = counted_frame(aligned)
+    out: dict[tuple[str, str, str, int], StepCurve] = {}
+    for (slug, hardware, baseline, level), group in frame.groupby(GROUP_KEYS, sort=True):
+        speedups = group["counted"].dropna().tolist()
+        out[(slug, hardware, baseline, int(level))] = fast_p_curve(speedups, len(group))
+    return out
+
+
+def best_per_problem(aligned: pd.DataFrame) -> pd.DataFrame:
+    """Per (hardware, baseline, problem key): the counted kernel with the highest speedup.
+
+    Ties go to the submission whose slug sorts first, so the result does not depend on file order.
+    Problems where no kernel counts have no row.
+    """
+    frame = counted_frame(aligned).dropna(subset=["counted"])
+    frame = frame.sort_values(["counted", "slug"], ascending=[False, True])
+    best = frame.drop_duplicates(["hardware", "baseline", "key"], keep="first")
+    columns = ["hardware", "baseline", "level", "problem_id", "key", "slug", "counted", "verified"]
+    return best[columns].rename(columns={"counted": "speedup"}).sort_values(["hardware", "baseline", "key"])
+

@@ -1,0 +1,249 @@
+"""Runs evaluation jobs: one worker process at a time per GPU, jobs from a shared queue.
+
+Every job is a fresh process (forked from a pre-imported-torch zygote, or spawned), confined by the
+sandbox and pinned to one GPU through CUDA_VISIBLE_DEVICES. However a worker ends (exit status,
+timeout, unreadable output) becomes a `ProblemResult` here; the parent never imports measured code.
+After a crash or hang the GPU gets a health probe before its next job; a GPU that fails it takes no
+more jobs, and what no healthy GPU is left to run is recorded as not run.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import json
+import threading
+from collections import deque
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from validator.evaluate.jobs import Job, write_job
+from validator.isolation import sandbox
+from validator.isolation.zygote import Target, Zygote, ZygoteError
+from validator.results.records import Flag, ProblemResult, Status, problem_from_dict
+
+WORKER = Target(module="validator.evaluate.worker.run")
+WORKER_FILE_BYTES = 256 << 20
+OOM_SIGNS = ("CUDA out of memory", "OutOfMemoryError", "CUBLAS_STATUS_ALLOC_FAILED", "cudaErrorMemoryAllocation")
+CUDA_FAULT_SIGNS = (
+    "illegal memory access", "misaligned address", "unspecified launch failure", "illegal instruction",
+    "device-side assert", "CUDA error", "cudaErrorLaunchFailure", "Xid",
+)
+
+
+@dataclass(frozen=True)
+class Device:
+    label: str
+    """How the run names it: `cuda:0`, or `cpu` for interpreter runs in tests."""
+    visible: str
+    """CUDA_VISIBLE_DEVICES value that shows this GPU alone to a worker (a GPU UUID or an index)."""
+
+
+@dataclass(frozen=True)
+class WorkItem:
+    job: Job
+    kernel_path: str
+    """The kernel as the submission names it (relative), recorded in the result."""
+    env: dict[str, str] = field(default_factory=dict)
+    """Extra variables for this job's worker (its TRITON_CACHE_DIR, TORCH_CUDA_ARCH_LIST, ...)."""
+
+
+@dataclass(frozen=True)
+class SchedulerConfig:
+    devices: tuple[Device, ...]
+    timeout_s: float
+    target: Target = WORKER
+    launcher: str = "zygote"
+    """`zygote` (fork from a pre-imported-torch server) or `spawn` (a fresh interpreter per job)."""
+    probe_after_crash: bool = True
+    base_env: dict[str, str] = field(default_factory=dict)
+
+
+def _base(item: WorkItem, status: Status, error: str, seconds: float = 0.0) -> ProblemResult:
+    job = item.job
+    return ProblemResult(
+        key=job.key, level=job.level, problem_id=job.problem_id, problem_sha256=job.problem_sha256,
+        kernel_path=item.kernel_path, kernel_sha256=job.kernel_sha256, backend=job.backend, status=status,
+        error=error, seconds=round(seconds, 3),
+    )
+
+
+def _read_output(item: WorkItem, out_path: Path) -> tuple[ProblemResult | None, str]:
+    """The worker's result, checked to belong to this job; or None and why it is unusable."""
+    try:
+        data = json.loads(out_path.read_text(encoding="utf-8"))
+        result = problem_from_dict(data)
+    except FileNotFoundError:
+        return None, "wrote no result file"
+    except (OSError, ValueError, TypeError, KeyError) as exc:
+        return None, f"wrote an unreadable result ({type(exc).__name__}: {str(exc)[:200]})"
+    job = item.job
+    if (result.key, result.problem_sha256, result.kernel_sha256) != (job.key, job.problem_sha256, job.kernel_sha256):
+        return None, "wrote a result for a different problem or kernel"
+    return result, ""
+
+
+def _last_lines(text: str, count: int = 6) -> str:
+    lines = [line for line in text.strip().splitlines() if line.strip()]
+    return "\n".join(lines[-count:])[-1500:]
+
+
+def to_result(item: WorkItem, run: sandbox.SandboxResult, out_path: Path, timeout_s: float) -> ProblemResult:
+    """Exit status, timeout and unreadable output are distinct outcomes; each gets a clear status."""
+    stderr = run.stderr
+    if run.timed_out:
+        return _base(item, Status.TIMEOUT, f"did not finish within {timeout_s:.0f} s; its process group was "
+                     f"killed\n{_last_lines(stderr)}".strip(), run.seconds)
+    result, why = _read_output(item, out_path)
+    if result is not None:
+        flags = list(result.flags)
+        if run.returncode != 0:
+            flags.append(Flag("worker-exit", f"worker {run.describe_exit()} after writing its result"))
+        result = dataclasses.replace(result, kernel_path=item.kernel_path, backend=item.job.backend,
+                                     level=item.job.level, problem_id=item.job.problem_id,
+                                     seconds=round(run.seconds, 3), flags=tuple(flags))
+    elif any(sign in stderr for sign in OOM_SIGNS):
+        result = _base(item, Status.OOM, f"out of memory: {_last_lines(stderr, 2)}", run.seconds)
+    elif run.returncode == 0:
+        result = _base(item, Status.RUNTIME_ERROR, f"worker exited 0 but {why}\n{_last_lines(stderr)}", run.seconds)
+    else:
+        result = _base(item, Status.RUNTIME_ERROR, f"worker {run.describe_exit()} and {why}\n{_last_lines(stderr)}",
+                       run.seconds)
+    if not run.network_isolated:
+        flag = Flag("sandbox-network-open", run.isolation)
+        result = dataclasses.replace(result, flags=(*result.flags, flag))
+    return result
+
+
+def crashed(run: sandbox.SandboxResult) -> bool:
+    """Did the job end in a way that may have left the GPU unusable (signal, hang, CUDA fault)?"""
+    return run.timed_out or (run.returncode or 0) < 0 or any(s in run.stderr for s in CUDA_FAULT_SIGNS)
+
+
+class _Launcher:
+    """Starts one job process on one device: from the device's zygote, or spawned when that fails."""
+
+    def __init__(self, config: SchedulerConfig, device: Device) -> None:
+        self.config, self.device = config, device
+        self.zygote: Zygote | None = None
+        self.stack = contextlib.ExitStack()
+        self.zygote_failed = config.launcher != "zygote"
+        self.notes: list[str] = []
+
+    def _env(self, item: WorkItem) -> dict[str, str]:
+        return {
+            **self.config.base_env, **item.env, "CUDA_VISIBLE_DEVICES": self.device.visible,
+            "CUDA_DEVICE_ORDER": "PCI_BUS_ID", "TORCH_EXTENSIONS_DIR": item.job.extensions_dir,
+        }
+
+    def _zygote(self, env: dict[str, str]) -> Zygote | None:
+        if self.zygote is None and not self.zygote_failed:
+            try:
+                home = self.stack.enter_context(sandbox.private_dir("kb-zygote-"))
+                self.zygote = Zygote(home, self.config.target, {**self.config.base_env, **env})
+                self.notes.append(f"{self.device.label}: zygote ready in {self.zygote.start_s:.1f} s, preloaded "
+                                  f"{', '.join(self.zygote.preloaded)}")
+            except ZygoteError as exc:
+                self.zygote_failed = True  # spawn from now on; slower, equally clean
+                self.notes.append(f"{self.device.label}: zygote did not start, spawning instead: {exc}"[:2000])
+        return self.zygote
+
+    def run(self, item: WorkItem, workdir: Path, args: list[str], limits: sandbox.Limits) -> sandbox.SandboxResult:
+        env = self._env(item)
+        zygote = self._zygote({"CUDA_VISIBLE_DEVICES": self.device.visible})
+        if zygote is not None:
+            try:
+                return zygote.run(self.config.target, args, workdir=workdir, env=env, limits=limits,
+                                  timeout_s=self.config.timeout_s)
+            except ZygoteError as exc:
+                self.notes.append(f"{self.device.label}: zygote failed during {item.job.key}, restarting: {exc}")
+                self.close()
+        return sandbox.run(self.config.target.argv(args), workdir=workdir, timeout_s=self.config.timeout_s,
+                           limits=limits, env=env)
+
+    def close(self) -> None:
+        if self.zygote is not None:
+            self.zygote.close()
+            self.zygote = None
+        self.stack.close()
+        self.stack = contextlib.ExitStack()
+
+
+def run_one(item: WorkItem, launcher: _Launcher) -> tuple[ProblemResult, bool]:
+    """Evaluate one job in a private directory; returns the result and whether the GPU needs a probe."""
+    timeout_s = launcher.config.timeout_s
+    with sandbox.private_dir("kb-job-") as workdir:
+        job_path, out_path = workdir / "job.json", workdir / "result.json"
+        write_job(item.job, job_path)
+        limits = sandbox.Limits.for_timeout(timeout_s, WORKER_FILE_BYTES)
+        run = launcher.run(item, workdir, [str(job_path), str(out_path)], limits)
+        return to_result(item, run, out_path, timeout_s), crashed(run)
+
+
+@dataclass(frozen=True)
+class SchedulerReport:
+    unhealthy: dict[str, str]
+    """Devices that failed their health probe, and after which problem."""
+    notes: tuple[str, ...] = ()
+    """Launcher events worth recording (a zygote that failed and was replaced by spawning)."""
+
+
+@dataclass
+class _Queue:
+    items: deque[WorkItem]
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    unhealthy: dict[str, str] = field(default_factory=dict)
+    errors: list[BaseException] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    def take(self) -> WorkItem | None:
+        with self.lock:
+            return self.items.popleft() if self.items else None
+
+
+def _device_loop(device: Device, queue: _Queue, config: SchedulerConfig,
+                 on_start: Callable[[WorkItem, Device], None], on_result: Callable[[ProblemResult], None]) -> None:
+    launcher = _Launcher(config, device)
+    try:
+        while (item := queue.take()) is not None:
+            on_start(item, device)
+            result, needs_probe = run_one(item, launcher)
+            on_result(result)
+            if needs_probe and config.probe_after_crash:  # the zygote holds no CUDA state, so it stays
+                healthy, detail = sandbox.probe_gpu(device.visible)
+                if not healthy:
+                    with queue.lock:
+                        queue.unhealthy[device.label] = f"after {item.job.key}: {detail}"
+                    return
+    except BaseException as exc:  # a validator bug: stop this device and let run_all re-raise it
+        with queue.lock:
+            queue.errors.append(exc)
+    finally:
+        launcher.close()
+        with queue.lock:
+            queue.notes.extend(launcher.notes)
+
+
+def run_all(
+    items: Sequence[WorkItem], config: SchedulerConfig,
+    on_start: Callable[[WorkItem, Device], None] = lambda item, device: None,
+    on_result: Callable[[ProblemResult], None] = lambda result: None,
+) -> SchedulerReport:
+    """Run every item on the configured devices; reports the devices found unhealthy and launcher events."""
+    queue = _Queue(deque(items))
+    threads = [
+        threading.Thread(target=_device_loop, args=(device, queue, config, on_start, on_result),
+                         name=f"kb-gpu-{device.label}", daemon=True)
+        for device in config.devices
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    if queue.errors:
+        raise queue.errors[0]
+    why = "; ".join(f"{label} failed its health probe {detail}" for label, detail in queue.unhealthy.items())
+    for item in queue.items:  # left over: every GPU became unhealthy
+        on_result(_base(item, Status.NOT_RUN, f"no healthy GPU left to run it: {why}"))
+    return SchedulerReport(dict(queue.unhealthy), tuple(queue.notes))

@@ -1,0 +1,322 @@
+"""Evaluate stage: every problem of a submission (or of its shard) measured on this machine's GPUs.
+
+Reads as its steps: choose GPUs, plan one job per problem (problems the static policy rejected or
+whose build failed get their result without running), reuse what an earlier run already measured
+for the same hashes and protocol, run the rest (`scheduler`), and write
+`results/<hardware>/<slug>.json` atomically after every problem so an interrupted run resumes.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import hmac
+import os
+import secrets
+import tempfile
+import threading
+from collections.abc import Callable, Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from validator import progress
+from validator.build import stage as build
+from validator.evaluate import gpu_env, sharding, warmup
+from validator.evaluate.jobs import Job
+from validator.evaluate.scheduler import WORKER, Device, SchedulerConfig, WorkItem, run_all
+from validator.findings import Finding, Severity, UserError
+from validator.machine import Machine
+from validator.protocol import PROTOCOL
+from validator.results import baselines
+from validator.results import records as results
+from validator.results.records import Flag, ProblemResult, ResultsFile, Status
+from validator.submission.kernel_names import own_kernel_names
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from validator.run_context import RunOptions, StageContext
+
+STAGE = "evaluate"
+ERROR_CODES = {Status.INCORRECT, Status.RUNTIME_ERROR, Status.TIMEOUT, Status.OOM, Status.NOT_RUN}
+
+
+def unavailable(machine: Machine, options: RunOptions) -> str | None:
+    if options.build_only:
+        return "--build-only: evaluation was not asked for"
+    if not options.gpu_stages:
+        return "--no-gpu was given"
+    return machine.cannot_run_gpu()
+
+
+def select_devices(machine: Machine, gpus: Sequence[int] | None) -> tuple[list[Device], str]:
+    """The GPUs to use (all visible ones by default) and their common name; one model per run."""
+    indices = list(gpus) if gpus else list(range(len(machine.gpus)))
+    if not machine.gpus:
+        raise UserError("no CUDA GPU visible to evaluate on")
+    bad = [i for i in indices if not 0 <= i < len(machine.gpus)]
+    if bad:
+        raise UserError(f"--gpus {','.join(map(str, bad))}: only {len(machine.gpus)} GPU(s) visible "
+                        f"(indices 0..{len(machine.gpus) - 1})")
+    names = {machine.gpus[i] for i in indices}
+    if len(names) > 1:
+        raise UserError(f"the selected GPUs are different models ({', '.join(sorted(names))}); results are per "
+                        "hardware, so pick GPUs of one model with --gpus")
+    return [Device(f"cuda:{i}", _visible_id(i)) for i in indices], names.pop()
+
+
+def _visible_id(index: int) -> str:
+    """A CUDA_VISIBLE_DEVICES value naming the same physical GPU in a child, whatever our own mask is."""
+    import torch
+
+    try:
+        return f"GPU-{torch.cuda.get_device_properties(index).uuid}"
+    except (AttributeError, RuntimeError):
+        mask = [part for part in os.environ.get("CUDA_VISIBLE_DEVICES", "").split(",") if part.strip()]
+        return mask[index] if index < len(mask) else str(index)
+
+
+def job_seed(secret: bytes, key: str) -> int:
+    """Per-problem seed derived from the run's secret: the secret itself never reaches a worker."""
+    return int.from_bytes(hmac.new(secret, key.encode(), hashlib.sha256).digest()[:8], "big") >> 1
+
+
+def _preset(item: WorkItem, status: Status, error: str, flags: Sequence[Flag] = ()) -> ProblemResult:
+    job = item.job
+    return ProblemResult(job.key, job.level, job.problem_id, job.problem_sha256, item.kernel_path,
+                         job.kernel_sha256, job.backend, status, error=error, flags=tuple(flags))
+
+
+def _decided_earlier(context: StageContext) -> dict[str, tuple[Status, str, list[Flag]]]:
+    """Problems whose result is known without running: rejected by policy, failed or skipped builds."""
+    decided: dict[str, tuple[Status, str, list[Flag]]] = {}
+    for key, findings in build.rejected_problems(context.earlier).items():
+        flags = [Flag(f.code, f.message, "error") for f in findings]
+        decided[key] = (Status.REJECTED, f"rejected by {findings[0].stage}: {findings[0].message}", flags)
+    for outcome in context.earlier:
+        for finding in outcome.findings:
+            if outcome.stage != build.STAGE or not finding.problem or finding.problem in decided:
+                continue
+            if finding.code == "compile-error":
+                decided[finding.problem] = (Status.COMPILE_ERROR, finding.message, [])
+            elif finding.code == "build-skipped":
+                decided[finding.problem] = (Status.NOT_RUN, finding.message, [])
+    return decided
+
+
+def plan(context: StageContext, tools: build.Toolchain, secret: bytes, interpret: bool) -> list[
+    tuple[WorkItem, ProblemResult | None]
+]:
+    """One work item per problem of this shard, with its result when it is decided without running."""
+    root, decided = build.cache_root(context.options), _decided_earlier(context)
+    planned, keys = [], []
+    for entry in context.submission.kernels:
+        problem = context.catalogue.get(entry.level, entry.problem_id)
+        if problem is None:
+            continue
+        sha = entry.sha256()
+        cache_dir = root / "kernels" / build.cache_key(sha, entry.backend, tools)
+        source = entry.file.read_text(encoding="utf-8", errors="replace")
+        job = Job(
+            key=problem.key, level=problem.level, problem_id=problem.problem_id,
+            problem_path=str(problem.path.resolve()),  # the worker runs in its own directory
+            problem_sha256=problem.sha256, kernel_path=str(entry.file.resolve()), kernel_sha256=sha,
+            backend=entry.backend,
+            extensions_dir=str(cache_dir / "ext"), seed=job_seed(secret, problem.key),
+            protocol=PROTOCOL.to_dict(), own_kernel_names=own_kernel_names(source),
+            options={"interpret": True} if interpret else {},
+        )
+        item = WorkItem(job, entry.path, build.worker_cache_env(cache_dir, entry.backend))
+        known = decided.get(problem.key)
+        planned.append((item, _preset(item, *known) if known else None))
+        keys.append((entry.level, entry.problem_id))
+    return sharding.select(planned, keys, context.options.shard)
+
+
+def _previous(path: Path, header: ResultsFile, force: bool) -> ResultsFile | None:
+    """The results an earlier run left at `path`, if they were measured under this protocol and hardware."""
+    if force or not path.exists():
+        return None
+    try:
+        old = results.load(path)
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise UserError(f"{path}: the existing results file cannot be read ({type(exc).__name__}: {exc}); "
+                        "move it away or pass --force to measure again") from exc
+    same = old.protocol.get("version") == header.protocol.get("version") and old.hardware == header.hardware
+    return old if same else None
+
+
+def _reusable(old: ResultsFile | None, item: WorkItem) -> ProblemResult | None:
+    for result in old.problems if old else ():
+        job = item.job
+        if (result.key, result.problem_sha256, result.kernel_sha256) == (job.key, job.problem_sha256,
+                                                                       job.kernel_sha256):
+            return None if result.status == Status.NOT_RUN else result
+    return None
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+def evaluate(
+    planned: Sequence[tuple[WorkItem, ProblemResult | None]], header: ResultsFile, path: Path,
+    config: SchedulerConfig, *, force: bool = False, view: progress.EvaluationView | None = None,
+    console: Console | None = None,
+) -> ResultsFile:
+    """Run what is not yet known and keep `path` current after every problem."""
+    old = _previous(path, header, force)
+    done: dict[str, ProblemResult] = {}
+    to_run: list[WorkItem] = []
+    for item, preset in planned:
+        known = preset or _reusable(old, item)
+        if known is not None:
+            done[item.job.key] = known
+            if view is not None:
+                view.done(known)
+        else:
+            to_run.append(item)
+    if old is not None and len(done) > sum(preset is not None for _, preset in planned):
+        header = dataclasses.replace(header, started_at=old.started_at)
+    order = {item.job.key: (item.job.level, item.job.problem_id) for item, _ in planned}
+    lock = threading.Lock()
+
+    def snapshot(finished: bool) -> ResultsFile:
+        problems = tuple(sorted(done.values(), key=lambda r: order[r.key]))
+        return dataclasses.replace(header, problems=problems, finished_at=_now() if finished else "")
+
+    def record(result: ProblemResult) -> None:
+        with lock:
+            done[result.key] = result
+            results.save(snapshot(False), path)
+        if view is not None:
+            view.done(result)
+
+    results.save(snapshot(False), path)
+    on_start: Callable[[WorkItem, Device], None] = (
+        (lambda item, device: view.started(item.job.key, device.label)) if view else (lambda item, device: None)
+    )
+    with progress.counter(console, len(warmup.to_warm(to_run)), "compile warm-up") as advance:
+        warmed = warmup.warm(to_run, config, on_done=advance)
+    if warmed.count or warmed.reused:  # in the file before timing starts, so an interrupted run keeps it too
+        header = _with_extra(header, compile_warmup=warmed.describe())
+        results.save(snapshot(False), path)
+    report = run_all(to_run, config, on_start=on_start, on_result=record)
+    final = _with_extra(snapshot(True), unhealthy_gpus=report.unhealthy, launcher_notes=list(report.notes))
+    results.save(final, path)
+    return final
+
+
+def _with_extra(record: ResultsFile, **values: object) -> ResultsFile:
+    extra = {**record.environment.extra, **values}
+    return dataclasses.replace(record, environment=dataclasses.replace(record.environment, extra=extra))
+
+
+def with_compile_baseline(
+    final: ResultsFile, planned: Sequence[tuple[WorkItem, ProblemResult | None]], config: SchedulerConfig,
+    cache: Path, torch_version: str,
+) -> ResultsFile:
+    """Time the torch.compile'd reference of every measured problem not cached for this torch and protocol,
+    then set each kernel's result beside it (`compile_baseline`)."""
+    version = PROTOCOL.version
+    entries = baselines.load_cache(cache)
+    measured = {r.key for r in final.problems if r.kernel is not None}
+    todo = [item for item, _ in planned if item.job.key in measured
+            and not baselines.usable(entries.get(item.job.problem_sha256), torch_version, version)]
+    if todo:
+        collected: list[ProblemResult] = []
+        with tempfile.TemporaryDirectory(prefix="kb-compile-baseline-") as tmp:
+            kernel, sha = baselines.write_kernel(Path(tmp))
+            env = build.worker_cache_env(Path(tmp) / "cache", baselines.BACKEND)
+            items = [WorkItem(dataclasses.replace(item.job, kernel_path=str(kernel), kernel_sha256=sha,
+                                                  backend=baselines.BACKEND, own_kernel_names=()),
+                              kernel.name, env) for item in todo]
+            warmup.warm(items, config)
+            run_all(items, config, on_result=collected.append)
+        for result in collected:
+            entries[result.problem_sha256] = baselines.cache_entry(result, torch_version, version)
+        baselines.save_cache(cache, entries)
+    current = {sha: e for sha, e in entries.items() if baselines.current(e, torch_version, version)}
+    return dataclasses.replace(final, problems=baselines.attach(final.problems, current))
+
+
+def findings_for(final: ResultsFile, path: Path) -> list[Finding]:
+    """Problems that did not come out correct, and where the record was written."""
+    findings = []
+    for result in final.problems:
+        first_line = result.error.splitlines()[0] if result.error else ""
+        if result.status in ERROR_CODES:
+            findings.append(Finding(result.status.value.replace("_", "-"), STAGE, result.error or result.status,
+                                    file=result.kernel_path, problem=result.key))
+        elif result.status == Status.NEEDS_REVIEW:
+            findings.append(Finding("needs-review", STAGE, first_line or "held for a maintainer's review",
+                                    file=result.kernel_path, problem=result.key, severity=Severity.WARNING))
+    counts: dict[str, int] = {}
+    for result in final.problems:
+        counts[result.status.value] = counts.get(result.status.value, 0) + 1
+    tally = ", ".join(f"{n} {status}" for status, n in sorted(counts.items()))
+    findings.append(Finding("results-written", STAGE, f"{len(final.problems)} problem(s): {tally}; written to "
+                            f"{path}", severity=Severity.INFO))
+    return findings
+
+
+def _worker_env(tools: build.Toolchain, interpret: bool) -> dict[str, str]:
+    """Variables every worker gets: the build's toolchain settings, so a cached extension is not rebuilt."""
+    env = {"MAX_JOBS": str(os.cpu_count() or 1)}
+    if tools.arch:
+        env["TORCH_CUDA_ARCH_LIST"] = tools.arch
+    if tools.cuda_home:
+        env["CUDA_HOME"] = tools.cuda_home
+    if interpret:
+        env["TRITON_INTERPRET"] = "1"
+    return env
+
+
+def _header(context: StageContext, hardware: str, environment: results.Environment) -> ResultsFile:
+    submission, options = context.submission, context.options
+    provenance = {str(k): str(v) for k, v in dict(options.extra.get("provenance") or {}).items()}
+    return ResultsFile(
+        slug=submission.slug, submission_name=submission.name,
+        submission_sha256=hashlib.sha256(submission.document_path.read_bytes()).hexdigest(),
+        hardware=hardware, environment=environment, protocol=PROTOCOL.to_dict(), problems=(),
+        started_at=_now(), finished_at="", verified=bool(options.extra.get("verified")) and bool(provenance),
+        provenance=provenance,
+    )
+
+
+def run_stage(context: StageContext) -> list[Finding]:
+    options, machine = context.options, context.machine
+    interpret = bool(options.extra.get("interpret"))
+    if interpret:  # tests: real workers on CPU tensors with TRITON_INTERPRET=1, no timing
+        devices, gpu_name = [Device("cpu", "")], "cpu (Triton interpreter)"
+    else:
+        devices, gpu_name = select_devices(machine, options.gpus)
+    tools = build.toolchain(machine, options)
+    planned = plan(context, tools, secrets.token_bytes(32), interpret)
+    hardware = results.hardware_key(gpu_name)
+    path = options.results_dir / hardware / f"{context.submission.slug}{sharding.shard_suffix(options.shard)}.json"
+    scale = float(options.extra.get("timeout_scale", 1.0))
+    config = SchedulerConfig(
+        tuple(devices), PROTOCOL.problem_timeout_s * scale, target=options.extra.get("worker_target", WORKER),
+        launcher=str(options.extra.get("launcher", "zygote")), probe_after_crash=not interpret,
+        base_env=_worker_env(tools, interpret),
+    )
+    visible = [d.visible for d in devices if d.visible]
+    extra = {"arch": tools.arch, "launcher": config.launcher, "problem_timeout_s": config.timeout_s,
+             "shard": list(options.shard) if options.shard else None, "uid": os.getuid()}
+    header = _header(context, hardware, gpu_env.environment(machine, gpu_name, visible, extra))
+    console = options.extra.get("console")
+    with gpu_env.ClockSampler(visible) as sampler, progress.EvaluationView(console, len(planned)) as view:
+        final = evaluate(planned, header, path, config, force=options.force, view=view, console=console)
+    cache = baselines.cache_path(options.results_dir, hardware)
+    if context.submission.slug == baselines.SUBMISSION_SLUG:
+        baselines.record(cache, final.problems, machine.torch_version, PROTOCOL.version)
+    elif options.extra.get("compile_baseline"):
+        final = with_compile_baseline(final, planned, config, cache, machine.torch_version)
+    network_open = any(f.code == "sandbox-network-open" for r in final.problems for f in r.flags)
+    final = _with_extra(final, clocks_during_run=sampler.summary(), network_isolated=not network_open)
+    results.save(final, path)
+    if console is not None:
+        console.print(progress.results_table(final.problems, title=f"{context.submission.slug} on {gpu_name}"))
+    return findings_for(final, path)

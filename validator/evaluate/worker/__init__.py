@@ -1,0 +1,1 @@
+"""The evaluation worker: what runs in the sandboxed process beside the submitted kernel."""

@@ -1,0 +1,205 @@
+"""Timing: reference and kernel interleaved on fresh inputs, L2 flushed before every call, device time
+from CUDA events with a device-wide synchronize, host time as a cross-check, and adaptive rounds until
+the speedup's bootstrap interval is tight or the budget ends.
+
+The statistics at the top are pure functions over lists of milliseconds (tested on the CPU); only
+`run_rounds` touches a GPU. Timer and synchronize functions are captured at import, before any
+submitted code runs.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import torch
+
+from validator.evaluate.worker.correctness import Check, clone_inputs
+from validator.results.records import Timing
+
+_perf_counter = time.perf_counter
+_Event = torch.cuda.Event
+_synchronize = torch.cuda.synchronize
+_median = np.median
+_percentile = np.percentile
+
+LAUNCH_ALLOWANCE_MS = 0.1
+"""Host time a call may take beyond its device time for Python, launch and synchronise overhead."""
+CHECK_EVERY = 5
+"""Rounds between two evaluations of the stopping rule (a bootstrap costs a few milliseconds)."""
+
+
+# ---- Statistics ----------------------------------------------------------------------------------------
+
+
+def summarize(samples: Sequence[float]) -> Timing:
+    data = np.asarray(samples, dtype=float)
+    q1, med, q3 = _percentile(data, [25, 50, 75])
+    return Timing(median=float(med), q1=float(q1), q3=float(q3), minimum=float(data.min()), n=len(data))
+
+
+def speedup(reference: Sequence[float], kernel: Sequence[float]) -> float:
+    return float(_median(reference) / _median(kernel))
+
+
+def bootstrap_interval(
+    reference: Sequence[float], kernel: Sequence[float], resamples: int, seed: int
+) -> tuple[float, float]:
+    """95% percentile-bootstrap interval of median(reference)/median(kernel), resampling rounds as pairs
+    (a round's two samples share the GPU's state at that moment, so they move together)."""
+    ref, ker = np.asarray(reference, dtype=float), np.asarray(kernel, dtype=float)
+    idx = np.random.default_rng(seed).integers(0, len(ref), size=(resamples, len(ref)))
+    ratios = _median(ref[idx], axis=1) / _median(ker[idx], axis=1)
+    lo, hi = _percentile(ratios, [2.5, 97.5])
+    return float(lo), float(hi)
+
+
+def relative_halfwidth(estimate: float, interval: tuple[float, float]) -> float:
+    """The interval's larger distance from the estimate, as a fraction of it."""
+    return max(interval[1] / estimate - 1.0, 1.0 - interval[0] / estimate)
+
+
+def converged(reference: Sequence[float], kernel: Sequence[float], protocol: Any, seed: int) -> bool:
+    if len(reference) < protocol.min_rounds:
+        return False
+    interval = bootstrap_interval(reference, kernel, protocol.bootstrap_resamples, seed)
+    return relative_halfwidth(speedup(reference, kernel), interval) <= protocol.target_ci_halfwidth
+
+
+def host_device_excess(
+    device_ms: Sequence[float], host_ms: Sequence[float], ref_device_ms: Sequence[float],
+    ref_host_ms: Sequence[float], factor: float,
+) -> str | None:  # fmt: skip
+    """A message when the kernel's host time per call is far above its device time: work the events did
+    not see (a side stream, a background thread). The allowance covers launch overhead, and is at least
+    the reference's own host-over-device excess."""
+    dev, host = float(_median(device_ms)), float(_median(host_ms))
+    ref_excess = max(0.0, float(_median(ref_host_ms)) - float(_median(ref_device_ms)))
+    allowance = max(LAUNCH_ALLOWANCE_MS, 3.0 * ref_excess)
+    if host > factor * dev + allowance:
+        return (
+            f"host time per call {host:.3f} ms vs device time {dev:.3f} ms (allowed {factor:g}x + "
+            f"{allowance:.3f} ms): work outside the timed stream?"
+        )
+    return None
+
+
+# ---- Timed rounds on the GPU -----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Series:
+    """Samples of one timing run, in milliseconds, one per round (index i of each list is round i)."""
+
+    ref_ms: tuple[float, ...]
+    ker_ms: tuple[float, ...]
+    ref_host_ms: tuple[float, ...]
+    ker_host_ms: tuple[float, ...]
+    stop: str
+    """`converged`, `max-rounds`, `budget`, or `failed` (see `failure`)."""
+    failure: Check | None = None
+
+
+@dataclass(frozen=True)
+class Hooks:
+    """What the worker runs around timed calls (none of it inside the timed region)."""
+
+    new_inputs: Callable[[int], list[Any]]
+    """Fresh inputs for round i (generated outside the timed region)."""
+    before_call: Callable[[], None]
+    """Runs before every call's flush: the persisting-L2 reset."""
+    after_kernel: Callable[[Any, list[Any]], Check]
+    """Integrity checks on a kernel output and the inputs it was given."""
+    verify: Callable[[Any, Any], Check]
+    """Kernel output vs the reference output on the same inputs."""
+    release: Callable[[Any], None]
+    """Poisons a reference output before the harness drops it."""
+
+
+def flush_buffer(device: torch.device, factor: float) -> torch.Tensor:
+    l2 = torch.cuda.get_device_properties(device).L2_cache_size
+    return torch.empty(max(1, int(l2 * factor) // 4), dtype=torch.float32, device=device)
+
+
+def timed_call(fn: Callable[..., Any], args: list[Any], flush: torch.Tensor) -> tuple[Any, float, float]:
+    """One call: flush L2, then events around the call and a device-wide synchronize; (out, dev ms, host ms)."""
+    flush.zero_()
+    _synchronize()
+    start, end = _Event(enable_timing=True), _Event(enable_timing=True)
+    t0 = _perf_counter()
+    start.record()
+    out = fn(*args)
+    end.record()
+    _synchronize()
+    host = (_perf_counter() - t0) * 1e3
+    return out, float(start.elapsed_time(end)), host
+
+
+def _round(ref_fn: Callable, ker_fn: Callable, inputs: list[Any], hooks: Hooks, *, flush: torch.Tensor,
+           kernel_first: bool) -> tuple[tuple[float, float, float, float], Check]:  # fmt: skip
+    results: dict[str, tuple[Any, float, float]] = {}
+    given: list[Any] = []
+    for side in ("ker", "ref") if kernel_first else ("ref", "ker"):
+        args = clone_inputs(inputs)
+        hooks.before_call()
+        results[side] = timed_call(ker_fn if side == "ker" else ref_fn, args, flush)
+        if side == "ker":
+            given = args
+            verdict = hooks.after_kernel(results[side][0], args)
+            if not verdict.ok:
+                return (0.0, 0.0, 0.0, 0.0), verdict
+    (ref_out, ref_dev, ref_host), (ker_out, ker_dev, ker_host) = results["ref"], results["ker"]
+    del results, given
+    verdict = hooks.verify(ker_out, ref_out)
+    hooks.release(ref_out)
+    return (ref_dev, ker_dev, ref_host, ker_host), verdict
+
+
+def run_rounds(ref_fn: Callable, ker_fn: Callable, hooks: Hooks, *, protocol: Any, device: torch.device,
+               seed: int) -> Series:  # fmt: skip
+    """Warm up, then interleaved rounds in a random order per round until the stopping rule holds."""
+    flush = flush_buffer(device, protocol.l2_flush_factor)
+    order = random.Random(seed)
+    samples: list[tuple[float, float, float, float]] = []
+    for i in range(protocol.warmup_calls):
+        _, verdict = _round(ref_fn, ker_fn, hooks.new_inputs(-1 - i), hooks, flush=flush,
+                            kernel_first=i % 2 == 0)
+        if not verdict.ok:
+            return Series((), (), (), (), "failed", verdict)
+    started = _perf_counter()
+    stop = "max-rounds"
+    for i in range(protocol.max_rounds):
+        kernel_first = order.random() < 0.5
+        sample, verdict = _round(ref_fn, ker_fn, hooks.new_inputs(i), hooks, flush=flush, kernel_first=kernel_first)
+        if not verdict.ok:
+            return _series(samples, "failed", verdict)
+        samples.append(sample)
+        ref, ker = [s[0] for s in samples], [s[1] for s in samples]
+        if (i + 1) % CHECK_EVERY == 0 and converged(ref, ker, protocol, seed + i):
+            stop = "converged"
+            break
+        if _perf_counter() - started > protocol.time_budget_s and len(samples) >= protocol.min_rounds:
+            stop = "budget"
+            break
+    return _series(samples, stop, None)
+
+
+def _series(samples: list[tuple[float, float, float, float]], stop: str, failure: Check | None) -> Series:
+    columns = list(zip(*samples, strict=True)) if samples else [(), (), (), ()]
+    return Series(*(tuple(c) for c in columns), stop=stop, failure=failure)
+
+
+def result_fields(series: Series, protocol: Any, seed: int) -> dict[str, Any]:
+    """The ProblemResult fields a finished series fills: medians with spread, speedup and its interval."""
+    interval = bootstrap_interval(series.ref_ms, series.ker_ms, protocol.bootstrap_resamples, seed)
+    return {
+        "reference": summarize(series.ref_ms),
+        "kernel": summarize(series.ker_ms),
+        "speedup": speedup(series.ref_ms, series.ker_ms),
+        "speedup_ci": interval,
+        "rounds": len(series.ref_ms),
+    }

@@ -1,0 +1,1 @@
+"""Process isolation: the sandbox every build and evaluation child runs in, and the processes that start them."""

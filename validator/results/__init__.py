@@ -1,0 +1,1 @@
+"""Results: the per-(submission, hardware) records, their file layout, merging shards, and cached baselines."""

@@ -1,0 +1,104 @@
+"""Combine the results files of a sharded run (`--shard i/N`) into the one file a whole run would write.
+
+Shards are merged only when they measured the same submission under the same protocol, harness and
+hardware, and cover disjoint problems; anything else is refused with the file that differs.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from typing import Any
+
+from validator.findings import UserError
+from validator.results.records import ResultsFile
+
+SAME = (
+    ("slug", lambda r: r.slug, "submission"),
+    ("submission_sha256", lambda r: r.submission_sha256, "submission document (sha256)"),
+    ("hardware", lambda r: r.hardware, "hardware"),
+    ("protocol", lambda r: r.protocol, "protocol (version and parameters)"),
+    ("harness_version", lambda r: r.environment.harness_version, "harness version"),
+)
+"""What every shard must share: a difference makes the shards different experiments."""
+NOTED = ("driver", "cuda", "torch", "triton", "python")
+"""Differences worth a warning: the same protocol measured with another software stack."""
+
+
+def _check_same(shards: Sequence[tuple[str, ResultsFile]]) -> None:
+    first_name, first = shards[0]
+    for field_name, value, what in SAME:
+        for name, shard in shards[1:]:
+            if value(shard) != value(first):
+                shown = "" if field_name == "protocol" else f": {value(first)!r} vs {value(shard)!r}"
+                raise UserError(f"{name}: different {what} from {first_name}{shown}; shards of one run must match")
+
+
+def _check_disjoint(shards: Sequence[tuple[str, ResultsFile]]) -> None:
+    owner: dict[str, str] = {}
+    for name, shard in shards:
+        for problem in shard.problems:
+            if problem.key in owner:
+                raise UserError(
+                    f"{name}: problem {problem.key} is also in {owner[problem.key]}; shards must not overlap"
+                )
+            owner[problem.key] = name
+
+
+def _check_complete(shards: Sequence[tuple[str, ResultsFile]]) -> None:
+    """Every shard finished, and the shards are all N of one split."""
+    for name, shard in shards:
+        if not shard.finished_at:
+            raise UserError(f"{name}: this shard's run did not finish; rerun it (it resumes) before merging")
+    specs = [shard.environment.extra.get("shard") for _, shard in shards]
+    if any(spec is None for spec in specs):
+        return
+    counts = {spec[1] for spec in specs}
+    indices = sorted(spec[0] for spec in specs)
+    if len(counts) != 1 or indices != list(range(1, counts.pop() + 1)):
+        have = ", ".join(f"{i}/{n}" for i, n in sorted(tuple(s) for s in specs))
+        raise UserError(f"the shards given are {have}; a merge needs each of 1/N..N/N exactly once")
+
+
+def _provenance(shards: Sequence[ResultsFile]) -> dict[str, str]:
+    merged: dict[str, str] = {}
+    for key in sorted({k for shard in shards for k in shard.provenance}):
+        values = list(dict.fromkeys(shard.provenance.get(key, "") for shard in shards))
+        merged[key] = ",".join(v for v in values if v)
+    return merged
+
+
+def _shard_record(name: str, shard: ResultsFile) -> dict[str, Any]:
+    env = shard.environment
+    return {
+        "file": name, "shard": env.extra.get("shard"), "problems": len(shard.problems), "driver": env.driver,
+        "torch": env.torch, "sm_clock_mhz": env.sm_clock_mhz, "throttle_reasons": list(env.throttle_reasons),
+        "started_at": shard.started_at, "finished_at": shard.finished_at, "provenance": shard.provenance,
+    }
+
+
+def merge(shards: Sequence[tuple[str, ResultsFile]], allow_partial: bool = False) -> tuple[ResultsFile, list[str]]:
+    """The merged file and warnings (software differences between shards). Raises UserError to refuse."""
+    if not shards:
+        raise UserError("no shard files given")
+    _check_same(shards)
+    _check_disjoint(shards)
+    if not allow_partial:
+        _check_complete(shards)
+    first = shards[0][1]
+    warnings = [
+        f"{name}: {field} {getattr(shard.environment, field)!r} differs from {shards[0][0]}'s "
+        f"{getattr(first.environment, field)!r}"
+        for name, shard in shards[1:] for field in NOTED
+        if getattr(shard.environment, field) != getattr(first.environment, field)
+    ]
+    problems = sorted((p for _, s in shards for p in s.problems), key=lambda p: (p.level, p.problem_id))
+    extra = {k: v for k, v in first.environment.extra.items() if k != "shard"}
+    extra["shards"] = [_shard_record(name, shard) for name, shard in shards]
+    files = [shard for _, shard in shards]
+    merged = dataclasses.replace(
+        first, environment=dataclasses.replace(first.environment, extra=extra), problems=tuple(problems),
+        started_at=min(s.started_at for s in files), finished_at=max(s.finished_at for s in files),
+        verified=all(s.verified for s in files), provenance=_provenance(files),
+    )
+    return merged, warnings

@@ -1,0 +1,177 @@
+"""Submission records, and the checks a JSON Schema cannot express (files, catalogue, hashes)."""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import stat
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from validator.catalogue.problems import Catalogue
+from validator.findings import Finding
+
+MAX_KERNEL_BYTES = 512 * 1024  # the largest real KernelBench kernels are ~40 KB; this leaves 10x room
+
+
+@dataclass(frozen=True)
+class KernelEntry:
+    """One `kernels[i]` entry of a submission, with its file resolved."""
+
+    index: int
+    """Position in the document's `kernels` array (for `$.kernels[i]` paths)."""
+    level: int
+    problem_id: int
+    problem_sha256: str
+    path: str
+    """As written in the document: relative to the submission's kernel directory."""
+    backend: str
+    file: Path
+    """Absolute path of the kernel file."""
+    claimed: dict[str, Any] | None = None
+
+    @property
+    def json_path(self) -> str:
+        return f"$.kernels[{self.index}]"
+
+    def sha256(self) -> str:
+        return hashlib.sha256(self.file.read_bytes()).hexdigest()
+
+
+@dataclass(frozen=True)
+class Submission:
+    """A schema-valid submission document and where its files are."""
+
+    slug: str
+    name: str
+    method: str
+    document_path: Path
+    kernel_dir: Path
+    """`<dir of the JSON>/<slug>/`: every kernel file must be inside it."""
+    kernels: tuple[KernelEntry, ...]
+    document: dict[str, Any]
+
+
+def submission_from_document(document: dict[str, Any], document_path: Path) -> Submission:
+    """Build the record from a document that already passed the schema."""
+    slug = document["slug"]
+    kernel_dir = document_path.resolve().parent / slug
+    kernels = tuple(
+        KernelEntry(
+            index=i,
+            level=k["level"],
+            problem_id=k["problem_id"],
+            problem_sha256=k["problem_sha256"],
+            path=k["path"],
+            backend=k["backend"],
+            file=kernel_dir / k["path"],
+            claimed=k.get("claimed"),
+        )
+        for i, k in enumerate(document["kernels"])
+    )
+    return Submission(slug, document["name"], document["method"], document_path, kernel_dir, kernels, document)
+
+
+def _path_findings(entry: KernelEntry, kernel_dir: Path, shown: str) -> list[Finding]:
+    """The kernel path must name a regular file inside the kernel directory, reached without symlinks."""
+    where = f"{entry.json_path}.path"
+
+    def bad(code: str, message: str) -> list[Finding]:
+        return [Finding(code, "semantics", message, file=shown, json_path=where)]
+
+    relative = PurePosixPath(entry.path)
+    if relative.is_absolute() or "\\" in entry.path or ".." in relative.parts:
+        return bad("kernel-path-escapes", f"{entry.path!r} must be relative to {kernel_dir.name}/ without '..'")
+    if not kernel_dir.is_dir() or kernel_dir.is_symlink():
+        return bad("kernel-dir-missing", f"kernel directory {kernel_dir.name}/ beside the JSON file does not exist")
+    current = kernel_dir
+    for part in relative.parts:
+        current = current / part
+        if current.is_symlink():
+            return bad("kernel-path-symlink", f"{entry.path!r} goes through a symbolic link; commit real files")
+    try:
+        info = entry.file.lstat()
+    except FileNotFoundError:
+        return bad("kernel-file-missing", f"{kernel_dir.name}/{entry.path} does not exist")
+    except OSError as exc:
+        return bad("kernel-file-unreadable", f"{kernel_dir.name}/{entry.path}: {exc.strerror}")
+    if not stat.S_ISREG(info.st_mode):
+        return bad("kernel-not-regular-file", f"{kernel_dir.name}/{entry.path} is not a regular file")
+    if not entry.file.resolve().is_relative_to(kernel_dir.resolve()):
+        return bad("kernel-path-escapes", f"{entry.path!r} resolves outside {kernel_dir.name}/")
+    if info.st_size > MAX_KERNEL_BYTES:
+        return bad("kernel-too-large", f"{info.st_size} bytes; a kernel file is at most {MAX_KERNEL_BYTES}")
+    return []
+
+
+def kernel_shown(shown: str, slug: str, entry: KernelEntry) -> str:
+    """The kernel file as a user would name it: beside the JSON they named, under <slug>/."""
+    return str(Path(shown).parent / slug / entry.path)
+
+
+def _source_findings(entry: KernelEntry, kernel_file: str) -> list[Finding]:
+    """The kernel must be UTF-8 Python that defines `class ModelNew` at top level."""
+    where = f"{entry.json_path}.path"
+    try:
+        tree = ast.parse(entry.file.read_bytes().decode("utf-8"), filename=entry.path)
+    except UnicodeDecodeError as exc:
+        return [Finding("kernel-not-utf8", "semantics", f"byte {exc.start} is not UTF-8; kernels are UTF-8 Python",
+                        file=kernel_file, json_path=where)]
+    except SyntaxError as exc:
+        return [
+            Finding("kernel-syntax-error", "semantics", f"Python syntax error: {exc.msg}", file=kernel_file,
+                    json_path=where, line=exc.lineno, column=exc.offset)
+        ]
+    except ValueError as exc:  # NUL bytes
+        return [Finding("kernel-syntax-error", "semantics", str(exc), file=kernel_file, json_path=where)]
+    if not any(isinstance(node, ast.ClassDef) and node.name == "ModelNew" for node in tree.body):
+        return [Finding("kernel-no-modelnew", "semantics", "defines no top-level class ModelNew (KernelBench format)",
+                        file=kernel_file, json_path=where)]
+    return []
+
+
+def _problem_findings(entry: KernelEntry, catalogue: Catalogue, shown: str) -> list[Finding]:
+    problem = catalogue.get(entry.level, entry.problem_id)
+    if problem is None:
+        return [
+            Finding("problem-unknown", "semantics",
+                    f"no problem with level {entry.level} and id {entry.problem_id} in {catalogue.root}",
+                    file=shown, json_path=entry.json_path)
+        ]
+    if problem.sha256 != entry.problem_sha256:
+        return [
+            Finding("problem-hash-mismatch", "semantics",
+                    f"kernel was written against version {entry.problem_sha256[:12]} of {problem.key}; "
+                    f"the catalogue has version {problem.sha256[:12]} (sha256 {problem.sha256})",
+                    file=shown, json_path=f"{entry.json_path}.problem_sha256", problem=problem.key)
+        ]
+    return []
+
+
+def semantic_findings(submission: Submission, catalogue: Catalogue, shown: str) -> list[Finding]:
+    """Everything about a schema-valid submission that needs the file system or the catalogue."""
+    findings: list[Finding] = []
+    expected_stem = submission.document_path.name.removesuffix(".json")
+    if submission.document_path.suffix != ".json" or expected_stem != submission.slug:
+        findings.append(
+            Finding("slug-mismatch", "semantics",
+                    f"slug is {submission.slug!r} so the file must be named {submission.slug}.json",
+                    file=shown, json_path="$.slug")
+        )
+    first_seen: dict[tuple[int, int], int] = {}
+    for entry in submission.kernels:
+        key = (entry.level, entry.problem_id)
+        if key in first_seen:
+            findings.append(
+                Finding("problem-duplicate", "semantics",
+                        f"level {entry.level} problem {entry.problem_id} already has a kernel at "
+                        f"$.kernels[{first_seen[key]}]; one kernel per problem",
+                        file=shown, json_path=entry.json_path)
+            )
+            continue
+        first_seen[key] = entry.index
+        findings.extend(_problem_findings(entry, catalogue, shown))
+        path_problems = _path_findings(entry, submission.kernel_dir, shown)
+        findings.extend(path_problems or _source_findings(entry, kernel_shown(shown, submission.slug, entry)))
+    return findings
