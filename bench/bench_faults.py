@@ -25,7 +25,7 @@ from validator.build import stage as build  # noqa: E402
 from validator.evaluate import stage as engine  # noqa: E402
 from validator.findings import StageOutcome, StageStatus  # noqa: E402
 from validator.results import records as results  # noqa: E402
-from validator.run_context import RunOptions  # noqa: E402
+from validator.run_context import BuildOptions, EvaluateOptions, RunOptions  # noqa: E402
 
 KERNELS = {
     "softmax.py": (1, 23, "triton", EXAMPLES / "level1_23_softmax_triton.py"),
@@ -44,12 +44,14 @@ def main() -> None:
     root = Path(tempfile.mkdtemp(prefix="kb-faults-"))
     kernels = {name: (level, pid, backend, path.read_text()) for name, (level, pid, backend, path) in KERNELS.items()}
     document = make_submission(root, kernels, slug="fault-isolation")
-    options = RunOptions(results_dir=args.out or root / "results", extra={"timeout_scale": args.timeout_scale})
+    options = RunOptions(build=BuildOptions(timeout_scale=args.timeout_scale),
+                         evaluate=EvaluateOptions(results_dir=args.out or root / "results",
+                                                  timeout_scale=args.timeout_scale))
     started = time.perf_counter()
-    built = build.run_stage(context(document, options))
-    earlier = (StageOutcome("build", StageStatus.PASSED, findings=tuple(built)),)
-    findings = engine.run_stage(context(document, options, earlier))
-    path = next(Path(options.results_dir).rglob("fault-isolation*.json"))
+    built = build.run_stage(context(document, options, builds={}))
+    earlier = (StageOutcome("build", StageStatus.PASSED, findings=built.findings),)
+    findings = engine.run_stage(context(document, options, earlier, {r.build.key: r for r in built.builds})).findings
+    path = next(Path(options.evaluate.results_dir).rglob("fault-isolation*.json"))
     final = results.load(path)
     print(f"fault isolation: {len(final.problems)} problems in {time.perf_counter() - started:.0f} s; "
           f"unhealthy GPUs: {final.environment.extra.get('unhealthy_gpus')}; {findings[-1].message}")

@@ -76,7 +76,7 @@ PHASES = (
 )
 
 
-def job_for(entry, problem, options: dict, scratch: Path) -> Job:
+def job_for(entry, problem, interpret: bool, scratch: Path) -> Job:
     source = entry.file.read_text(encoding="utf-8")
     return Job(
         key=problem.key,
@@ -91,7 +91,7 @@ def job_for(entry, problem, options: dict, scratch: Path) -> Job:
         seed=20261122,
         protocol=PROTOCOL.to_dict(),
         own_kernel_names=own_kernel_names(source),
-        options=options,
+        interpret=interpret,
     )
 
 
@@ -196,7 +196,6 @@ def main() -> None:
     process = process_costs() if args.process else {}
     submission = submission_from_document(json.loads(SUBMISSION.read_text(encoding="utf-8")), SUBMISSION)
     catalogue = load_catalogue()
-    options = {"interpret": True} if args.interpret else {}
     if args.interpret:
         os.environ["TRITON_INTERPRET"] = "1"  # as evaluate_job does; read when kernels are launched
     for name in (*PRELOAD, *OPTIONAL_PRELOAD):  # what a forked worker finds imported already
@@ -209,7 +208,7 @@ def main() -> None:
                 continue
             problem = catalogue.get(entry.level, entry.problem_id)
             for run in range(1, args.repeat + 1):
-                job = job_for(entry, problem, options, Path(scratch))
+                job = job_for(entry, problem, args.interpret, Path(scratch))
                 profiler = cProfile.Profile() if args.cprofile and run == args.repeat else None
                 with helper_timers() as helpers:
                     if profiler:

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 
+from validator.build.stage import BuildResult, BuildStatus, KernelBuild
+from validator.build.toolchain import cache_root, kernel_cache_dir, toolchain
 from validator.catalogue.problems import load_catalogue
 from validator.findings import StageOutcome
 from validator.machine import probe
@@ -47,7 +50,25 @@ def fake_kernel(behaviour: str, extra: str = "") -> str:
     return f"# fake-worker: {behaviour}\n# {extra}\nimport torch\n\n\nclass ModelNew(torch.nn.Module):\n    pass\n"
 
 
-def context(document: Path, options: RunOptions, earlier: tuple[StageOutcome, ...] = ()) -> StageContext:
+def context(document: Path, options: RunOptions, earlier: tuple[StageOutcome, ...] = (),
+            builds: dict[str, BuildResult] | None = None) -> StageContext:
+    """A stage context for `document`; unless `builds` is given, every kernel counts as built (imported, no
+    extension), as the build stage reports a Triton or PyTorch kernel, without building anything."""
     raw = json.loads(document.read_text(encoding="utf-8"))
     submission = submission_from_document(raw, document)
-    return StageContext(submission, load_catalogue(), probe(), options, str(document), earlier)
+    catalogue, machine = load_catalogue(), probe()
+    if builds is None:
+        builds = {}
+        root, tools = cache_root(options.build), toolchain(machine, options)
+        for entry in submission.kernels:
+            problem = catalogue.get(entry.level, entry.problem_id)
+            sha = entry.sha256()
+            build = KernelBuild(problem.key, entry.file, entry.path, entry.backend, sha,
+                                kernel_cache_dir(root, sha, entry.backend, tools))
+            builds[problem.key] = BuildResult(build, BuildStatus.IMPORTED, False, 0.0, "imported (test)")
+    return StageContext(submission, catalogue, machine, options, str(document), earlier, builds)
+
+
+def with_status(ctx: StageContext, key: str, status: BuildStatus, message: str) -> dict[str, BuildResult]:
+    """The context's builds with one kernel's build ended as `status`."""
+    return {**ctx.builds, key: dataclasses.replace(ctx.builds[key], status=status, message=message)}

@@ -3,17 +3,19 @@
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 from pathlib import Path
 
 import pytest
 from engine_kit import EXAMPLES, context, make_submission
 
 from validator.build import stage as build
+from validator.build.toolchain import Toolchain, cache_key
 from validator.findings import Finding, Severity, StageOutcome, StageStatus
 from validator.isolation import sandbox
-from validator.run_context import RunOptions
+from validator.run_context import BuildOptions, RunOptions
 
-TOOLS = build.Toolchain("2.14.1", "13.0", "9.0", "/usr/local/cuda", None)
+TOOLS = Toolchain("2.14.1", "13.0", "9.0", "/usr/local/cuda", None)
 TRITON_SOFTMAX = (EXAMPLES / "level1_23_softmax_triton.py").read_text()
 RAISES_ON_IMPORT = "import torch\nraise ValueError('this kernel is broken on purpose')\nclass ModelNew: pass\n"
 TOUCHES_GPU = "import torch\nWORKSPACE = torch.zeros(16, device='cuda')\nclass ModelNew(torch.nn.Module): pass\n"
@@ -23,9 +25,9 @@ HANGS = "import time\ntime.sleep(600)\nclass ModelNew: pass\n"
 def kernel_build(tmp_path: Path, source: str, backend: str = "triton", name: str = "k.py") -> build.KernelBuild:
     path = tmp_path / name
     path.write_text(source)
-    sha = build.hashlib.sha256(source.encode()).hexdigest()
+    sha = hashlib.sha256(source.encode()).hexdigest()
     return build.KernelBuild("level1/23_Softmax", path, f"sub.json -> {name}", backend, sha,
-                             tmp_path / "cache" / build.cache_key(sha, backend, TOOLS))
+                             tmp_path / "cache" / cache_key(sha, backend, TOOLS))
 
 
 def test_a_triton_kernel_is_import_checked_and_then_served_from_the_cache(tmp_path: Path) -> None:
@@ -70,12 +72,12 @@ def test_cuda_kernels_are_skipped_with_the_reason_where_nothing_can_compile_them
 
 
 def test_the_cache_key_changes_with_source_backend_and_toolchain() -> None:
-    key = build.cache_key("a" * 64, "cuda", TOOLS)
-    assert key == build.cache_key("a" * 64, "cuda", TOOLS)
-    assert key != build.cache_key("b" * 64, "cuda", TOOLS)
-    assert key != build.cache_key("a" * 64, "triton", TOOLS)
+    key = cache_key("a" * 64, "cuda", TOOLS)
+    assert key == cache_key("a" * 64, "cuda", TOOLS)
+    assert key != cache_key("b" * 64, "cuda", TOOLS)
+    assert key != cache_key("a" * 64, "triton", TOOLS)
     for change in ({"arch": "8.0"}, {"torch": "2.11.0"}, {"cuda": "12.8"}):
-        assert key != build.cache_key("a" * 64, "cuda", dataclasses.replace(TOOLS, **change))
+        assert key != cache_key("a" * 64, "cuda", dataclasses.replace(TOOLS, **change))
 
 
 def test_parallelism_keeps_every_core_busy_without_much_oversubscription() -> None:
@@ -100,9 +102,11 @@ def test_the_stage_builds_the_shards_kernels_and_leaves_out_rejected_ones(tmp_pa
     rejected = StageOutcome("policy", StageStatus.FAILED, findings=(
         Finding("thread-start", "policy", "starts a thread", problem="level1/40_LayerNorm"),
     ))
-    options = RunOptions(arch="9.0", extra={"cache_dir": tmp_path / "cache"})
-    findings = build.run_stage(context(document, options, (rejected,)))
-    by_code = {f.code: f for f in findings}
+    options = RunOptions(build=BuildOptions(arch="9.0", cache_dir=tmp_path / "cache"))
+    run = build.run_stage(context(document, options, (rejected,), builds={}))
+    by_code = {f.code: f for f in run.findings}
+    assert {r.build.key: r.status for r in run.builds} == {
+        "level1/23_Softmax": build.BuildStatus.IMPORTED, "level1/19_ReLU": build.BuildStatus.FAILED}
     assert by_code["compile-error"].problem == "level1/19_ReLU"
     assert "2 kernel(s): 1 failed, 1 imported" in by_code["build-summary"].message
     only_first_shard = dataclasses.replace(options, shard=(1, 2))
@@ -115,7 +119,7 @@ def test_the_stage_needs_a_gpu_or_an_explicit_architecture() -> None:
 
     no_gpu = Machine("2.14.1", "13.0", "/usr/local/cuda/bin/nvcc", (), "3.8.0")
     assert "--arch" in build.unavailable(no_gpu, RunOptions())
-    assert build.unavailable(no_gpu, RunOptions(arch="9.0")) is None
+    assert build.unavailable(no_gpu, RunOptions(build=BuildOptions(arch="9.0"))) is None
 
 
 def test_classify_tells_a_compile_failure_from_an_import_that_needs_a_gpu(tmp_path: Path) -> None:

@@ -15,6 +15,7 @@ from engine_kit import context, fake_kernel, make_submission
 from tests.conftest import REPO
 from tests.test_engine import options
 from validator.evaluate import stage as engine
+from validator.evaluate.scheduler import WORKER
 from validator.results import baselines as compile_baseline
 from validator.results import records as results
 from validator.results.records import ProblemResult, Status, Timing
@@ -70,19 +71,19 @@ def test_an_unreadable_cache_is_an_empty_cache(tmp_path):
 def test_the_engine_measures_the_baseline_once_and_reuses_it(tmp_path: Path):
     kernels = {"a.py": (1, 19, "triton", fake_kernel("correct")), "b.py": (1, 23, "triton", fake_kernel("correct"))}
     document = make_submission(tmp_path, kernels)
-    opts = options(tmp_path, extra={"compile_baseline": True})
+    opts = options(tmp_path, compile_baseline=True)
     engine.run_stage(context(document, opts))
-    hardware_dir = next(p for p in opts.results_dir.iterdir() if p.is_dir())
+    hardware_dir = next(p for p in opts.evaluate.results_dir.iterdir() if p.is_dir())
     final = results.load(hardware_dir / "engine-test.json")
     assert [p.speedup_vs_compile for p in final.problems] == [1.5, 1.5]  # compiled 1.5 ms, kernel 1.0 ms
-    cache = compile_baseline.cache_path(opts.results_dir, hardware_dir.name)
+    cache = compile_baseline.cache_path(opts.evaluate.results_dir, hardware_dir.name)
     entries = json.loads(cache.read_text())["entries"]
     assert {e["key"] for e in entries.values()} == {"level1/19_ReLU", "level1/23_Softmax"}
 
     for entry in entries.values():  # mark the cache: a second run must read it, not measure again
         entry["compiled"]["median"] = 3.0
     cache.write_text(json.dumps({"cache_version": 1, "entries": entries}))
-    forced = options(tmp_path, force=True, extra={"compile_baseline": True})
+    forced = options(tmp_path, force=True, compile_baseline=True)
     engine.run_stage(context(document, forced))
     again = results.load(hardware_dir / "engine-test.json")
     assert [p.speedup_vs_compile for p in again.problems] == [3.0, 3.0]
@@ -108,22 +109,22 @@ def test_the_real_worker_accepts_the_generated_baseline_on_cpu(tmp_path: Path, l
     must still use their own job's cache."""
     import dataclasses
 
-    from validator.build import stage as build
+    from validator.build import toolchain
     from validator.evaluate import warmup
     from validator.evaluate.scheduler import Device, SchedulerConfig, WorkItem, run_all
 
     source = (REPO / "submissions" / "kernelbench-team-examples" / "level1_23_softmax_triton.py").read_text()
     document = make_submission(tmp_path, {"softmax.py": (1, 23, "triton", source)})
-    opts = options(tmp_path, "spawn", extra={"worker_target": engine.WORKER, "timeout_scale": 1.0})
+    opts = options(tmp_path, "spawn", worker=WORKER, timeout_scale=1.0)
     stage_context = context(document, opts)
-    planned = engine.plan(stage_context, build.toolchain(stage_context.machine, opts), b"s" * 32, True)
+    planned = engine.plan(stage_context, toolchain.toolchain(stage_context.machine, opts), b"s" * 32, True)
     item = planned[0][0]
     kernel, sha = compile_baseline.write_kernel(tmp_path)
     job = dataclasses.replace(item.job, kernel_path=str(kernel), kernel_sha256=sha,
                               backend=compile_baseline.BACKEND, own_kernel_names=())
-    config = SchedulerConfig((Device("cpu", ""),), 300, target=engine.WORKER, launcher=launcher,
+    config = SchedulerConfig((Device("cpu", ""),), 300, target=WORKER, launcher=launcher,
                              probe_after_crash=False, base_env={"TRITON_INTERPRET": "1"})
-    work = WorkItem(job, kernel.name, build.worker_cache_env(tmp_path / "cache", job.backend))
+    work = WorkItem(job, kernel.name, toolchain.worker_cache_env(tmp_path / "cache", job.backend))
     warmed = warmup.warm([work, planned[0][0]], config, concurrency=2)  # the Triton kernel needs no warm-up
     assert (warmed.count, warmed.failed, warmed.per_device, warmed.reused) == (1, {}, 2, 0)
     inductor_cache = Path(work.env["TORCHINDUCTOR_CACHE_DIR"])
@@ -139,17 +140,17 @@ def test_the_real_worker_accepts_the_generated_baseline_on_cpu(tmp_path: Path, l
 
 
 def test_a_failed_warm_up_is_reported_with_its_reason(tmp_path: Path):
-    from validator.build import stage as build
+    from validator.build import toolchain
     from validator.evaluate import warmup
     from validator.evaluate.scheduler import Device, SchedulerConfig
 
     broken = "import torch\n\n\nclass ModelNew(torch.nn.Module):\n    def __init__(self):\n" \
              "        raise ValueError('no such layer')\n"
     document = make_submission(tmp_path, {"broken.py": (1, 19, "torch-compile", broken)})
-    opts = options(tmp_path, "spawn", extra={"worker_target": engine.WORKER, "timeout_scale": 1.0})
+    opts = options(tmp_path, "spawn", worker=WORKER, timeout_scale=1.0)
     stage_context = context(document, opts)
-    (item, _), = engine.plan(stage_context, build.toolchain(stage_context.machine, opts), b"s" * 32, True)
-    config = SchedulerConfig((Device("cpu", ""),), 300, target=engine.WORKER, launcher="spawn",
+    (item, _), = engine.plan(stage_context, toolchain.toolchain(stage_context.machine, opts), b"s" * 32, True)
+    config = SchedulerConfig((Device("cpu", ""),), 300, target=WORKER, launcher="spawn",
                              probe_after_crash=False, base_env={"TRITON_INTERPRET": "1"})
     report = warmup.warm([item], config)
     assert report.count == 1 and list(report.failed) == ["level1/19_ReLU"]

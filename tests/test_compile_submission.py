@@ -67,7 +67,7 @@ def test_a_run_of_the_baseline_submission_fills_the_compile_cache(tmp_path: Path
     document = make_submission(tmp_path, kernels, slug=SLUG)
     opts = options(tmp_path)
     engine.run_stage(context(document, opts))
-    hardware = next(p for p in opts.results_dir.iterdir() if p.is_dir()).name
-    entries = compile_baseline.load_cache(compile_baseline.cache_path(opts.results_dir, hardware))
+    hardware = next(p for p in opts.evaluate.results_dir.iterdir() if p.is_dir()).name
+    entries = compile_baseline.load_cache(compile_baseline.cache_path(opts.evaluate.results_dir, hardware))
     assert sorted(e["key"] for e in entries.values()) == ["level1/19_ReLU", "level1/23_Softmax"]
     assert {e["compiled"]["median"] for e in entries.values()} == {1.5}

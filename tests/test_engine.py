@@ -2,20 +2,23 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 
 import pytest
-from engine_kit import EXAMPLES, FAKE_WORKER, context, fake_kernel, make_submission
+from engine_kit import EXAMPLES, FAKE_WORKER, context, fake_kernel, make_submission, with_status
 
+from validator.build.stage import BuildStatus
+from validator.build.toolchain import toolchain
 from validator.evaluate import scheduler
 from validator.evaluate import stage as engine
-from validator.evaluate.scheduler import Device, SchedulerConfig, run_all
+from validator.evaluate.scheduler import WORKER, Device, SchedulerConfig, run_all
 from validator.findings import Finding, StageOutcome, StageStatus, UserError
 from validator.isolation.zygote import Target
 from validator.results import records as results
 from validator.results.records import Status
-from validator.run_context import RunOptions
+from validator.run_context import BuildOptions, EvaluateOptions, RunOptions
 from validator.submission.kernel_names import own_kernel_names
 
 FAKE = Target(path=str(FAKE_WORKER))
@@ -23,11 +26,12 @@ FAKE = Target(path=str(FAKE_WORKER))
 PROBLEMS = [(1, 1), (1, 19), (1, 23), (1, 40), (2, 76)]
 
 
-def options(tmp_path: Path, launcher: str = "spawn", **changes) -> RunOptions:
-    extra = {"interpret": True, "worker_target": FAKE, "launcher": launcher, "timeout_scale": 0.01,
-             "cache_dir": tmp_path / "cache"}
-    extra.update(changes.pop("extra", {}))
-    return RunOptions(results_dir=tmp_path / "results", extra=extra, **changes)
+def options(tmp_path: Path, launcher: str = "spawn", shard: tuple[int, int] | None = None, **changes) -> RunOptions:
+    """Interpret-mode options with the fake worker; `changes` are EvaluateOptions fields."""
+    evaluate = EvaluateOptions(results_dir=tmp_path / "results", interpret=True, worker=FAKE, launcher=launcher,
+                               timeout_scale=0.01)
+    return RunOptions(shard=shard, build=BuildOptions(cache_dir=tmp_path / "cache"),
+                      evaluate=dataclasses.replace(evaluate, **changes))
 
 
 def submission(tmp_path: Path, behaviours: list[str]) -> Path:
@@ -42,9 +46,10 @@ def statuses(final: results.ResultsFile) -> dict[str, Status]:
     return {p.key: p.status for p in final.problems}
 
 
-def run_stage(document: Path, opts: RunOptions, earlier: tuple[StageOutcome, ...] = ()) -> results.ResultsFile:
-    engine.run_stage(context(document, opts, earlier))
-    return results.load(next((opts.results_dir).rglob("*.json")))
+def run_stage(document: Path, opts: RunOptions, earlier: tuple[StageOutcome, ...] = (),
+              builds: dict | None = None) -> results.ResultsFile:
+    engine.run_stage(context(document, opts, earlier, builds))
+    return results.load(next((opts.evaluate.results_dir).rglob("*.json")))
 
 
 def test_the_compile_warm_up_is_in_the_results_file_before_the_first_problem_is_timed(tmp_path: Path, monkeypatch):
@@ -54,7 +59,7 @@ def test_the_compile_warm_up_is_in_the_results_file_before_the_first_problem_is_
     seen_at_timing: list[dict] = []
 
     def run_all(items, config, **hooks):
-        if not any(item.job.options.get("warm_only") for item in items):  # the timed run, not a warm-up
+        if not any(item.job.warm_only for item in items):  # the timed run, not a warm-up
             path = next(tmp_path.joinpath("results").rglob("*.json"))
             seen_at_timing.append(json.loads(path.read_text())["environment"]["extra"])
         return scheduler.run_all(items, config, **hooks)
@@ -117,7 +122,7 @@ def test_workers_get_a_scrubbed_environment_a_private_directory_and_a_derived_se
     seen = json.loads(seen_path.read_text())
     assert "GITHUB_TOKEN" not in seen["env"] and "SOME_UNLISTED_VARIABLE" not in seen["env"]
     assert seen["env"]["HOME"] == seen["cwd"] and seen["job_in_cwd"]
-    assert seen["env"]["TRITON_INTERPRET"] == "1" and seen["options"] == {"interpret": True}
+    assert seen["env"]["TRITON_INTERPRET"] == "1" and seen["interpret"] is True
     assert seen["env"]["TORCH_EXTENSIONS_DIR"].startswith(str(tmp_path / "cache"))
     assert seen["names"] == ["my_relu"]
     assert not Path(seen["cwd"]).exists()
@@ -185,11 +190,10 @@ def test_kernels_rejected_or_failing_to_build_get_results_without_running(tmp_pa
         StageOutcome("policy", StageStatus.FAILED, findings=(
             Finding("thread-start", "policy", "starts a thread", problem="level1/1_Square_matrix_multiplication_"),
         )),
-        StageOutcome("build", StageStatus.FAILED, findings=(
-            Finding("compile-error", "build", "nvcc: error: expected ';'", problem="level1/19_ReLU"),
-        )),
     )
-    final = run_stage(document, options(tmp_path), earlier)
+    opts = options(tmp_path)
+    builds = with_status(context(document, opts), "level1/19_ReLU", BuildStatus.FAILED, "nvcc: error: expected ';'")
+    final = run_stage(document, opts, earlier, builds)
     by_key = {p.key: p for p in final.problems}
     assert by_key["level1/1_Square_matrix_multiplication_"].status == Status.REJECTED
     assert [f.code for f in by_key["level1/1_Square_matrix_multiplication_"].flags] == ["thread-start"]
@@ -214,7 +218,7 @@ def test_shards_split_the_problems_disjointly_into_their_own_files(tmp_path: Pat
 def test_a_gpu_that_fails_its_health_probe_takes_no_more_jobs(tmp_path: Path) -> None:
     document = submission(tmp_path, ["segfault", "correct", "correct"])
     ctx = context(document, options(tmp_path))
-    planned = engine.plan(ctx, engine.build.toolchain(ctx.machine, ctx.options), b"secret", interpret=True)
+    planned = engine.plan(ctx, toolchain(ctx.machine, ctx.options), b"secret", interpret=True)
     seen = []
     # CUDA_VISIBLE_DEVICES="" hides every GPU, so the probe fails on any machine.
     config = SchedulerConfig((Device("gpu-x", ""),), timeout_s=30, target=FAKE, launcher="spawn")
@@ -246,7 +250,7 @@ def test_per_problem_seeds_depend_on_the_run_secret_and_the_problem() -> None:
 def test_the_real_worker_checks_a_triton_kernel_on_cpu_through_the_engine(tmp_path: Path) -> None:
     source = (EXAMPLES / "level1_23_softmax_triton.py").read_text()
     document = make_submission(tmp_path, {"softmax.py": (1, 23, "triton", source)})
-    opts = options(tmp_path, "zygote", extra={"worker_target": engine.WORKER, "timeout_scale": 1.0})
+    opts = options(tmp_path, "zygote", worker=WORKER, timeout_scale=1.0)
     final = run_stage(document, opts)
     assert final.problems[0].status == Status.CORRECT, final.problems[0].error
 
@@ -296,9 +300,9 @@ def test_build_only_and_no_gpu_skip_evaluation_with_the_reason(cli, tmp_path: Pa
 def test_provenance_and_verified_reach_the_results_file(tmp_path: Path) -> None:
     document = submission(tmp_path, ["correct"])
     provenance = {"runner": "gpu-1", "commit": "abc"}
-    final = run_stage(document, options(tmp_path, extra={"provenance": provenance, "verified": True}))
+    final = run_stage(document, options(tmp_path, provenance=provenance, verified=True))
     assert final.verified and final.provenance == provenance
-    unverified = run_stage(document, options(tmp_path, force=True, extra={"provenance": provenance}))
+    unverified = run_stage(document, options(tmp_path, force=True, provenance=provenance))
     assert not unverified.verified
 
 
@@ -310,10 +314,11 @@ def gpu_run(tmp_path: Path, kernels: dict[str, tuple[int, int, str, str]]) -> di
     from validator.build import stage as build
 
     document = make_submission(tmp_path, kernels)
-    opts = RunOptions(results_dir=tmp_path / "results", extra={"cache_dir": tmp_path / "cache", "timeout_scale": 0.3})
-    built = build.run_stage(context(document, opts))
-    earlier = (StageOutcome("build", StageStatus.PASSED, findings=tuple(built)),)
-    engine.run_stage(context(document, opts, earlier))
+    opts = RunOptions(build=BuildOptions(cache_dir=tmp_path / "cache", timeout_scale=0.3),
+                      evaluate=EvaluateOptions(results_dir=tmp_path / "results", timeout_scale=0.3))
+    built = build.run_stage(context(document, opts, builds={}))
+    earlier = (StageOutcome("build", StageStatus.PASSED, findings=built.findings),)
+    engine.run_stage(context(document, opts, earlier, {r.build.key: r for r in built.builds}))
     return {p.key: p for p in results.load(next((tmp_path / "results").rglob("*.json"))).problems}
 
 
@@ -372,7 +377,7 @@ def test_on_a_terminal_the_live_view_runs_and_the_final_table_lists_every_proble
     screen = io.StringIO()
     console = Console(file=screen, force_terminal=True, width=160)
     document = submission(tmp_path, ["correct", "segfault"])
-    engine.run_stage(context(document, options(tmp_path, extra={"console": console})))
+    engine.run_stage(context(document, dataclasses.replace(options(tmp_path), console=console)))
     text = screen.getvalue()
     assert "level1/1_Square_matrix_multiplication_" in text and "runtime_error" in text and "2.00x" in text
 

@@ -147,7 +147,7 @@ def test_the_policy_stage_names_the_problem_of_each_finding(example_tree: Path) 
     path = _with_kernel(example_tree, (CORPUS / "thread.pysrc").read_text(encoding="utf-8"))
     submission = submission_from_document(read_json(path, str(path)), path)
     context = StageContext(submission, load_catalogue(REPO / "problems"), probe(), RunOptions(), str(path))
-    (finding,) = run_stage(context)
+    (finding,) = run_stage(context).findings
     assert (finding.code, finding.problem, finding.line) == ("thread", "level1/19_ReLU", 1)
     assert finding.file.endswith("kernelbench-team-examples/level1_19_relu_cuda.py")
 

@@ -29,7 +29,7 @@ TRITON_EXAMPLES = [
 ALL_EXAMPLES = [("level1/19_ReLU", "level1_19_relu_cuda.py"), *TRITON_EXAMPLES]
 
 
-def make_job(problem: str, kernel: Path, tmp: Path, options: dict, protocol: dict | None = None) -> Job:
+def make_job(problem: str, kernel: Path, tmp: Path, *, interpret: bool, protocol: dict | None = None) -> Job:
     level, rest = problem.split("/")
     problem_path = REPO / "problems" / f"{problem}.py"
     source = kernel.read_text(encoding="utf-8")
@@ -38,7 +38,7 @@ def make_job(problem: str, kernel: Path, tmp: Path, options: dict, protocol: dic
         problem_path=str(problem_path), problem_sha256=hashlib.sha256(problem_path.read_bytes()).hexdigest(),
         kernel_path=str(kernel), kernel_sha256=hashlib.sha256(source.encode()).hexdigest(),
         backend="cuda" if "cuda" in kernel.name else "triton", extensions_dir=str(tmp / "ext"), seed=20261122,
-        protocol=protocol or PROTOCOL.to_dict(), own_kernel_names=own_kernel_names(source), options=options,
+        protocol=protocol or PROTOCOL.to_dict(), own_kernel_names=own_kernel_names(source), interpret=interpret,
     )  # fmt: skip
 
 
@@ -46,7 +46,7 @@ def start_worker(job: Job, tmp: Path) -> tuple[subprocess.Popen, Path]:
     tmp.mkdir(parents=True, exist_ok=True)
     write_job(job, tmp / "job.json")
     env = {**os.environ, "PYTHONPATH": str(REPO), "TORCH_EXTENSIONS_DIR": job.extensions_dir}
-    if job.options.get("interpret"):
+    if job.interpret:
         env["TRITON_INTERPRET"] = "1"
     command = [sys.executable, "-m", "validator.evaluate.worker.run", str(tmp / "job.json"), str(tmp / "out.json")]
     process = subprocess.Popen(command, cwd=tmp, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
@@ -61,7 +61,7 @@ def finish(process: subprocess.Popen, out: Path, timeout: float) -> dict:
 
 def test_the_example_triton_kernels_pass_every_check_in_cpu_interpret_mode(tmp_path: Path):
     running = [
-        start_worker(make_job(problem, EXAMPLES / name, tmp_path, {"interpret": True}), tmp_path / name)
+        start_worker(make_job(problem, EXAMPLES / name, tmp_path, interpret=True), tmp_path / name)
         for problem, name in TRITON_EXAMPLES
     ]
     for (problem, name), (process, out) in zip(TRITON_EXAMPLES, running, strict=True):
@@ -85,7 +85,7 @@ def test_bad_usage_and_an_unreadable_job_exit_2_without_a_result(tmp_path: Path,
 
 def test_a_problem_that_cannot_load_is_a_harness_error_not_blamed_on_the_kernel(tmp_path: Path, monkeypatch):
     monkeypatch.setenv("TRITON_INTERPRET", "1")
-    job = make_job("level1/19_ReLU", EXAMPLES / "level1_23_softmax_triton.py", tmp_path, {"interpret": True})
+    job = make_job("level1/19_ReLU", EXAMPLES / "level1_23_softmax_triton.py", tmp_path, interpret=True)
     result = worker.evaluate_job(replace(job, problem_path=str(tmp_path / "gone.py")))
     assert result.status is Status.RUNTIME_ERROR
     assert [f.code for f in result.flags] == ["harness-error"]
@@ -157,7 +157,7 @@ def test_the_timing_phase_interleaves_verifies_and_fills_the_result(tmp_path: Pa
     monkeypatch.setattr(timing, "flush_buffer", lambda device, factor: torch.empty(1 << 16))
     protocol = PROTOCOL.to_dict() | {"time_budget_s": 2.0, "min_rounds": 5, "max_rounds": 12}
     kernel = REPO / "tests" / "redteam" / "control" / "relu_triton.py"
-    job = make_job("level1/19_ReLU", kernel, tmp_path, {"interpret": True}, protocol)
+    job = make_job("level1/19_ReLU", kernel, tmp_path, interpret=True, protocol=protocol)
     monkeypatch.setenv("TRITON_INTERPRET", "1")
     evaluation = worker.Evaluation(job, worker.protocol_from_dict(job.protocol))
     for phase in ("setup", "compute_references", "guard", "import_kernel", "build_kernel_model",
@@ -172,7 +172,7 @@ def test_the_timing_phase_interleaves_verifies_and_fills_the_result(tmp_path: Pa
 def test_an_implausible_speedup_or_unseen_host_time_holds_a_correct_result_for_review(tmp_path: Path):
     from validator.evaluate.worker.timing import Series
 
-    job = make_job("level1/19_ReLU", EXAMPLES / "level1_23_softmax_triton.py", tmp_path, {})
+    job = make_job("level1/19_ReLU", EXAMPLES / "level1_23_softmax_triton.py", tmp_path, interpret=False)
     fast = worker.Evaluation(job, PROTOCOL)
     fast.series = Series((20.0,) * 10, (1.0,) * 10, (20.1,) * 10, (1.1,) * 10, "converged")
     held = fast.result(1.0)
@@ -189,7 +189,7 @@ def test_the_example_kernels_pass_every_check_on_the_gpu(tmp_path: Path):
     protocol = PROTOCOL.to_dict() | {"time_budget_s": 5.0}
     prebuilt = os.environ.get("KB_TEST_EXTENSIONS_DIR")  # a build dir from an earlier step, to skip the build
     for problem, name in ALL_EXAMPLES:
-        job = make_job(problem, EXAMPLES / name, tmp_path, {}, protocol)
+        job = make_job(problem, EXAMPLES / name, tmp_path, interpret=False, protocol=protocol)
         job = replace(job, extensions_dir=prebuilt or job.extensions_dir)
         data = finish(*start_worker(job, tmp_path / name), timeout=600)
         assert data["status"] == "correct", (name, data["error"], data["flags"])
@@ -237,7 +237,7 @@ def test_a_problem_s_declared_tolerances_replace_the_protocol_s_and_are_flagged(
     problem.write_text(DOUBLING_PROBLEM.replace("{declared}", declared), encoding="utf-8")
     kernel = tmp_path / "kernel_triton.py"
     kernel.write_text(ONE_ELEMENT_OFF, encoding="utf-8")
-    job = make_job("level1/19_ReLU", kernel, tmp_path, {"interpret": True})
+    job = make_job("level1/19_ReLU", kernel, tmp_path, interpret=True)
     job = replace(job, problem_path=str(problem), problem_sha256=hashlib.sha256(problem.read_bytes()).hexdigest())
     result = worker.evaluate_job(job)
     codes = [f.code for f in result.flags]
@@ -254,7 +254,7 @@ def test_a_problem_that_declares_tighter_tolerances_stops_before_the_kernel_is_i
     problem.write_text(DOUBLING_PROBLEM.replace("{declared}", 'TOLERANCES = {"float32": (1e-6, 1e-4)}'))
     kernel = tmp_path / "kernel_triton.py"
     kernel.write_text(ONE_ELEMENT_OFF, encoding="utf-8")
-    job = replace(make_job("level1/19_ReLU", kernel, tmp_path, {"interpret": True}), problem_path=str(problem))
+    job = replace(make_job("level1/19_ReLU", kernel, tmp_path, interpret=True), problem_path=str(problem))
     result = worker.evaluate_job(job)
     assert result.status is Status.RUNTIME_ERROR and [f.code for f in result.flags] == ["harness-error"]
     assert "tighter than the protocol's" in result.error

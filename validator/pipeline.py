@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from validator.build import stage as build
+from validator.build.stage import BuildResult
 from validator.catalogue.problems import Catalogue
 from validator.evaluate import stage as evaluate
 from validator.findings import ExitCode, Finding, Severity, StageOutcome, StageStatus
@@ -84,6 +85,7 @@ def validate_submission(
 
     # Past semantics a batch keeps going: a kernel rejected by policy or failing its build is a result for
     # that problem; later stages see earlier findings and leave those kernels out themselves.
+    builds: dict[str, BuildResult] = {}
     for stage in LATER_STAGES:
         reason = stage.unavailable(machine, options)
         if reason:
@@ -91,9 +93,11 @@ def validate_submission(
         elif semantics.status == StageStatus.FAILED:
             outcomes += _unreached([stage.name], "the semantic checks failed")
         else:
-            context = StageContext(submission, catalogue, machine, options, shown, tuple(outcomes))
+            context = StageContext(submission, catalogue, machine, options, shown, tuple(outcomes), dict(builds))
             started = time.perf_counter()
-            outcome = _outcome(stage.name, stage.run(context), started)
+            run = stage.run(context)
+            builds.update((result.build.key, result) for result in run.builds)
+            outcome = _outcome(stage.name, run.findings, started)
             outcomes.append(outcome)
             failed = failed or outcome.status == StageStatus.FAILED
     return SubmissionReport(shown, submission.slug, tuple(outcomes), ExitCode.FAILED if failed else ExitCode.OK)

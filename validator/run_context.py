@@ -1,4 +1,5 @@
-"""What every stage after the document receives: the run's options and the context of one submission.
+"""What every stage after the document receives: the run's options, one submission's context, and the
+record each stage hands to the next.
 
 Each stage says whether it can run on this machine (and why not) before it is asked to run, so the
 report can list skipped stages with their reasons instead of silently doing less.
@@ -6,30 +7,76 @@ report can list skipped stages with their reasons instead of silently doing less
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING, Literal
 
 from validator.catalogue.problems import Catalogue
+from validator.evaluate.scheduler import WORKER
 from validator.findings import Finding, StageOutcome
+from validator.isolation.zygote import Target
 from validator.machine import Machine
 from validator.submission.records import Submission
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from validator.build.stage import BuildResult
+
+@dataclass(frozen=True)
+class BuildOptions:
+    """How the build stage compiles: `--arch`, `--cache-dir`, `--build-jobs`, `--build-only`."""
+
+    arch: str | None = None
+    """TORCH_CUDA_ARCH_LIST target (`9.0`); None: the first selected GPU's."""
+    cache_dir: Path | None = None
+    """Build cache root; None: $KB_VALIDATE_CACHE, else ~/.cache/kb-validate."""
+    jobs: int | None = None
+    """Kernels built at once; None: one per CPU core."""
+    only: bool = False
+    """Stop after the build (`--build-only`)."""
+    timeout_scale: float = 1.0
+    """Multiplies the protocol's build time limit (slow machines)."""
+
+
+@dataclass(frozen=True)
+class EvaluateOptions:
+    """How the evaluate stage measures and where it writes."""
+
+    results_dir: Path = Path("results")
+    gpus: tuple[int, ...] | None = None
+    """GPU indices to use; None: every visible GPU."""
+    force: bool = False
+    """Measure again what an earlier run measured for the same hashes and protocol."""
+    timeout_scale: float = 1.0
+    """Multiplies the protocol's per-problem time limit."""
+    launcher: Literal["zygote", "spawn"] = "zygote"
+    provenance: Mapping[str, str] = field(default_factory=dict)
+    """Who produced the results (runner, workflow, run_id, commit)."""
+    verified: bool = False
+    """A maintainer's run; honoured only with provenance."""
+    compile_baseline: bool = False
+    """Also time torch.compile of each reference (cached per hardware and problem hash)."""
+    interpret: bool = False
+    """Run workers on the CPU with Triton's interpreter: correctness only, no timing."""
+    worker: Target = WORKER
+    """The worker program; tests substitute a stand-in."""
 
 
 @dataclass(frozen=True)
 class RunOptions:
-    """Options of a validation run that later stages read; the CLI fills it from its flags."""
+    """Options of a validation run; the CLI fills it from its flags."""
 
     problems_dir: Path | None = None
-    results_dir: Path = Path("results")
     gpu_stages: bool = True
     """False for `--no-gpu`: run only what needs no GPU even where one is present."""
-    build_only: bool = False
-    arch: str | None = None
-    gpus: tuple[int, ...] | None = None
-    force: bool = False
     shard: tuple[int, int] | None = None
-    extra: dict[str, object] = field(default_factory=dict)
+    """(i, N): only the i-th of N parts of the submission's problems, for build and evaluate alike."""
+    build: BuildOptions = BuildOptions()
+    evaluate: EvaluateOptions = EvaluateOptions()
+    console: Console | None = None
+    """Where progress goes; None: nowhere."""
 
 
 @dataclass(frozen=True)
@@ -42,6 +89,16 @@ class StageContext:
     """The submission file as the user named it; findings cite it."""
     earlier: tuple[StageOutcome, ...] = ()
     """Outcomes of the stages before this one (a stage leaves out kernels an earlier one rejected)."""
+    builds: Mapping[str, BuildResult] = field(default_factory=dict)
+    """The build stage's result per problem key; empty until it ran."""
+
+
+@dataclass(frozen=True)
+class StageRun:
+    """What a stage returns: its findings, and (the build stage) one result per kernel it built."""
+
+    findings: list[Finding]
+    builds: tuple[BuildResult, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -49,4 +106,4 @@ class Stage:
     name: str
     unavailable: Callable[[Machine, RunOptions], str | None]
     """Why the stage cannot run here; None when it can."""
-    run: Callable[[StageContext], list[Finding]]
+    run: Callable[[StageContext], StageRun]

@@ -99,7 +99,7 @@ def write_job(case: Case, workdir: Path, mode: str) -> tuple[Path, Path]:
         kernel_path=str(kernel), kernel_sha256=hashlib.sha256(source.encode()).hexdigest(), backend="triton",
         extensions_dir=str(workdir / "ext"), seed=int.from_bytes(os.urandom(8), "little") >> 1,
         protocol=protocol, own_kernel_names=own_kernel_names(source),
-        options={"interpret": True} if mode == "cpu" else {"reduced": True},
+        interpret=mode == "cpu", reduced=True,
     )
     write_job(job, workdir / "job.json")
     return workdir / "job.json", workdir / "out.json"

@@ -14,7 +14,6 @@ extension was built by then, that is reported as "needs a GPU to import", not as
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import sys
@@ -26,17 +25,19 @@ from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from validator import progress
 from validator.atomic import write_text_atomic
+from validator.build.toolchain import Toolchain, cache_root, compiler_env, kernel_cache_dir, toolchain
 from validator.evaluate import sharding
 from validator.findings import Finding, Severity, StageOutcome
 from validator.isolation import sandbox
 from validator.machine import Machine
+from validator.protocol import PROTOCOL
+from validator.run_context import StageRun
 
 if TYPE_CHECKING:
     from validator.run_context import RunOptions, StageContext
 
-BUILD_RECIPE = "1"
-"""Bump when the way kernels are built changes (flags, layout), so older cache entries are not reused."""
 STAGE = "build"
 LOG_TAIL_CHARS = 3000
 BUILD_FILE_BYTES = 2 << 30
@@ -70,18 +71,6 @@ class BuildStatus(StrEnum):
 
 
 @dataclass(frozen=True)
-class Toolchain:
-    """What the cache key depends on, besides the source."""
-
-    torch: str
-    cuda: str | None
-    arch: str | None
-    """TORCH_CUDA_ARCH_LIST value (`9.0a`); None when no target is known."""
-    cuda_home: str | None
-    cannot_build_cuda: str | None
-
-
-@dataclass(frozen=True)
 class KernelBuild:
     key: str
     """Problem key, `level1/19_ReLU`."""
@@ -107,70 +96,15 @@ class KernelBuild:
 
 
 @dataclass(frozen=True)
-class BuildOutcome:
+class BuildResult:
+    """How one kernel's build ended; the evaluate stage runs a kernel from its `build.cache_dir` only if usable."""
+
     build: KernelBuild
     status: BuildStatus
     cached: bool
     seconds: float
     message: str
     log_tail: str = ""
-
-
-def cache_root(options: RunOptions) -> Path:
-    configured = options.extra.get("cache_dir") or os.environ.get("KB_VALIDATE_CACHE")
-    if configured:
-        return Path(str(configured)).expanduser().resolve()
-    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
-    return Path(base) / "kb-validate"
-
-
-def _is_toolkit(home: str | Path | None) -> bool:
-    """A CUDA toolkit root: nvcc, the runtime headers and libcudart (what a load_inline link needs)."""
-    if not home:
-        return False
-    root = Path(home)
-    libraries = [*root.glob("lib64/libcudart.so*"), *root.glob("lib/libcudart.so*"),
-                 *root.glob("targets/*/lib/libcudart.so*")]
-    return (root / "bin" / "nvcc").exists() and (root / "include" / "cuda_runtime.h").exists() and bool(libraries)
-
-
-def _cuda_home(machine: Machine) -> str | None:
-    """Where the CUDA toolkit is. Without CUDA_HOME torch guesses /usr/local and the link fails on -lcudart."""
-    candidates = [os.environ.get("CUDA_HOME"), os.environ.get("CUDA_PATH"), "/usr/local/cuda"]
-    if machine.nvcc:
-        candidates.append(str(Path(machine.nvcc).resolve().parent.parent))
-    return next((str(c) for c in candidates if _is_toolkit(c)), None)
-
-
-def gpu_arch(index: int) -> str:
-    """TORCH_CUDA_ARCH_LIST entry for a visible GPU; `a` variants (sm_90a) unlock Hopper-only instructions."""
-    import torch
-
-    major, minor = torch.cuda.get_device_capability(index)
-    return f"{major}.{minor}" + ("a" if major >= 9 else "")
-
-
-def toolchain(machine: Machine, options: RunOptions) -> Toolchain:
-    arch = options.arch
-    if arch is None and machine.has_gpu:
-        arch = gpu_arch(options.gpus[0] if options.gpus else 0)
-    return Toolchain(machine.torch_version, machine.torch_cuda, arch, _cuda_home(machine), machine.cannot_build_cuda())
-
-
-def cache_key(kernel_sha256: str, backend: str, tools: Toolchain) -> str:
-    material = json.dumps(
-        [BUILD_RECIPE, kernel_sha256, backend, tools.torch, tools.cuda, tools.arch, sys.version_info[:2]]
-    )
-    return hashlib.sha256(material.encode()).hexdigest()[:32]
-
-
-def worker_cache_env(cache_dir: Path, backend: str) -> dict[str, str]:
-    """A worker's compiler caches inside its kernel's cache directory: Triton's, and inductor's for a
-    torch.compile kernel (the warm-up fills it, the timed worker reads it)."""
-    env = {"TRITON_CACHE_DIR": str(cache_dir / "triton")}
-    if backend == "torch-compile":
-        env["TORCHINDUCTOR_CACHE_DIR"] = str(cache_dir / "inductor")
-    return env
 
 
 def rejected_problems(earlier: Sequence[StageOutcome]) -> dict[str, list[Finding]]:
@@ -185,7 +119,7 @@ def rejected_problems(earlier: Sequence[StageOutcome]) -> dict[str, list[Finding
 
 def plan(context: StageContext, tools: Toolchain) -> list[KernelBuild]:
     """The kernels this run builds: the shard's, minus those an earlier stage rejected."""
-    root = cache_root(context.options)
+    root = cache_root(context.options.build)
     rejected = rejected_problems(context.earlier)
     builds, keys = [], []
     for entry in context.submission.kernels:
@@ -195,13 +129,13 @@ def plan(context: StageContext, tools: Toolchain) -> list[KernelBuild]:
         sha = entry.sha256()
         builds.append(
             KernelBuild(problem.key, entry.file, f"{context.shown} -> {entry.path}", entry.backend, sha,
-                        root / "kernels" / cache_key(sha, entry.backend, tools))
+                        kernel_cache_dir(root, sha, entry.backend, tools))
         )
         keys.append((entry.level, entry.problem_id))
     return sharding.select(builds, keys, context.options.shard)
 
 
-def _cached(build: KernelBuild) -> BuildOutcome | None:
+def _cached(build: KernelBuild) -> BuildResult | None:
     try:
         marker = json.loads(build.marker.read_text(encoding="utf-8"))
         status = BuildStatus(marker["status"])
@@ -211,7 +145,7 @@ def _cached(build: KernelBuild) -> BuildOutcome | None:
         return None
     if build.backend == "cuda" and status == BuildStatus.COMPILED and not _built_libraries(build):
         return None
-    return BuildOutcome(build, status, True, 0.0, marker.get("message", ""))
+    return BuildResult(build, status, True, 0.0, marker.get("message", ""))
 
 
 def _built_libraries(build: KernelBuild) -> list[Path]:
@@ -251,20 +185,16 @@ def _environment(build: KernelBuild, tools: Toolchain, max_jobs: int) -> dict[st
         "TORCH_EXTENSIONS_DIR": str(build.ext_dir), "TRITON_CACHE_DIR": str(build.triton_dir),
         "MAX_JOBS": str(max_jobs), "CUDA_VISIBLE_DEVICES": "",
     }
-    if tools.arch:
-        env["TORCH_CUDA_ARCH_LIST"] = tools.arch
-    if tools.cuda_home:
-        env["CUDA_HOME"] = tools.cuda_home
-    return env
+    return env | compiler_env(tools)
 
 
-def build_one(build: KernelBuild, tools: Toolchain, timeout_s: float, max_jobs: int) -> BuildOutcome:
+def build_one(build: KernelBuild, tools: Toolchain, timeout_s: float, max_jobs: int) -> BuildResult:
     cached = _cached(build)
     if cached is not None:
         return cached
     if build.backend == "cuda" and (tools.cannot_build_cuda or not tools.arch):
         why = tools.cannot_build_cuda or "no target architecture (no GPU here; pass --arch, e.g. --arch 9.0)"
-        return BuildOutcome(build, BuildStatus.SKIPPED, False, 0.0, f"CUDA build skipped: {why}")
+        return BuildResult(build, BuildStatus.SKIPPED, False, 0.0, f"CUDA build skipped: {why}")
     build.ext_dir.mkdir(parents=True, exist_ok=True)
     build.triton_dir.mkdir(parents=True, exist_ok=True)
     with sandbox.private_dir("kb-build-") as workdir:
@@ -280,7 +210,7 @@ def build_one(build: KernelBuild, tools: Toolchain, timeout_s: float, max_jobs: 
         marker = {"status": status.value, "message": message, "seconds": round(result.seconds, 2),
                   "kernel_sha256": build.kernel_sha256, "arch": tools.arch, "torch": tools.torch, "cuda": tools.cuda}
         write_text_atomic(build.marker, json.dumps(marker, indent=1))
-    return BuildOutcome(build, status, False, result.seconds, message, "" if status.usable else tail)
+    return BuildResult(build, status, False, result.seconds, message, "" if status.usable else tail)
 
 
 def parallelism(count: int, cores: int | None = None) -> tuple[int, int]:
@@ -296,15 +226,15 @@ def parallelism(count: int, cores: int | None = None) -> tuple[int, int]:
 
 def build_all(
     builds: Sequence[KernelBuild], tools: Toolchain, timeout_s: float, workers: int | None = None,
-    on_done: Callable[[BuildOutcome], None] | None = None,
-) -> list[BuildOutcome]:
+    on_done: Callable[[BuildResult], None] | None = None,
+) -> list[BuildResult]:
     """Build every kernel, several at a time; outcomes in the order of `builds`."""
     if not builds:
         return []
     count, max_jobs = parallelism(len(builds))
     count = workers or count
 
-    def one(build: KernelBuild) -> BuildOutcome:
+    def one(build: KernelBuild) -> BuildResult:
         outcome = build_one(build, tools, timeout_s, max_jobs)
         if on_done:
             on_done(outcome)
@@ -314,7 +244,7 @@ def build_all(
         return list(pool.map(one, builds))
 
 
-def finding_for(outcome: BuildOutcome, has_gpu: bool) -> Finding | None:
+def finding_for(outcome: BuildResult, has_gpu: bool) -> Finding | None:
     build = outcome.build
     if outcome.status in (BuildStatus.FAILED, BuildStatus.TIMED_OUT):
         message = outcome.message + (f"\n{outcome.log_tail}" if outcome.log_tail else "")
@@ -329,7 +259,7 @@ def finding_for(outcome: BuildOutcome, has_gpu: bool) -> Finding | None:
     return None
 
 
-def summary(outcomes: Sequence[BuildOutcome], tools: Toolchain, seconds: float, root: Path) -> Finding:
+def summary(outcomes: Sequence[BuildResult], tools: Toolchain, seconds: float, root: Path) -> Finding:
     counts: dict[str, int] = {}
     for outcome in outcomes:
         counts[outcome.status.value] = counts.get(outcome.status.value, 0) + 1
@@ -344,28 +274,20 @@ def summary(outcomes: Sequence[BuildOutcome], tools: Toolchain, seconds: float, 
 
 
 def unavailable(machine: Machine, options: RunOptions) -> str | None:
-    if options.arch is None and not machine.has_gpu:
+    if options.build.arch is None and not machine.has_gpu:
         return "no GPU here to take the target architecture from; pass --arch (e.g. --arch 9.0) to build anyway"
     return None
 
 
-def run_stage(context: StageContext) -> list[Finding]:
-    from validator import progress
-
+def run_stage(context: StageContext) -> StageRun:
     options = context.options
     tools = toolchain(context.machine, options)
     builds = plan(context, tools)
-    timeout_s = _build_timeout(options)
+    timeout_s = PROTOCOL.build_timeout_s * options.build.timeout_scale
     started = time.perf_counter()
-    with progress.counter(options.extra.get("console"), len(builds), "building kernels") as advance:
-        outcomes = build_all(builds, tools, timeout_s, options.extra.get("build_jobs"),
-                             on_done=lambda outcome: advance(f"{outcome.build.key}: {outcome.status.value}"))
-    findings = [f for o in outcomes if (f := finding_for(o, context.machine.has_gpu)) is not None]
-    findings.append(summary(outcomes, tools, time.perf_counter() - started, cache_root(options)))
-    return findings
-
-
-def _build_timeout(options: RunOptions) -> float:
-    from validator.protocol import PROTOCOL
-
-    return PROTOCOL.build_timeout_s * float(options.extra.get("timeout_scale", 1.0))
+    with progress.counter(options.console, len(builds), "building kernels") as advance:
+        results = build_all(builds, tools, timeout_s, options.build.jobs,
+                            on_done=lambda result: advance(f"{result.build.key}: {result.status.value}"))
+    findings = [f for r in results if (f := finding_for(r, context.machine.has_gpu)) is not None]
+    findings.append(summary(results, tools, time.perf_counter() - started, cache_root(options.build)))
+    return StageRun(findings, tuple(results))

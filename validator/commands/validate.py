@@ -17,7 +17,7 @@ from validator.findings import UserError
 from validator.machine import probe
 from validator.pipeline import validate_submission
 from validator.report import overall_exit, print_terminal, to_markdown, write_json
-from validator.run_context import RunOptions
+from validator.run_context import BuildOptions, EvaluateOptions, RunOptions
 
 HELP = "check submissions: schema, semantics, static policy, build and GPU evaluation where possible"
 
@@ -95,20 +95,16 @@ def run_options(args: argparse.Namespace, out: Console) -> RunOptions:
         raise UserError(f"--build-jobs {args.build_jobs}: expected at least 1")
     _directory_option(args.results_dir, "--results-dir")
     _directory_option(args.cache_dir, "--cache-dir")
-    extra: dict[str, object] = {
-        "timeout_scale": args.timeout_scale, "launcher": args.launcher, "console": out,
-        "provenance": _provenance(args.provenance, args.verified), "verified": args.verified,
-        "compile_baseline": args.compile_baseline,
-    }
-    if args.cache_dir is not None:
-        extra["cache_dir"] = args.cache_dir
-    if args.build_jobs is not None:
-        extra["build_jobs"] = args.build_jobs
-    return RunOptions(
-        problems_dir=args.problems_dir, results_dir=args.results_dir, gpu_stages=not args.no_gpu,
-        build_only=args.build_only, arch=args.arch, gpus=_gpus(args.gpus), force=args.force,
-        shard=parse_shard(args.shard) if args.shard else None, extra=extra,
+    build = BuildOptions(arch=args.arch, cache_dir=args.cache_dir, jobs=args.build_jobs, only=args.build_only,
+                         timeout_scale=args.timeout_scale)
+    evaluate = EvaluateOptions(
+        results_dir=args.results_dir, gpus=_gpus(args.gpus), force=args.force, timeout_scale=args.timeout_scale,
+        launcher=args.launcher, provenance=_provenance(args.provenance, args.verified), verified=args.verified,
+        compile_baseline=args.compile_baseline,
     )
+    return RunOptions(problems_dir=args.problems_dir, gpu_stages=not args.no_gpu,
+                      shard=parse_shard(args.shard) if args.shard else None, build=build, evaluate=evaluate,
+                      console=out)
 
 
 def execute(args: argparse.Namespace, out: Console, err: Console) -> int:
@@ -117,7 +113,7 @@ def execute(args: argparse.Namespace, out: Console, err: Console) -> int:
     options = run_options(args, out)
     catalogue = load_catalogue(args.problems_dir)
     machine = probe()
-    missing = [i for i in options.gpus or () if i >= len(machine.gpus)]
+    missing = [i for i in options.evaluate.gpus or () if i >= len(machine.gpus)]
     if missing and machine.has_gpu:
         raise UserError(f"--gpus: GPU {missing[0]} does not exist; {len(machine.gpus)} visible "
                         f"(indices 0..{len(machine.gpus) - 1})")

@@ -9,9 +9,12 @@ The parent never imports measured code.
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass, field
+from dataclasses import MISSING, asdict, dataclass, fields
 from pathlib import Path
 from typing import Any
+
+JOB_VERSION = 2
+"""Version 2: typed `interpret`, `reduced` and `warm_only` fields instead of an `options` dict."""
 
 
 @dataclass(frozen=True)
@@ -39,8 +42,22 @@ class Job:
     """CUDA device index; the parent also sets CUDA_VISIBLE_DEVICES so this is usually 0."""
     own_kernel_names: tuple[str, ...] = ()
     """Kernel function names found in the submission's sources (CUDA __global__, @triton.jit), for attribution."""
-    options: dict[str, Any] = field(default_factory=dict)
-    """Extras: {"interpret": True} runs on CPU with TRITON_INTERPRET=1 for tests; timing is skipped then."""
+    interpret: bool = False
+    """Run on the CPU with TRITON_INTERPRET=1 (tests, `--interpret`): correctness only, timing skipped."""
+    reduced: bool | None = None
+    """Use the problem's reduced sizes; None means: reduced exactly when `interpret`."""
+    warm_only: bool = False
+    """Only fill the compile caches (the warm-up): build ModelNew, call it once, judge nothing."""
+    version: int = JOB_VERSION
+    """The contract's version; a worker refuses a job written for another."""
+
+    @property
+    def use_reduced_sizes(self) -> bool:
+        return self.interpret if self.reduced is None else self.reduced
+
+
+class JobError(ValueError):
+    """A job file the worker cannot use (unreadable, another contract version, missing or unknown fields)."""
 
 
 def write_job(job: Job, path: Path) -> None:
@@ -48,6 +65,16 @@ def write_job(job: Job, path: Path) -> None:
 
 
 def read_job(path: Path) -> Job:
-    data = json.loads(path.read_text(encoding="utf-8"))
-    data["own_kernel_names"] = tuple(data.get("own_kernel_names", ()))
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise JobError(f"{path}: {exc}") from exc
+    if not isinstance(data, dict) or data.get("version") != JOB_VERSION:
+        found = data.get("version") if isinstance(data, dict) else type(data).__name__
+        raise JobError(f"{path}: job contract version {found!r}, this worker reads version {JOB_VERSION}")
+    names = {f.name for f in fields(Job)}
+    unknown, missing = set(data) - names, {f.name for f in fields(Job) if f.default is MISSING} - set(data)
+    if unknown or missing:
+        raise JobError(f"{path}: unknown fields {sorted(unknown)}, missing fields {sorted(missing)}")
+    data["own_kernel_names"] = tuple(data["own_kernel_names"])
     return Job(**data)

@@ -22,15 +22,19 @@ from typing import TYPE_CHECKING
 
 from validator import progress
 from validator.build import stage as build
+from validator.build import toolchain
+from validator.build.stage import BuildStatus
+from validator.build.toolchain import Toolchain
 from validator.evaluate import gpu_env, sharding, warmup
 from validator.evaluate.jobs import Job
-from validator.evaluate.scheduler import WORKER, Device, SchedulerConfig, WorkItem, run_all
+from validator.evaluate.scheduler import Device, SchedulerConfig, WorkItem, run_all
 from validator.findings import Finding, Severity, UserError
 from validator.machine import Machine
 from validator.protocol import PROTOCOL
 from validator.results import baselines
 from validator.results import records as results
 from validator.results.records import Flag, ProblemResult, ResultsFile, Status
+from validator.run_context import StageRun
 from validator.submission.kernel_names import own_kernel_names
 
 if TYPE_CHECKING:
@@ -43,7 +47,7 @@ ERROR_CODES = {Status.INCORRECT, Status.RUNTIME_ERROR, Status.TIMEOUT, Status.OO
 
 
 def unavailable(machine: Machine, options: RunOptions) -> str | None:
-    if options.build_only:
+    if options.build.only:
         return "--build-only: evaluation was not asked for"
     if not options.gpu_stages:
         return "--no-gpu was given"
@@ -88,47 +92,45 @@ def _preset(item: WorkItem, status: Status, error: str, flags: Sequence[Flag] = 
                          job.kernel_sha256, job.backend, status, error=error, flags=tuple(flags))
 
 
-def _decided_earlier(context: StageContext) -> dict[str, tuple[Status, str, list[Flag]]]:
-    """Problems whose result is known without running: rejected by policy, failed or skipped builds."""
-    decided: dict[str, tuple[Status, str, list[Flag]]] = {}
-    for key, findings in build.rejected_problems(context.earlier).items():
-        flags = [Flag(f.code, f.message, "error") for f in findings]
-        decided[key] = (Status.REJECTED, f"rejected by {findings[0].stage}: {findings[0].message}", flags)
-    for outcome in context.earlier:
-        for finding in outcome.findings:
-            if outcome.stage != build.STAGE or not finding.problem or finding.problem in decided:
-                continue
-            if finding.code == "compile-error":
-                decided[finding.problem] = (Status.COMPILE_ERROR, finding.message, [])
-            elif finding.code == "build-skipped":
-                decided[finding.problem] = (Status.NOT_RUN, finding.message, [])
-    return decided
+def _decided_without_running(context: StageContext, key: str) -> tuple[Status, str, list[Flag]] | None:
+    """A problem whose result is known without running: rejected by policy, or its build failed or was skipped."""
+    refused = build.rejected_problems(context.earlier).get(key)
+    if refused:
+        flags = [Flag(f.code, f.message, "error") for f in refused]
+        return Status.REJECTED, f"rejected by {refused[0].stage}: {refused[0].message}", flags
+    built = context.builds.get(key)
+    if built is None:
+        return Status.NOT_RUN, "the build stage produced no result for this kernel", []
+    if built.status in (BuildStatus.FAILED, BuildStatus.TIMED_OUT):
+        return Status.COMPILE_ERROR, built.message + (f"\n{built.log_tail}" if built.log_tail else ""), []
+    if built.status == BuildStatus.SKIPPED:
+        return Status.NOT_RUN, built.message, []
+    return None
 
 
-def plan(context: StageContext, tools: build.Toolchain, secret: bytes, interpret: bool) -> list[
+def plan(context: StageContext, tools: Toolchain, secret: bytes, interpret: bool) -> list[
     tuple[WorkItem, ProblemResult | None]
 ]:
-    """One work item per problem of this shard, with its result when it is decided without running."""
-    root, decided = build.cache_root(context.options), _decided_earlier(context)
+    """One work item per problem of this shard, from the build stage's results; with the result already
+    decided where the kernel must not or cannot run."""
     planned, keys = [], []
     for entry in context.submission.kernels:
         problem = context.catalogue.get(entry.level, entry.problem_id)
         if problem is None:
             continue
-        sha = entry.sha256()
-        cache_dir = root / "kernels" / build.cache_key(sha, entry.backend, tools)
-        source = entry.file.read_text(encoding="utf-8", errors="replace")
+        built = context.builds.get(problem.key)
+        cache_dir = built.build.cache_dir if built else Path(os.devnull)
         job = Job(
             key=problem.key, level=problem.level, problem_id=problem.problem_id,
             problem_path=str(problem.path.resolve()),  # the worker runs in its own directory
-            problem_sha256=problem.sha256, kernel_path=str(entry.file.resolve()), kernel_sha256=sha,
-            backend=entry.backend,
+            problem_sha256=problem.sha256, kernel_path=str(entry.file.resolve()),
+            kernel_sha256=built.build.kernel_sha256 if built else entry.sha256(), backend=entry.backend,
             extensions_dir=str(cache_dir / "ext"), seed=job_seed(secret, problem.key),
-            protocol=PROTOCOL.to_dict(), own_kernel_names=own_kernel_names(source),
-            options={"interpret": True} if interpret else {},
+            protocol=PROTOCOL.to_dict(), own_kernel_names=own_kernel_names(entry.file.read_text(errors="replace")),
+            interpret=interpret,
         )
-        item = WorkItem(job, entry.path, build.worker_cache_env(cache_dir, entry.backend))
-        known = decided.get(problem.key)
+        item = WorkItem(job, entry.path, toolchain.worker_cache_env(cache_dir, entry.backend))
+        known = _decided_without_running(context, problem.key)
         planned.append((item, _preset(item, *known) if known else None))
         keys.append((entry.level, entry.problem_id))
     return sharding.select(planned, keys, context.options.shard)
@@ -228,7 +230,7 @@ def with_compile_baseline(
         collected: list[ProblemResult] = []
         with tempfile.TemporaryDirectory(prefix="kb-compile-baseline-") as tmp:
             kernel, sha = baselines.write_kernel(Path(tmp))
-            env = build.worker_cache_env(Path(tmp) / "cache", baselines.BACKEND)
+            env = toolchain.worker_cache_env(Path(tmp) / "cache", baselines.BACKEND)
             items = [WorkItem(dataclasses.replace(item.job, kernel_path=str(kernel), kernel_sha256=sha,
                                                   backend=baselines.BACKEND, own_kernel_names=()),
                               kernel.name, env) for item in todo]
@@ -261,62 +263,55 @@ def findings_for(final: ResultsFile, path: Path) -> list[Finding]:
     return findings
 
 
-def _worker_env(tools: build.Toolchain, interpret: bool) -> dict[str, str]:
+def _worker_env(tools: Toolchain, interpret: bool) -> dict[str, str]:
     """Variables every worker gets: the build's toolchain settings, so a cached extension is not rebuilt."""
-    env = {"MAX_JOBS": str(os.cpu_count() or 1)}
-    if tools.arch:
-        env["TORCH_CUDA_ARCH_LIST"] = tools.arch
-    if tools.cuda_home:
-        env["CUDA_HOME"] = tools.cuda_home
+    env = {"MAX_JOBS": str(os.cpu_count() or 1)} | toolchain.compiler_env(tools)
     if interpret:
         env["TRITON_INTERPRET"] = "1"
     return env
 
 
 def _header(context: StageContext, hardware: str, environment: results.Environment) -> ResultsFile:
-    submission, options = context.submission, context.options
-    provenance = {str(k): str(v) for k, v in dict(options.extra.get("provenance") or {}).items()}
+    submission, options = context.submission, context.options.evaluate
+    provenance = dict(options.provenance)
     return ResultsFile(
         slug=submission.slug, submission_name=submission.name,
         submission_sha256=hashlib.sha256(submission.document_path.read_bytes()).hexdigest(),
         hardware=hardware, environment=environment, protocol=PROTOCOL.to_dict(), problems=(),
-        started_at=_now(), finished_at="", verified=bool(options.extra.get("verified")) and bool(provenance),
-        provenance=provenance,
+        started_at=_now(), finished_at="", verified=options.verified and bool(provenance), provenance=provenance,
     )
 
 
-def run_stage(context: StageContext) -> list[Finding]:
-    options, machine = context.options, context.machine
-    interpret = bool(options.extra.get("interpret"))
-    if interpret:  # tests: real workers on CPU tensors with TRITON_INTERPRET=1, no timing
+def run_stage(context: StageContext) -> StageRun:
+    machine, shard, options = context.machine, context.options.shard, context.options.evaluate
+    if options.interpret:  # real workers on CPU tensors with TRITON_INTERPRET=1, no timing
         devices, gpu_name = [Device("cpu", "")], "cpu (Triton interpreter)"
     else:
         devices, gpu_name = select_devices(machine, options.gpus)
-    tools = build.toolchain(machine, options)
-    planned = plan(context, tools, secrets.token_bytes(32), interpret)
+    tools = toolchain.toolchain(machine, context.options)
+    planned = plan(context, tools, secrets.token_bytes(32), options.interpret)
     hardware = results.hardware_key(gpu_name)
-    path = options.results_dir / hardware / f"{context.submission.slug}{sharding.shard_suffix(options.shard)}.json"
-    scale = float(options.extra.get("timeout_scale", 1.0))
+    path = options.results_dir / hardware / f"{context.submission.slug}{sharding.shard_suffix(shard)}.json"
     config = SchedulerConfig(
-        tuple(devices), PROTOCOL.problem_timeout_s * scale, target=options.extra.get("worker_target", WORKER),
-        launcher=str(options.extra.get("launcher", "zygote")), probe_after_crash=not interpret,
-        base_env=_worker_env(tools, interpret),
+        tuple(devices), PROTOCOL.problem_timeout_s * options.timeout_scale, target=options.worker,
+        launcher=options.launcher, probe_after_crash=not options.interpret,
+        base_env=_worker_env(tools, options.interpret),
     )
     visible = [d.visible for d in devices if d.visible]
     extra = {"arch": tools.arch, "launcher": config.launcher, "problem_timeout_s": config.timeout_s,
-             "shard": list(options.shard) if options.shard else None, "uid": os.getuid()}
+             "shard": list(shard) if shard else None, "uid": os.getuid()}
     header = _header(context, hardware, gpu_env.environment(machine, gpu_name, visible, extra))
-    console = options.extra.get("console")
+    console = context.options.console
     with gpu_env.ClockSampler(visible) as sampler, progress.EvaluationView(console, len(planned)) as view:
         final = evaluate(planned, header, path, config, force=options.force, view=view, console=console)
     cache = baselines.cache_path(options.results_dir, hardware)
     if context.submission.slug == baselines.SUBMISSION_SLUG:
         baselines.record(cache, final.problems, machine.torch_version, PROTOCOL.version)
-    elif options.extra.get("compile_baseline"):
+    elif options.compile_baseline:
         final = with_compile_baseline(final, planned, config, cache, machine.torch_version)
     network_open = any(f.code == "sandbox-network-open" for r in final.problems for f in r.flags)
     final = _with_extra(final, clocks_during_run=sampler.summary(), network_isolated=not network_open)
     results.save(final, path)
     if console is not None:
         console.print(progress.results_table(final.problems, title=f"{context.submission.slug} on {gpu_name}"))
-    return findings_for(final, path)
+    return StageRun(findings_for(final, path))

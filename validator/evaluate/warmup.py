@@ -84,9 +84,7 @@ def warm(items: Sequence[WorkItem], config: SchedulerConfig, concurrency: int | 
                   for k in range(width) for device in config.devices)
     slots = slots[: max(len(config.devices), min(len(slots), len(chosen)))]
     warm_config = dataclasses.replace(config, devices=slots, probe_after_crash=False)
-    jobs = [dataclasses.replace(item, job=dataclasses.replace(item.job, options={**item.job.options,
-                                                                                 "warm_only": True}))
-            for item in chosen]
+    jobs = [dataclasses.replace(item, job=dataclasses.replace(item.job, warm_only=True)) for item in chosen]
     by_key = {item.job.key: item for item in chosen}
     outcomes: list[ProblemResult] = []
 

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 from validator.findings import Finding
 from validator.policy import rules
 from validator.policy.rules import RULES_BY_CODE
+from validator.run_context import StageRun
 
 if TYPE_CHECKING:
     from validator.machine import Machine
@@ -323,7 +324,7 @@ def unavailable(machine: Machine, options: RunOptions) -> str | None:
     return None  # pure Python: runs everywhere
 
 
-def run_stage(context: StageContext) -> list[Finding]:
+def run_stage(context: StageContext) -> StageRun:
     """The policy stage of the pipeline: every kernel of the submission, with its problem key."""
     from pathlib import Path
 
@@ -343,4 +344,4 @@ def run_stage(context: StageContext) -> list[Finding]:
         for finding in policy_findings(source, shown, entry.backend):
             findings.append(Finding(finding.code, STAGE, finding.message, file=shown, line=finding.line,
                                     column=finding.column, problem=key, severity=finding.severity))
-    return findings
+    return StageRun(findings)

@@ -78,7 +78,7 @@ def status_for(code: str) -> Status:
 def evaluate_job(job: Job) -> ProblemResult:
     """Evaluate one kernel against one problem in this process; never raises for kernel misbehaviour."""
     started = time.perf_counter()
-    if job.options.get("interpret"):
+    if job.interpret:
         os.environ["TRITON_INTERPRET"] = "1"  # read by Triton when kernels are decorated and launched
     evaluation = Evaluation(job, protocol_from_dict(job.protocol))
     try:
@@ -102,8 +102,8 @@ class Evaluation:
 
     def __init__(self, job: Job, protocol: Protocol) -> None:
         self.job, self.protocol = job, protocol
-        self.gpu = not job.options.get("interpret")
-        self.reduced = bool(job.options.get("reduced", not self.gpu))
+        self.gpu = not job.interpret
+        self.reduced = job.use_reduced_sizes
         self.flags: list[Flag] = []
         self.final: tuple[Status, str] | None = None
         self.kernel_imported = False
@@ -120,7 +120,7 @@ class Evaluation:
 
     def run(self) -> None:
         self.setup()
-        if self.job.options.get("warm_only"):
+        if self.job.warm_only:
             return self.warm()
         self.compute_references()
         self.guard()

@@ -1,0 +1,102 @@
+"""The one recipe for compiling a kernel, shared by build and evaluate: the toolchain, the cache key, where a
+kernel's compiled artefacts live, and the environment a child needs to find (not rebuild) them."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from validator.machine import Machine
+from validator.run_context import BuildOptions, RunOptions
+
+BUILD_RECIPE = "1"
+"""Bump when the way kernels are built changes (flags, layout), so older cache entries are not reused."""
+
+
+@dataclass(frozen=True)
+class Toolchain:
+    """What the cache key depends on, besides the source."""
+
+    torch: str
+    cuda: str | None
+    arch: str | None
+    """TORCH_CUDA_ARCH_LIST value (`9.0a`); None when no target is known."""
+    cuda_home: str | None
+    cannot_build_cuda: str | None
+
+
+def cache_root(options: BuildOptions) -> Path:
+    configured = options.cache_dir or os.environ.get("KB_VALIDATE_CACHE")
+    if configured:
+        return Path(configured).expanduser().resolve()
+    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
+    return Path(base) / "kb-validate"
+
+
+def _is_toolkit(home: str | Path | None) -> bool:
+    """A CUDA toolkit root: nvcc, the runtime headers and libcudart (what a load_inline link needs)."""
+    if not home:
+        return False
+    root = Path(home)
+    libraries = [*root.glob("lib64/libcudart.so*"), *root.glob("lib/libcudart.so*"),
+                 *root.glob("targets/*/lib/libcudart.so*")]
+    return (root / "bin" / "nvcc").exists() and (root / "include" / "cuda_runtime.h").exists() and bool(libraries)
+
+
+def _cuda_home(machine: Machine) -> str | None:
+    """Where the CUDA toolkit is. Without CUDA_HOME torch guesses /usr/local and the link fails on -lcudart."""
+    candidates = [os.environ.get("CUDA_HOME"), os.environ.get("CUDA_PATH"), "/usr/local/cuda"]
+    if machine.nvcc:
+        candidates.append(str(Path(machine.nvcc).resolve().parent.parent))
+    return next((str(c) for c in candidates if _is_toolkit(c)), None)
+
+
+def gpu_arch(index: int) -> str:
+    """TORCH_CUDA_ARCH_LIST entry for a visible GPU; `a` variants (sm_90a) unlock Hopper-only instructions."""
+    import torch
+
+    major, minor = torch.cuda.get_device_capability(index)
+    return f"{major}.{minor}" + ("a" if major >= 9 else "")
+
+
+def toolchain(machine: Machine, options: RunOptions) -> Toolchain:
+    arch = options.build.arch
+    if arch is None and machine.has_gpu:
+        gpus = options.evaluate.gpus
+        arch = gpu_arch(gpus[0] if gpus else 0)
+    return Toolchain(machine.torch_version, machine.torch_cuda, arch, _cuda_home(machine), machine.cannot_build_cuda())
+
+
+def cache_key(kernel_sha256: str, backend: str, tools: Toolchain) -> str:
+    material = json.dumps(
+        [BUILD_RECIPE, kernel_sha256, backend, tools.torch, tools.cuda, tools.arch, sys.version_info[:2]]
+    )
+    return hashlib.sha256(material.encode()).hexdigest()[:32]
+
+
+def kernel_cache_dir(root: Path, kernel_sha256: str, backend: str, tools: Toolchain) -> Path:
+    """`<cache>/kernels/<key>`: `ext/` is the kernel's TORCH_EXTENSIONS_DIR, `triton/` its TRITON_CACHE_DIR."""
+    return root / "kernels" / cache_key(kernel_sha256, backend, tools)
+
+
+def compiler_env(tools: Toolchain) -> dict[str, str]:
+    """What torch's extension builder reads, so a build and a later worker agree on the target."""
+    env: dict[str, str] = {}
+    if tools.arch:
+        env["TORCH_CUDA_ARCH_LIST"] = tools.arch
+    if tools.cuda_home:
+        env["CUDA_HOME"] = tools.cuda_home
+    return env
+
+
+def worker_cache_env(cache_dir: Path, backend: str) -> dict[str, str]:
+    """A worker's compiler caches inside its kernel's cache directory: Triton's, and inductor's for a
+    torch.compile kernel (the warm-up fills it, the timed worker reads it)."""
+    env = {"TRITON_CACHE_DIR": str(cache_dir / "triton")}
+    if backend == "torch-compile":
+        env["TORCHINDUCTOR_CACHE_DIR"] = str(cache_dir / "inductor")
+    return env
