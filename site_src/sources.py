@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from validator.catalogue.problems import Catalogue, load_catalogue
-from validator.evaluate.sharding import is_shard_file
 from validator.findings import UserError
+from validator.results.layout import whole_run_files
 from validator.results.records import ResultsFile, load
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -105,9 +105,7 @@ def load_results_dir(results_dir: Path) -> tuple[ResultsFile, ...]:
     if not results_dir.is_dir():
         return ()
     loaded = []
-    for path in sorted(results_dir.glob("*/*.json")):
-        if is_shard_file(path.name):
-            continue
+    for path in whole_run_files(results_dir):
         try:
             results = load(path)
         except (OSError, ValueError, KeyError, TypeError) as exc:

@@ -21,7 +21,7 @@ from validator.catalogue.manifest import (
 )
 from validator.catalogue.problems import load_catalogue
 from validator.catalogue.speed_of_light import UnknownHardware, bound_ms, ceilings_for, speed_of_light
-from validator.results.records import hardware_key
+from validator.results.layout import hardware_key
 
 REPO = Path(__file__).resolve().parent.parent
 CORPUS = Path(__file__).resolve().parent / "fixtures" / "catalogue"

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
 from validator.atomic import write_text_atomic
+from validator.results.layout import hardware_key, is_shard_file, results_path, whole_run_files
 from validator.results.records import (
     Environment,
     Flag,
@@ -15,9 +17,7 @@ from validator.results.records import (
     Status,
     Timing,
     from_dict,
-    hardware_key,
     load,
-    results_path,
     save,
 )
 
@@ -66,3 +66,14 @@ def test_an_interrupted_atomic_write_keeps_the_old_file(tmp_path, monkeypatch):
         write_text_atomic(target, "new")
     assert target.read_text() == "old"
     assert [p.name for p in tmp_path.iterdir()] == ["r.json"]
+
+
+def test_the_layout_names_a_whole_run_and_its_shards_and_lists_only_whole_runs(tmp_path: Path) -> None:
+    whole = results_path(tmp_path, "nvidia-h200", "team")
+    part = results_path(tmp_path, "nvidia-h200", "team", (2, 4))
+    assert (whole.relative_to(tmp_path).as_posix(), part.name) == ("nvidia-h200/team.json", "team.shard-2-of-4.json")
+    assert is_shard_file(part.name) and not is_shard_file(whole.name)
+    for path in (whole, part, tmp_path / "nvidia-h200" / "baselines" / "torch-compile.json"):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text("{}")
+    assert list(whole_run_files(tmp_path)) == [whole]

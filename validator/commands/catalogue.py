@@ -150,7 +150,7 @@ def _report(results: list[ProblemCheck], catalogue: Catalogue, mode: str, starte
             seconds: float) -> dict[str, Any]:
     import torch
 
-    from validator.results.records import hardware_key
+    from validator.results.layout import hardware_key
 
     gpu = torch.cuda.get_device_name(0) if mode == "full" else None
     counts = {s: sum(r.status == s for r in results) for s in ("passed", "kept", "failed")}

@@ -35,12 +35,3 @@ def select(items: Sequence[T], keys: Sequence[tuple[int, int]], shard: tuple[int
     index, count = shard
     return [items[i] for position, i in enumerate(order) if position % count == index - 1]
 
-
-def shard_suffix(shard: tuple[int, int] | None) -> str:
-    """File-name part for a shard's results: `.shard-2-of-4`, or empty for a whole run."""
-    return f".shard-{shard[0]}-of-{shard[1]}" if shard else ""
-
-
-def is_shard_file(name: str) -> bool:
-    """Whether a results file name is a shard's (`<slug>.shard-2-of-4.json`), not a whole run's."""
-    return re.search(r"\.shard-[0-9]+-of-[0-9]+\.json$", name) is not None

@@ -31,7 +31,7 @@ from validator.evaluate.scheduler import Device, SchedulerConfig, WorkItem, run_
 from validator.findings import Finding, Severity, UserError
 from validator.machine import Machine
 from validator.protocol import PROTOCOL
-from validator.results import baselines
+from validator.results import baselines, layout
 from validator.results import records as results
 from validator.results.records import Flag, ProblemResult, ResultsFile, Status
 from validator.run_context import StageRun
@@ -290,8 +290,8 @@ def run_stage(context: StageContext) -> StageRun:
         devices, gpu_name = select_devices(machine, options.gpus)
     tools = toolchain.toolchain(machine, context.options)
     planned = plan(context, tools, secrets.token_bytes(32), options.interpret)
-    hardware = results.hardware_key(gpu_name)
-    path = options.results_dir / hardware / f"{context.submission.slug}{sharding.shard_suffix(shard)}.json"
+    hardware = layout.hardware_key(gpu_name)
+    path = layout.results_path(options.results_dir, hardware, context.submission.slug, shard)
     config = SchedulerConfig(
         tuple(devices), PROTOCOL.problem_timeout_s * options.timeout_scale, target=options.worker,
         launcher=options.launcher, probe_after_crash=not options.interpret,

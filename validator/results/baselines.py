@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from validator.atomic import write_text_atomic
+from validator.results.layout import baseline_cache_path
 from validator.results.records import Flag, ProblemResult, Status, Timing
 
 BACKEND = "torch-compile"
@@ -55,7 +56,7 @@ class ModelNew(torch.nn.Module):
 
 
 def cache_path(results_dir: Path, hardware: str) -> Path:
-    return results_dir / hardware / "baselines" / f"{BACKEND}.json"
+    return baseline_cache_path(results_dir, hardware, BACKEND)
 
 
 def load_cache(path: Path) -> dict[str, dict[str, Any]]:

@@ -7,7 +7,6 @@ The evaluation engine writes them, scoring and the site read them. Every file ca
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import asdict, dataclass, field, fields
 from enum import StrEnum
 from pathlib import Path
@@ -123,15 +122,6 @@ class ResultsFile:
     provenance: dict[str, str] = field(default_factory=dict)
     """runner, workflow, run id, commit: who produced this file."""
     schema_version: int = RESULTS_SCHEMA_VERSION
-
-
-def hardware_key(gpu_name: str) -> str:
-    """`NVIDIA H100 80GB HBM3` -> `nvidia-h100-80gb-hbm3`."""
-    return re.sub(r"[^a-z0-9]+", "-", gpu_name.lower()).strip("-") or "unknown"
-
-
-def results_path(results_dir: Path, hardware: str, slug: str) -> Path:
-    return results_dir / hardware / f"{slug}.json"
 
 
 def to_dict(results: ResultsFile) -> dict[str, Any]:
