@@ -4,7 +4,8 @@ A fenced `bash` block is run line by line unless an HTML comment right above it 
 `<!-- readme-test: skip (why) -->` (setting up the environment the test runs in, the test suite itself,
 a sweep the slow tests already make). The clone gets its own virtual environment that sees the installed
 packages, so the README's `pip install -e` installs the clone there and never touches the environment
-running the tests.
+running the tests; the installed packages' commands (`mkdocs`) get launchers in it, as an install into
+the environment itself would give them, so they import the clone's code and not the environment's.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import shutil
 import subprocess
 import sys
 from dataclasses import dataclass
+from importlib.metadata import entry_points
 from pathlib import Path
 
 import pytest
@@ -91,13 +93,23 @@ def _clone(target: Path) -> None:
         subprocess.run([*git, *step], cwd=target, check=True, capture_output=True)
 
 
+def _virtual_env(venv: Path) -> None:
+    subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", str(venv)], check=True)
+    for script in entry_points(group="console_scripts"):
+        launcher = venv / "bin" / script.name
+        if script.attr and not launcher.exists():
+            launcher.write_text(f"#!{venv / 'bin' / 'python'}\nimport sys\nfrom {script.module} import "
+                                f"{script.attr.split('.')[0]}\nsys.exit({script.attr}())\n")
+            launcher.chmod(0o755)
+
+
 @pytest.mark.slow
 def test_every_readme_command_that_needs_no_gpu_works_as_written(tmp_path):
     clone = tmp_path / "clone"
     clone.mkdir()
     _clone(clone)
     venv = clone / ".venv"
-    subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", str(venv)], check=True)
+    _virtual_env(venv)
     env = {k: v for k, v in os.environ.items() if not k.startswith("KB_") and k != "PYTHONPATH"}
     env.update(PATH=f"{venv / 'bin'}{os.pathsep}{env.get('PATH', '')}", VIRTUAL_ENV=str(venv), CI="true",
                NO_MKDOCS_2_WARNING="1")

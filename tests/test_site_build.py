@@ -198,6 +198,7 @@ def test_page_urls_and_relative_roots_follow_directory_urls():
     assert source_root("problems/level1/19_ReLU.md") == "../../"
 
 
+@pytest.mark.slow
 def test_mkdocs_strict_builds_the_committed_repository(tmp_path):
     done = mkdocs_build(tmp_path / "site")
     assert done.returncode == 0, done.stderr[-3000:]
@@ -256,6 +257,7 @@ def test_an_empty_board_is_built_only_on_purpose_and_a_given_manifest_must_exist
         moved.require_data({"KB_MANIFEST": str(tmp_path / "manifest.json")})
 
 
+@pytest.mark.slow
 def test_mkdocs_strict_builds_synthetic_results_into_pages_that_load_nothing_from_other_hosts(tree, tmp_path):
     site = tmp_path / "site"
     done = mkdocs_build(
