@@ -4,14 +4,18 @@ from __future__ import annotations
 
 import io
 import json
+from pathlib import Path
 
 import pytest
 from rich.console import Console
 
 from tests.conftest import EXAMPLE_SLUG, REPO
+from validator.catalogue.problems import load_catalogue
 from validator.findings import ExitCode, Finding, StageOutcome, StageStatus
-from validator.pipeline import SubmissionReport
+from validator.machine import Machine
+from validator.pipeline import SubmissionReport, validate_submission
 from validator.report import headline, print_terminal, to_json, to_markdown
+from validator.run_context import RunOptions
 
 EXAMPLE = str(REPO / "submissions" / f"{EXAMPLE_SLUG}.json")
 STAGES = ("load", "schema", "semantics", "policy", "build", "evaluate")
@@ -95,3 +99,18 @@ def test_a_laptop_run_of_the_example_says_which_stages_need_a_gpu(cli, tmp_path)
     assert "all checks passed" not in markdown.read_text()
     assert submission["summary"] in markdown.read_text()
     assert submission["summary"] in " ".join(result.stdout.split())
+
+
+@pytest.mark.parametrize(("options", "needs_gpu", "phrase"), [
+    (RunOptions(), ("build", "evaluate"), "build and evaluate need a GPU"),
+    (RunOptions(gpu_stages=False), ("build", "evaluate"), "build and evaluate need a GPU"),
+    (RunOptions(build_only=True), (), "evaluate skipped (--build-only"),
+])
+def test_the_pipeline_blames_the_gpu_only_for_what_the_machine_lacks(options, needs_gpu, phrase):
+    laptop = Machine(torch_version="2.13.0+cpu", torch_cuda=None, nvcc=None, gpus=(), triton_version=None)
+    catalogue = load_catalogue(REPO / "problems")
+    result = validate_submission(Path(EXAMPLE), EXAMPLE, catalogue, laptop, options)
+    assert result.exit_code == ExitCode.OK
+    assert result.needs_gpu == needs_gpu
+    assert phrase in result.summary
+    assert not result.complete
