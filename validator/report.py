@@ -43,14 +43,14 @@ def overall_exit(reports: Sequence[SubmissionReport]) -> ExitCode:
 def headline(reports: Sequence[SubmissionReport]) -> str:
     """The run in one line; "all checks passed" only when every stage of every submission ran and passed."""
     code = overall_exit(reports)
-    word = {ExitCode.OK: "passed", ExitCode.FAILED: "a submission fails a check"}.get(code, "unusable input")
     if len(reports) == 1:
         return _verdict_line(reports[0])
     if code == ExitCode.OK and all(r.complete for r in reports):
         return f"all checks passed ({len(reports)} submissions)"
     if code == ExitCode.OK:
-        left_out = sorted({o.stage for r in reports for o in r.outcomes if o.status != StageStatus.PASSED})
-        return f"every stage that ran passed ({len(reports)} submissions); {join_names(left_out)} did not run"
+        left_out = dict.fromkeys(o.stage for r in reports for o in r.outcomes if o.status != StageStatus.PASSED)
+        return f"every stage that ran passed ({len(reports)} submissions); {join_names(list(left_out))} did not run"
+    word = "a submission fails a check" if code == ExitCode.FAILED else "unusable input"
     bad = sum(r.exit_code != ExitCode.OK for r in reports)
     return f"{word}: {bad} of {len(reports)} submissions did not pass"
 
