@@ -52,6 +52,7 @@ def on_files(files: Files, config: Any) -> Files:
     sources = SiteSources.from_env(os.environ)
     hand_written = {f.src_uri for f in files}
     try:
+        sources.require_data(os.environ)
         build = generate(sources, hand_written)
     except SiteDataError as exc:
         raise PluginError(f"site generator: {exc}") from None

@@ -54,6 +54,26 @@ class SiteSources:
             manifest_path=pick("KB_MANIFEST", problems / "manifest.json"),
         )
 
+    def require_data(self, environ: Mapping[str, str]) -> None:
+        """A data directory that is missing or holds no data file is a mistake (a mistyped KB_RESULTS_DIR),
+        never an empty leaderboard; KB_ALLOW_EMPTY=1 builds a board without results on purpose."""
+        wanted = [("KB_SUBMISSIONS_DIR", self.submissions_dir, "*.json", "<slug>.json submission files", "")]
+        if environ.get("KB_ALLOW_EMPTY") != "1":
+            wanted.append(("KB_RESULTS_DIR", self.results_dir, "*/*.json", "<hardware>/<slug>.json result files",
+                           " (or KB_ALLOW_EMPTY=1 to build a board with no results on purpose)"))
+        for variable, directory, pattern, expected, hint in wanted:
+            given = f"{variable}={environ[variable]}" if environ.get(variable) else f"the default, {variable} unset"
+            if not directory.is_dir():
+                problem = "no such directory"
+            elif not any(path.is_file() for path in directory.glob(pattern)):
+                problem = "holds no data file"
+            else:
+                continue
+            raise SiteDataError(f"{directory} ({given}): {problem}; expected a directory of {expected}: "
+                                f"set {variable} to one{hint}")
+        if environ.get("KB_MANIFEST") and not self.manifest_path.is_file():
+            raise SiteDataError(f"{self.manifest_path} (KB_MANIFEST={environ['KB_MANIFEST']}): no such file")
+
     def watched(self) -> list[Path]:
         """What `mkdocs serve` should watch besides the hand-written pages."""
         return [self.results_dir, self.submissions_dir, self.problems_dir, self.schema_path]

@@ -39,7 +39,22 @@ def _browser_missing() -> str | None:
     return None
 
 
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption("--run-slow", action="store_true", help="also run the tests marked slow (CI runs them all)")
+
+
+def _deselect_slow(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Slow tests run with --run-slow, or when -m names them (`-m slow` runs only those)."""
+    if config.getoption("--run-slow") or "slow" in (config.getoption("markexpr") or ""):
+        return
+    slow = [item for item in items if "slow" in item.keywords]
+    if slow:
+        config.hook.pytest_deselected(items=slow)
+        items[:] = [item for item in items if "slow" not in item.keywords]
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    _deselect_slow(config, items)
     gpu = _cuda_available()
     nvcc_reason = _nvcc_usable() if any("nvcc" in i.keywords for i in items) else None
     browser_reason = _browser_missing() if any("browser" in i.keywords for i in items) else None

@@ -134,6 +134,7 @@ def test_classify_tells_a_compile_failure_from_an_import_that_needs_a_gpu(tmp_pa
     assert status == build.BuildStatus.NEEDS_GPU and message.startswith("compiled")
 
 
+@pytest.mark.slow
 @pytest.mark.nvcc
 def test_a_cuda_kernel_compiles_for_the_given_architecture_without_a_gpu(tmp_path: Path, cli) -> None:
     """The one CUDA compile of the suite (100-250 s on a 2-core machine, depending on load)."""

@@ -118,6 +118,7 @@ def test_a_check_result_survives_a_json_round_trip() -> None:
     assert again == result
 
 
+@pytest.mark.slow
 def test_the_isolated_runner_survives_a_hanging_and_a_crashing_problem(tmp_path: Path) -> None:
     level = tmp_path / "level1"
     level.mkdir()
@@ -177,6 +178,7 @@ def test_usage_errors_exit_2_with_a_message(tmp_path: Path, catalogue_cli) -> No
 REAL = load_catalogue(REPO / "problems").problems
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("problem", REAL, ids=[p.key for p in REAL])
 def test_every_catalogue_problem_passes_the_reduced_filters(problem: Problem) -> None:
     result = check_problem(problem, SPEC)

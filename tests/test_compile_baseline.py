@@ -101,6 +101,7 @@ def test_a_failed_baseline_run_is_a_flag_on_the_kernels_result_not_a_timing():
     assert "rejected" in attached.flags[0].message
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("launcher", ["spawn", "zygote"])
 def test_the_real_worker_accepts_the_generated_baseline_on_cpu(tmp_path: Path, launcher: str):
     """torch.compile patches nn.Module on its first call; the worker must not read that as tampering. The

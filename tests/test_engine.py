@@ -73,6 +73,7 @@ def test_the_compile_warm_up_is_in_the_results_file_before_the_first_problem_is_
     assert seen_at_timing and seen_at_timing[0]["compile_warmup"] == warm
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("launcher", ["zygote", "spawn"])
 def test_a_crash_a_hang_and_garbage_end_their_own_problem_and_nothing_else(tmp_path: Path, launcher: str) -> None:
     document = submission(tmp_path, ["correct", "segfault", "hang", "garbage", "correct"])
@@ -247,6 +248,7 @@ def test_per_problem_seeds_depend_on_the_run_secret_and_the_problem() -> None:
     assert 0 <= first < 2**63
 
 
+@pytest.mark.slow
 def test_the_real_worker_checks_a_triton_kernel_on_cpu_through_the_engine(tmp_path: Path) -> None:
     source = (EXAMPLES / "level1_23_softmax_triton.py").read_text()
     document = make_submission(tmp_path, {"softmax.py": (1, 23, "triton", source)})

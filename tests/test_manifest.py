@@ -47,6 +47,7 @@ def _tree(tmp_path: Path, names: list[str]) -> Path:
     return tmp_path
 
 
+@pytest.mark.slow
 def test_the_committed_manifest_matches_the_problem_files() -> None:
     committed = read_manifest(REPO / "problems" / "manifest.json")
     assert committed is not None, REGENERATE

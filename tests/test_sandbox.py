@@ -151,6 +151,7 @@ sys.exit(int(sys.argv[2]) if len(sys.argv) > 2 else 0)
 """
 
 
+@pytest.mark.slow
 def test_zygote_children_are_fresh_confined_processes_and_survive_each_others_crashes(tmp_path: Path) -> None:
     script = tmp_path / "job.py"
     script.write_text(SCRIPT)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import html
 import json
 import os
@@ -197,6 +198,7 @@ def test_page_urls_and_relative_roots_follow_directory_urls():
     assert source_root("problems/level1/19_ReLU.md") == "../../"
 
 
+@pytest.mark.slow
 def test_mkdocs_strict_builds_the_committed_repository(tmp_path):
     done = mkdocs_build(tmp_path / "site")
     assert done.returncode == 0, done.stderr[-3000:]
@@ -204,12 +206,58 @@ def test_mkdocs_strict_builds_the_committed_repository(tmp_path):
     assert (tmp_path / "site" / PLOTLY_URI).is_file()
 
 
-def test_mkdocs_strict_builds_with_no_results_and_says_so(tmp_path):
-    done = mkdocs_build(tmp_path / "site", KB_RESULTS_DIR=str(tmp_path / "no-results"))
+def test_mkdocs_strict_builds_with_no_results_when_asked_to_and_says_so(tmp_path):
+    done = mkdocs_build(tmp_path / "site", KB_RESULTS_DIR=str(tmp_path / "no-results"), KB_ALLOW_EMPTY="1")
     assert done.returncode == 0, done.stderr[-3000:]
     assert "No measured results yet" in (tmp_path / "site" / "index.html").read_text()
 
 
+def test_mkdocs_fails_on_a_mistyped_results_directory_instead_of_building_an_empty_board(tmp_path):
+    done = mkdocs_build(tmp_path / "site", KB_RESULTS_DIR=str(tmp_path / "reslts"))
+    assert done.returncode != 0
+    assert f"{tmp_path / 'reslts'} (KB_RESULTS_DIR=" in done.stderr
+    assert "no such directory" in done.stderr
+    assert "Traceback" not in done.stderr
+    assert not (tmp_path / "site" / "index.html").exists()
+
+
+@pytest.mark.parametrize("variable", ["KB_RESULTS_DIR", "KB_SUBMISSIONS_DIR"])
+@pytest.mark.parametrize("contents", ["missing", "empty", "wrong-level", "unrelated-files"])
+def test_a_data_directory_that_is_missing_or_holds_no_data_file_is_an_error(tree, tmp_path, variable, contents):
+    directory = tmp_path / "data"
+    if contents != "missing":
+        directory.mkdir()
+    if contents == "wrong-level":  # a results file one level too high, a submission one level too low
+        (directory / "sub").mkdir()
+        wrong = directory / "x.json" if variable == "KB_RESULTS_DIR" else directory / "sub" / "x.json"
+        wrong.write_text("{}")
+    if contents == "unrelated-files":
+        (directory / "notes.txt").write_text("results go here")
+    sources = sources_for(tree)
+    field = {"KB_RESULTS_DIR": "results_dir", "KB_SUBMISSIONS_DIR": "submissions_dir"}[variable]
+    sources = dataclasses.replace(sources, **{field: directory})
+    with pytest.raises(SiteDataError) as caught:
+        sources.require_data({variable: str(directory)})
+    assert str(directory) in str(caught.value)
+    assert variable in str(caught.value)
+
+
+def test_the_committed_data_and_synthetic_trees_are_accepted_as_they_are(tree):
+    SiteSources.from_env({}).require_data({})
+    sources_for(tree).require_data({"KB_RESULTS_DIR": str(tree.results_dir)})
+
+
+def test_an_empty_board_is_built_only_on_purpose_and_a_given_manifest_must_exist(tree, tmp_path):
+    sources = sources_for(tree, results_dir=tmp_path / "none")
+    with pytest.raises(SiteDataError, match="KB_ALLOW_EMPTY=1"):
+        sources.require_data({})
+    sources.require_data({"KB_ALLOW_EMPTY": "1"})
+    moved = dataclasses.replace(sources_for(tree), manifest_path=tmp_path / "manifest.json")
+    with pytest.raises(SiteDataError, match="KB_MANIFEST"):
+        moved.require_data({"KB_MANIFEST": str(tmp_path / "manifest.json")})
+
+
+@pytest.mark.slow
 def test_mkdocs_strict_builds_synthetic_results_into_pages_that_load_nothing_from_other_hosts(tree, tmp_path):
     site = tmp_path / "site"
     done = mkdocs_build(

@@ -17,6 +17,7 @@ ENTRIES = [k for k in json.loads((REPO / "submissions" / "kernelbench-team.json"
            if k["backend"] == "triton"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("entry", ENTRIES, ids=[e["path"].removesuffix(".py") for e in ENTRIES])
 def test_a_team_triton_kernel_is_correct_in_cpu_interpret_mode(entry, tmp_path):
     problem = load_catalogue(REPO / "problems").get(entry["level"], entry["problem_id"])

@@ -59,6 +59,7 @@ def finish(process: subprocess.Popen, out: Path, timeout: float) -> dict:
     return json.loads(out.read_text(encoding="utf-8"))
 
 
+@pytest.mark.slow
 def test_the_example_triton_kernels_pass_every_check_in_cpu_interpret_mode(tmp_path: Path):
     running = [
         start_worker(make_job(problem, EXAMPLES / name, tmp_path, interpret=True), tmp_path / name)

@@ -36,6 +36,8 @@ class SubmissionReport:
     """From the document; empty when it could not be read."""
     outcomes: tuple[StageOutcome, ...]
     exit_code: ExitCode
+    needs_gpu: tuple[str, ...] = ()
+    """Stages skipped only because this machine has no usable GPU."""
 
     @property
     def findings(self) -> tuple[Finding, ...]:
@@ -43,7 +45,38 @@ class SubmissionReport:
 
     @property
     def verdict(self) -> str:
+        """The exit class for machines (`passed` means every stage that ran passed); `summary` says which ran."""
         return {ExitCode.OK: "passed", ExitCode.FAILED: "failed"}.get(self.exit_code, "unusable")
+
+    @property
+    def complete(self) -> bool:
+        """Every stage ran and passed: only then may a report say that all checks passed."""
+        return all(o.status == StageStatus.PASSED for o in self.outcomes)
+
+    @property
+    def summary(self) -> str:
+        """One sentence for people: how many stages passed and what became of each other one."""
+        def named(status: StageStatus) -> list[str]:
+            return [o.stage for o in self.outcomes if o.status == status]
+
+        total, passed = len(self.outcomes), named(StageStatus.PASSED)
+        if self.complete:
+            return f"all {total} stages passed"
+        parts = [f"{len(passed)} of {total} stages passed"]
+        if failed := named(StageStatus.FAILED):
+            parts.append(f"{join_names(failed)} failed")
+        if unreached := named(StageStatus.NOT_REACHED):
+            parts.append(f"{join_names(unreached)} not reached")
+        if gpu := [name for name in named(StageStatus.SKIPPED) if name in self.needs_gpu]:
+            parts.append(f"{join_names(gpu)} {'needs' if len(gpu) == 1 else 'need'} a GPU")
+        parts += [f"{o.stage} skipped ({o.reason})" for o in self.outcomes
+                  if o.status == StageStatus.SKIPPED and o.stage not in self.needs_gpu]
+        return "; ".join(parts)
+
+
+def join_names(names: list[str]) -> str:
+    """`a`, `a and b`, `a, b and c`."""
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
 
 
 def _outcome(stage: str, findings: list[Finding], started: float) -> StageOutcome:
@@ -82,6 +115,9 @@ def validate_submission(
     semantics = _outcome("semantics", semantic_findings(submission, catalogue, shown), started)
     outcomes.append(semantics)
     failed = semantics.status == StageStatus.FAILED
+    # A stage skipped for want of a GPU is named as such; one left out by a flag (--build-only) is not.
+    gpu_missing = machine.cannot_run_gpu() is not None and not options.build_only
+    needs_gpu: list[str] = []
 
     # Past semantics a batch keeps going: a kernel rejected by policy or failing its build is a result for
     # that problem; later stages see earlier findings and leave those kernels out themselves.
@@ -90,6 +126,7 @@ def validate_submission(
         reason = stage.unavailable(machine, options)
         if reason:
             outcomes.append(StageOutcome(stage.name, StageStatus.SKIPPED, reason=reason))
+            needs_gpu += [stage.name] if gpu_missing else []
         elif semantics.status == StageStatus.FAILED:
             outcomes += _unreached([stage.name], "the semantic checks failed")
         else:
@@ -100,4 +137,5 @@ def validate_submission(
             outcome = _outcome(stage.name, run.findings, started)
             outcomes.append(outcome)
             failed = failed or outcome.status == StageStatus.FAILED
-    return SubmissionReport(shown, submission.slug, tuple(outcomes), ExitCode.FAILED if failed else ExitCode.OK)
+    exit_code = ExitCode.FAILED if failed else ExitCode.OK
+    return SubmissionReport(shown, submission.slug, tuple(outcomes), exit_code, tuple(needs_gpu))

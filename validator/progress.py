@@ -1,13 +1,17 @@
 """What a long run shows on the terminal: a progress bar and a live table, and the final table.
 
-On a terminal the bar and table redraw in place; elsewhere (CI logs, pipes) each finished item is one
-line, so logs stay readable. Without a console (tests, library use) nothing is printed.
+On a terminal the bar and table redraw in place. Elsewhere (pipes, and CI logs, where CI is set) a
+counter stays quiet: a line at most every HEARTBEAT_S while it runs and one when it ends; the
+evaluation still prints one line per problem, since those lines are its results. Without a console
+(tests, library use) nothing is printed.
 """
 
 from __future__ import annotations
 
 import contextlib
+import os
 import threading
+import time
 from collections.abc import Callable, Iterator, Sequence
 
 from rich.console import Console, Group
@@ -23,6 +27,15 @@ STATUS_STYLE = {
 }
 
 
+HEARTBEAT_S = 30.0
+"""Off a terminal, how often a running counter may say how far it got."""
+
+
+def live(console: Console | None) -> bool:
+    """Redraw in place only on an interactive terminal; CI=true means a log even behind a pseudo-terminal."""
+    return console is not None and console.is_terminal and os.environ.get("CI", "").lower() not in ("true", "1")
+
+
 def _bar(console: Console) -> Progress:
     return Progress(
         TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
@@ -33,23 +46,50 @@ def _bar(console: Console) -> Progress:
 @contextlib.contextmanager
 def counter(console: Console | None, total: int, label: str) -> Iterator[Callable[[str], None]]:
     """A bar for `total` items; yields `advance(note)`, safe to call from several threads."""
-    lock = threading.Lock()
-    done = [0]
     if console is None or total == 0:
         yield lambda note: None
         return
-    if not console.is_terminal:
-        def line(note: str) -> None:
-            with lock:
-                done[0] += 1
-                console.print(f"{label} [{done[0]}/{total}] {escape(note)}", highlight=False)
-
-        yield line
+    if not live(console):
+        with _quiet_counter(console, total, label) as advance:
+            yield advance
         return
     bar = _bar(console)
     task = bar.add_task(label, total=total)
     with bar:
         yield lambda note: bar.advance(task)
+
+
+@contextlib.contextmanager
+def _quiet_counter(console: Console, total: int, label: str) -> Iterator[Callable[[str], None]]:
+    """For logs: `label: done/total (s)` at most every HEARTBEAT_S, and once at the end."""
+    lock = threading.Lock()
+    started = time.monotonic()
+    state = {"done": 0, "said": started}
+
+    def say() -> None:
+        console.print(f"{label}: {state['done']}/{total} ({time.monotonic() - started:.0f} s)", highlight=False,
+                      markup=False)
+
+    def advance(note: str) -> None:
+        with lock:
+            state["done"] += 1
+            if time.monotonic() - state["said"] >= HEARTBEAT_S and state["done"] < total:
+                state["said"] = time.monotonic()
+                say()
+
+    yield advance
+    say()
+
+
+@contextlib.contextmanager
+def working(console: Console | None, what: str) -> Iterator[None]:
+    """A spinner for one step of unknown length, on an interactive terminal only."""
+    if not live(console):
+        yield
+        return
+    assert console is not None
+    with console.status(what):
+        yield
 
 
 def _speedup(result: ProblemResult) -> str:
@@ -92,7 +132,7 @@ class EvaluationView:
         self.bar: Progress | None = None
 
     def __enter__(self) -> EvaluationView:
-        if self.console is not None and self.console.is_terminal and self.total:
+        if live(self.console) and self.total:
             self.bar = _bar(self.console)
             self.task = self.bar.add_task("evaluating", total=self.total)
             self.live = Live(self._render(), console=self.console, refresh_per_second=4, transient=True)

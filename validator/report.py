@@ -14,7 +14,7 @@ from rich.table import Table
 from validator import __version__
 from validator.findings import ExitCode, Severity, StageStatus
 from validator.machine import Machine
-from validator.pipeline import SubmissionReport
+from validator.pipeline import SubmissionReport, join_names
 
 REPORT_VERSION = 1
 STATUS_STYLE = {
@@ -30,6 +30,9 @@ STATUS_ICON = {
     StageStatus.NOT_REACHED: "➖",
 }
 VERDICT_STYLE = {"passed": "bold green", "failed": "bold red", "unusable": "bold red"}
+INCOMPLETE_STYLE = "bold yellow"
+"""A pass of only the stages this machine could run: not green, since not every check ran."""
+HEADLINE_ICON = {ExitCode.OK: "✅", ExitCode.FAILED: "❌"}
 
 
 def overall_exit(reports: Sequence[SubmissionReport]) -> ExitCode:
@@ -37,17 +40,47 @@ def overall_exit(reports: Sequence[SubmissionReport]) -> ExitCode:
     return max((r.exit_code for r in reports), default=ExitCode.OK)
 
 
+def headline(reports: Sequence[SubmissionReport]) -> str:
+    """The run in one line; "all checks passed" only when every stage of every submission ran and passed."""
+    code = overall_exit(reports)
+    if len(reports) == 1:
+        return _verdict_line(reports[0])
+    if code == ExitCode.OK and all(r.complete for r in reports):
+        return f"all checks passed ({len(reports)} submissions)"
+    if code == ExitCode.OK:
+        left_out = dict.fromkeys(o.stage for r in reports for o in r.outcomes if o.status != StageStatus.PASSED)
+        return f"every stage that ran passed ({len(reports)} submissions); {join_names(list(left_out))} did not run"
+    word = "a submission fails a check" if code == ExitCode.FAILED else "unusable input"
+    bad = sum(r.exit_code != ExitCode.OK for r in reports)
+    return f"{word}: {bad} of {len(reports)} submissions did not pass"
+
+
+def _verdict_line(report: SubmissionReport) -> str:
+    """The summary, led by the verdict when it is not a pass (a pass is said by the stage counts)."""
+    return report.summary if report.exit_code == ExitCode.OK else f"{report.verdict}: {report.summary}"
+
+
+def _icon(reports: Sequence[SubmissionReport]) -> str:
+    code = overall_exit(reports)
+    if code == ExitCode.OK and not all(r.complete for r in reports):
+        return "⚠️"
+    return HEADLINE_ICON.get(code, "⛔")
+
+
 def to_json(reports: Sequence[SubmissionReport], machine: Machine | None) -> dict[str, Any]:
     return {
         "report_version": REPORT_VERSION,
         "validator_version": __version__,
         "exit_code": int(overall_exit(reports)),
+        "summary": headline(reports),
         "machine": asdict(machine) if machine else None,
         "submissions": [
             {
                 "file": r.shown,
                 "slug": r.slug,
                 "verdict": r.verdict,
+                "complete": r.complete,
+                "summary": r.summary,
                 "exit_code": int(r.exit_code),
                 "stages": [
                     {
@@ -76,12 +109,10 @@ def _cell(text: str) -> str:
 
 
 def to_markdown(reports: Sequence[SubmissionReport]) -> str:
-    verdict = {ExitCode.OK: "✅ all checks passed", ExitCode.FAILED: "❌ a submission fails a check"}.get(
-        overall_exit(reports), "❌ unusable input"
-    )
-    lines = [f"## kb-validate {__version__}: {verdict}", ""]
+    lines = [f"## kb-validate {__version__}: {_icon(reports)} {_cell(headline(reports))}", ""]
     for r in reports:
-        lines += [f"### `{_cell(r.shown)}`: {r.verdict}", "", "| stage | status | note |", "|---|---|---|"]
+        lines += [f"### `{_cell(r.shown)}`: {_cell(_verdict_line(r))}", "", "| stage | status | note |",
+                  "|---|---|---|"]
         for o in r.outcomes:
             note = o.reason or (f"{len(o.errors)} error(s)" if o.errors else f"{o.seconds:.2f} s")
             lines.append(f"| {o.stage} | {STATUS_ICON[o.status]} {o.status.value} | {_cell(note)} |")
@@ -96,7 +127,8 @@ def to_markdown(reports: Sequence[SubmissionReport]) -> str:
 
 def print_terminal(reports: Sequence[SubmissionReport], console: Console) -> None:
     for r in reports:
-        console.print(f"[bold]{escape(r.shown)}[/]  [{VERDICT_STYLE[r.verdict]}]{r.verdict}[/]")
+        style = VERDICT_STYLE[r.verdict] if r.exit_code != ExitCode.OK or r.complete else INCOMPLETE_STYLE
+        console.print(f"[bold]{escape(r.shown)}[/]  [{style}]{escape(_verdict_line(r))}[/]")
         table = Table(show_header=True, header_style="bold", box=None, pad_edge=False)
         table.add_column("stage")
         table.add_column("status")

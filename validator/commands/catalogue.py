@@ -32,6 +32,7 @@ from validator.catalogue.checks import CheckSpec, ProblemCheck
 from validator.catalogue.manifest import MANIFEST_NAME, dumps, generate, merge_measurements, read_manifest, stale_keys
 from validator.catalogue.problems import Catalogue, Problem, load_catalogue
 from validator.findings import ExitCode, Severity, UserError
+from validator.progress import counter
 from validator.results.baselines import SUBMISSION_SLUG
 
 HELP = "check the problem catalogue's quality filters; generate or check its manifest and compile baseline"
@@ -76,7 +77,7 @@ def execute(args: argparse.Namespace, out: Console, err: Console) -> int:
         return _check(args, out, err)
     if args.action == "baseline":
         return _baseline(args, out)
-    return _manifest(args, out)
+    return _manifest(args, out, err)
 
 
 def _baseline(args: argparse.Namespace, out: Console) -> int:
@@ -127,17 +128,19 @@ def _check(args: argparse.Namespace, out: Console, err: Console) -> int:
     problems = select(catalogue, args.only)
     started_at, started = _now(), time.perf_counter()
 
-    def progress(result: ProblemCheck, done: int, total: int) -> None:
-        err.print(f"[{done}/{total}] {result.key} {result.status} {result.seconds:.1f}s", markup=False)
+    with counter(err, len(problems), f"checking problems ({mode})") as advance:
+        def progress(result: ProblemCheck, done: int, total: int) -> None:
+            advance(f"{result.key} {result.status} {result.seconds:.1f}s")
 
-    if mode == "full":
-        spec = CheckSpec(reduced=False, device="cuda:0", generate_on_device=True, measure=True, slow_forward_s=None)
-        log = args.log or default_log_path()
-        err.print(f"full-size check of {len(problems)} problems; worker log: {log}", markup=False)
-        results = run_isolated(problems, spec, per_problem_s=args.per_problem_s, budget_s=args.budget_s,
-                               log_path=log, threads=args.threads, progress=progress)
-    else:
-        results = run_in_process(problems, CheckSpec(), progress=progress)
+        if mode == "full":
+            spec = CheckSpec(reduced=False, device="cuda:0", generate_on_device=True, measure=True,
+                             slow_forward_s=None)
+            log = args.log or default_log_path()
+            err.print(f"full-size check of {len(problems)} problems; worker log: {log}", markup=False)
+            results = run_isolated(problems, spec, per_problem_s=args.per_problem_s, budget_s=args.budget_s,
+                                   log_path=log, threads=args.threads, progress=progress)
+        else:
+            results = run_in_process(problems, CheckSpec(), progress=progress)
     seconds = time.perf_counter() - started
     report = _report(results, catalogue, mode, started_at, seconds)
     if args.json:
@@ -189,7 +192,7 @@ def _print_check(results: list[ProblemCheck], catalogue: Catalogue, mode: str, s
               f"{counts['failed'] + bad} failed in {seconds:.1f} s", markup=False)
 
 
-def _manifest(args: argparse.Namespace, out: Console) -> int:
+def _manifest(args: argparse.Namespace, out: Console, err: Console) -> int:
     catalogue = load_catalogue(args.problems_dir)
     path = args.manifest or catalogue.root / MANIFEST_NAME
     if args.measurements and not args.write:
@@ -199,7 +202,8 @@ def _manifest(args: argparse.Namespace, out: Console) -> int:
     except ValueError as exc:
         raise UserError(str(exc)) from exc
     started = time.perf_counter()
-    fresh = generate(catalogue, previous)
+    with counter(err, len(catalogue.problems), "deriving the manifest (FLOPs, bytes)") as advance:
+        fresh = generate(catalogue, previous, on_entry=advance)
     for report_path in args.measurements:
         merged, skipped = merge_measurements(fresh, _read_check_report(report_path))
         out.print(f"{report_path}: merged {merged} measurements" + (

@@ -14,6 +14,7 @@ from rich.markup import escape
 from validator.atomic import write_text_atomic
 from validator.catalogue.problems import load_catalogue
 from validator.findings import ExitCode, UserError
+from validator.progress import working
 from validator.submission.importer import ImportPlan, Metadata, plan_import, submission_document
 from validator.submission.schema import schema_findings
 
@@ -50,8 +51,9 @@ def execute(args: argparse.Namespace, out: Console, err: Console) -> int:
         raise UserError(f"run directory {args.run_dir} does not exist or is not a directory")
     if not args.submissions_dir.is_dir():
         raise UserError(f"--submissions-dir {args.submissions_dir} does not exist")
-    catalogue = load_catalogue(args.problems_dir)
-    plan = plan_import(args.run_dir, catalogue, args.sample)
+    with working(err, f"reading {args.run_dir}"):
+        catalogue = load_catalogue(args.problems_dir)
+        plan = plan_import(args.run_dir, catalogue, args.sample)
     meta = Metadata(args.slug, args.name, args.method, args.date, tuple(args.author), tuple(args.hardware),
                     args.model, args.description, tuple(args.link))
     document = submission_document(plan, meta, catalogue)
