@@ -15,7 +15,7 @@ from validator.findings import ExitCode, Finding, StageOutcome, StageStatus
 from validator.machine import Machine
 from validator.pipeline import SubmissionReport, validate_submission
 from validator.report import headline, print_terminal, to_json, to_markdown
-from validator.run_context import RunOptions
+from validator.run_context import BuildOptions, RunOptions
 
 EXAMPLE = str(REPO / "submissions" / f"{EXAMPLE_SLUG}.json")
 STAGES = ("load", "schema", "semantics", "policy", "build", "evaluate")
@@ -104,7 +104,7 @@ def test_a_laptop_run_of_the_example_says_which_stages_need_a_gpu(cli, tmp_path)
 @pytest.mark.parametrize(("options", "needs_gpu", "phrase"), [
     (RunOptions(), ("build", "evaluate"), "build and evaluate need a GPU"),
     (RunOptions(gpu_stages=False), ("build", "evaluate"), "build and evaluate need a GPU"),
-    (RunOptions(build_only=True), (), "evaluate skipped (--build-only"),
+    (RunOptions(build=BuildOptions(only=True)), (), "evaluate skipped (--build-only"),
 ])
 def test_the_pipeline_blames_the_gpu_only_for_what_the_machine_lacks(options, needs_gpu, phrase):
     laptop = Machine(torch_version="2.13.0+cpu", torch_cuda=None, nvcc=None, gpus=(), triton_version=None)

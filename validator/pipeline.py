@@ -116,7 +116,7 @@ def validate_submission(
     outcomes.append(semantics)
     failed = semantics.status == StageStatus.FAILED
     # A stage skipped for want of a GPU is named as such; one left out by a flag (--build-only) is not.
-    gpu_missing = machine.cannot_run_gpu() is not None and not options.build_only
+    gpu_missing = machine.cannot_run_gpu() is not None and not options.build.only
     needs_gpu: list[str] = []
 
     # Past semantics a batch keeps going: a kernel rejected by policy or failing its build is a result for
