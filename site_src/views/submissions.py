@@ -15,6 +15,7 @@ from site_src.render import render
 from site_src.scoring import NO_RECORD, THRESHOLDS, fast_p_label
 from site_src.sources import SubmissionDoc
 from site_src.tables import Cell, Column, Table, ms_text, number, percent_text, speedup_text, table_html
+from site_src.text import css_token, html_paragraphs
 from site_src.views.home import Record, attempted_cell
 from validator.results.records import ResultsFile
 
@@ -75,6 +76,12 @@ def regular_files(directory: Path) -> dict[str, Path]:
     return found
 
 
+def status_cell(row: Any) -> Cell:
+    """A result's status; the error (compiler and worker output, submitter-controlled) only as its tooltip."""
+    status = str(row.status)
+    return Cell(status, status, css=f"kb-status kb-{css_token(status)}", title=str(row.error)[:300])
+
+
 def _speedup_display(row: Any) -> str:
     text = speedup_text(number(row.speedup))
     low, high = number(row.ci_low), number(row.ci_high)
@@ -93,7 +100,7 @@ def result_table(rows: pd.DataFrame, kernels: dict[tuple[int, int], dict], probl
             (
                 Cell(row.key, problem_names.get(row.key, row.key), link=f"problems/{row.key}/"),
                 Cell(str(row.backend), str(row.backend)),
-                Cell(str(row.status), str(row.status), css=f"kb-status kb-{row.status}", title=str(row.error)[:300]),
+                status_cell(row),
                 Cell(number(row.speedup), _speedup_display(row)),
                 Cell(number(row.speedup_vs_compile), speedup_text(number(row.speedup_vs_compile))),
                 Cell(number(row.reference_ms), ms_text(number(row.reference_ms))),
@@ -241,11 +248,11 @@ def submission_page(model: SiteModel, slug: str, aligned: pd.DataFrame | None, o
         rows = _shown_rows(aligned, results.hardware, kernels)
         slots[slot_name] = table_html(result_table(rows, kernels, names), root)
         runs.append(_run_info(results, slot_name))
-    description = str(doc.document.get("description", "")) if doc else ""
+    slots["description"] = html_paragraphs(doc.document.get("description", "")) if doc else ""
     markdown = render(
         "submission.md.j2",
         name=name,
-        description=description,
+        description_slot=slot("description"),
         runs=runs,
         meta_slot=slot("meta"),
         scores_slot=slot("scores"),
