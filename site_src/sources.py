@@ -6,7 +6,6 @@ Every directory can be redirected by an environment variable so tests and the be
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -14,6 +13,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
+from validator import jsonfile
 from validator.catalogue.problems import Catalogue, load_catalogue
 from validator.evaluate.sharding import is_shard_file
 from validator.findings import UserError
@@ -93,9 +93,9 @@ class SiteInputs:
 
 def _read_json(path: Path) -> Any:
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise SiteDataError(f"{path}: cannot be read as JSON ({exc})") from exc
+        return jsonfile.read_json(path, jsonfile.RESULTS_BYTES)
+    except jsonfile.JsonError as exc:
+        raise SiteDataError(f"cannot be read as JSON: {exc}") from None
 
 
 def load_results_dir(results_dir: Path) -> tuple[ResultsFile, ...]:

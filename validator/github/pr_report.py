@@ -8,16 +8,17 @@ images or links, or break the table.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from jsonschema import Draft202012Validator
 
+from validator import jsonfile
 from validator.findings import ExitCode, UserError
+from validator.untrusted import printable
 
-MAX_ARTIFACT_BYTES = 5_000_000
+MAX_ARTIFACT_BYTES = jsonfile.ARTIFACT_BYTES
 TRUNCATION_NOTE = "\n\n… truncated to fit GitHub's comment limit ({shown} of {total} characters). Full report: {url}\n"
 
 _TEXT = {"type": "string", "maxLength": 4000}
@@ -99,12 +100,9 @@ class Artifact:
 def read_checked(path: Path, schema: dict[str, Any], what: str) -> dict[str, Any]:
     """Load a JSON file of bounded size and check it against `schema`; a bad one is a UserError."""
     try:
-        size = path.stat().st_size
-        if size > MAX_ARTIFACT_BYTES:
-            raise UserError(f"{path}: {what} is {size} bytes; at most {MAX_ARTIFACT_BYTES} are accepted")
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise UserError(f"{path}: cannot read {what}: {exc}") from None
+        data = jsonfile.read_json(path, MAX_ARTIFACT_BYTES, expected=what)
+    except jsonfile.JsonError as exc:
+        raise UserError(f"cannot read {what}: {printable(exc)}") from None
     errors = sorted(Draft202012Validator(schema).iter_errors(data), key=lambda e: list(e.absolute_path))
     if errors:
         where = "$" + "".join(f"[{p!r}]" if isinstance(p, str) else f"[{p}]" for p in errors[0].absolute_path)
