@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 import socket
 import subprocess
 import time
@@ -57,8 +58,10 @@ def report(exit_code: int = 0, message: str = "ok", n_findings: int = 0) -> dict
 
 
 def write_artifact(tmp_path: Path, rep: dict | None, *, pr: int = 7, sha: str = HEAD, workflow: str = "pr-check",
-                   validated: bool = True) -> list[str]:
-    """Write meta.json (+ report.json) as a workflow would; return the arguments the trusted job passes."""
+                   validated: bool = True, head: str = "alice:feature") -> list[str]:
+    """Write meta.json (+ report.json) as a workflow would; return the arguments the trusted job passes: the
+    artifact's files plus the PR and commit from the workflow_run event (head commit and branch for pr-check,
+    the run name for gpu-verify)."""
     meta = tmp_path / "meta.json"
     meta.write_text(json.dumps({"workflow": workflow, "pr": pr, "sha": sha, "validated": validated}))
     path = tmp_path / "report.json"
@@ -66,7 +69,9 @@ def write_artifact(tmp_path: Path, rep: dict | None, *, pr: int = 7, sha: str = 
     if rep is not None:
         path.write_text(json.dumps(rep))
     args = ["--workflow", workflow, "--meta", str(meta), "--report", str(path)]
-    return [*args, "--event-sha", sha] if workflow == "pr-check" else args
+    if workflow == "pr-check":
+        return [*args, "--event-sha", sha, "--event-head", head]
+    return [*args, "--run-title", f"gpu-verify PR {pr} at {sha}"]
 
 
 # -- changed files -------------------------------------------------------------------------------------
@@ -142,8 +147,7 @@ def test_guard_lets_the_results_bot_change_results_and_nothing_else(fake: FakeGi
 
 def test_guard_reads_files_and_author_from_the_api_and_sets_a_status(fake: FakeGitHub, tmp_path: Path) -> None:
     fake.add_pull(7, "mallory", HEAD, files=["results/x.json"])
-    meta = write_artifact(tmp_path, None)[3]
-    code, _, _ = bot("check-results-guard", "--meta", meta, "--status-sha", HEAD)
+    code, _, _ = bot("check-results-guard", "--event-head", "mallory:feature", "--status-sha", HEAD)
     assert code == BotExit.CHECK_FAILED
     assert [(s["context"], s["state"]) for s in fake.statuses] == [("kb-validate / results-guard", "failure")]
 
@@ -385,3 +389,83 @@ def test_the_validators_own_json_report_passes_the_artifact_shape_check(tmp_path
     path = tmp_path / "r.json"
     path.write_text(json.dumps(to_json([SubmissionReport("f.json", "s", outcomes, ExitCode.FAILED)], None)))
     assert read_checked(path, REPORT_SCHEMA, "report")["exit_code"] == 1
+
+
+# -- trusted context, sticky-comment ownership, stale GPU results (issue 19) ----------------------------
+
+def test_the_pr_and_commit_come_from_the_event_and_an_artifact_that_disagrees_is_refused(
+    fake: FakeGitHub, tmp_path: Path
+) -> None:
+    fake.add_pull(7, "alice", HEAD, commits=[OLD, HEAD])
+    fake.add_pull(8, "bob", OLD, commits=[OLD])
+    args = write_artifact(tmp_path, report(0), pr=8, sha=OLD, workflow="gpu-verify")
+    args[args.index("--run-title") + 1] = f"gpu-verify PR 7 at {HEAD}"  # what the maintainer dispatched
+    code, _, err = bot("comment", *args)
+    assert code == ExitCode.UNUSABLE and "refusing" in err
+    assert bot("comment", *args[:-1], "gpu-verify PR 7 at main")[0] == ExitCode.UNUSABLE
+    args = write_artifact(tmp_path, report(0), pr=8)  # pr-check: the branch alice:feature is PR 7's
+    assert bot("comment", *args)[0] == ExitCode.UNUSABLE
+    assert fake.comments[7] == [] and fake.comments[8] == [] and fake.statuses == []
+
+
+def test_a_pr_check_event_whose_branch_has_no_open_pull_request_at_that_commit_is_refused(
+    fake: FakeGitHub, tmp_path: Path
+) -> None:
+    fake.add_pull(7, "alice", HEAD)
+    code, _, err = bot("comment", *write_artifact(tmp_path, report(0), head="mallory:feature"))
+    assert code == ExitCode.UNUSABLE and "no open pull request" in err
+    code, _, err = bot("comment", *write_artifact(tmp_path, report(0), head="alice:feature\n::error::x"))
+    assert code == ExitCode.UNUSABLE and "\n::" not in err
+
+
+def test_only_a_bot_comment_that_starts_with_the_marker_is_the_sticky_comment(fake: FakeGitHub, tmp_path: Path) -> None:
+    fake.add_pull(7, "alice", HEAD)
+    quoting = fake.add_comment(7, "github-actions[bot]", "## GPU\n`<!-- kb-validate-bot:pr-check -->` from a file name")
+    code, out, _ = bot("comment", *write_artifact(tmp_path, report(0)))
+    assert code == BotExit.OK and "created" in out
+    assert quoting["body"].startswith("## GPU") and len(fake.comments[7]) == 2
+    assert fake.comments[7][1]["body"].startswith("<!-- kb-validate-bot:pr-check -->\n")
+
+
+def test_untrusted_file_names_cannot_add_html_or_headings_or_control_characters(tmp_path: Path) -> None:
+    rep = report(1, message="bad\x1b[2J\x9b\u202ename\r\n::error::x", n_findings=1)
+    rep["submissions"][0]["file"] = "</summary><h2>GPU verification: ✅ passed</h2><!-- kb-validate-bot:gpu-verify -->"
+    body = render(Artifact({"workflow": "pr-check", "pr": 7, "sha": HEAD}, rep), "<!-- m -->", "")
+    outside_code_spans = re.sub(r"`[^`\n]*`", "", body)
+    assert "<h2>" not in outside_code_spans and "<!-- kb-validate-bot" not in outside_code_spans
+    assert "<summary><code>&lt;/summary&gt;&lt;h2&gt;GPU verification" in body
+    assert not any(c in body for c in "\x1b\x9b\u202e\r")
+    assert not [line for line in body.splitlines() if line.startswith("::")]
+
+
+def test_a_new_push_marks_the_gpu_status_pending_and_the_gpu_comment_stale(fake: FakeGitHub, tmp_path: Path) -> None:
+    fake.add_pull(7, "alice", OLD, commits=[OLD])
+    assert bot("comment", *write_artifact(tmp_path, report(0), sha=OLD, workflow="gpu-verify"),
+               "--status-context", "kb-validate / gpu-verify")[0] == BotExit.OK
+    gpu = fake.comments[7][0]
+    assert "✅ passed" in gpu["body"] and "Stale" not in gpu["body"]
+    fake.pulls[7].head_sha, fake.pulls[7].commits = HEAD, [OLD, HEAD]  # the contributor pushes again
+    assert bot("comment", *write_artifact(tmp_path, report(0)), "--gpu-pending")[0] == BotExit.OK
+    statuses = [(s["context"], s["state"], s["sha"]) for s in fake.statuses]
+    assert ("kb-validate / gpu-verify", "pending", HEAD) in statuses
+    assert gpu["body"].startswith("<!-- kb-validate-bot:gpu-verify -->\n") and "**Stale**" in gpu["body"]
+    assert f"`{HEAD[:12]}`" in gpu["body"]
+
+
+def test_pr_check_on_the_commit_the_gpu_verified_leaves_the_gpu_status_alone(fake: FakeGitHub, tmp_path: Path) -> None:
+    fake.add_pull(7, "alice", HEAD)
+    bot("comment", *write_artifact(tmp_path, report(0), workflow="gpu-verify"))
+    assert bot("comment", *write_artifact(tmp_path, report(0)), "--gpu-pending")[0] == BotExit.OK
+    assert [s for s in fake.statuses if s["context"] == "kb-validate / gpu-verify"] == []
+    assert "Stale" not in fake.comments[7][0]["body"]
+
+
+def test_a_deeply_nested_artifact_is_unusable_input_not_an_internal_error(fake: FakeGitHub, tmp_path: Path) -> None:
+    fake.add_pull(7, "alice", HEAD)
+    args = write_artifact(tmp_path, report(0))
+    Path(args[args.index("--report") + 1]).write_text("[" * 100_000 + "]" * 100_000)
+    code, _, err = bot("comment", *args)
+    assert code == ExitCode.UNUSABLE and "nest deeper" in err
+    Path(args[args.index("--meta") + 1]).write_text('{"workflow": "pr-check", "pr": 7, "pr": 8}')
+    code, _, err = bot("comment", *args)
+    assert code == ExitCode.UNUSABLE and "duplicate key" in err

@@ -17,3 +17,10 @@ ANY_CONTROL = re.compile(f"[{CONTROLS}\t\n\r]")
 def printable(value: object) -> str:
     """`value` for one line of a terminal or a log: every control character shown as `\\uXXXX`."""
     return ANY_CONTROL.sub(lambda m: f"\\u{ord(m.group()):04x}", str(value))
+
+
+def printable_block(value: object, indent: str = "    | ") -> str:
+    """Multi-line `value` (a compiler log tail) for a terminal or a log: controls removed, and every line after
+    the first led by `indent`, so that no line of it can start a GitHub workflow command (`::`)."""
+    lines = CONTROL.sub("", str(value)).replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    return f"\n{indent}".join(line.replace("\t", " ") for line in lines)

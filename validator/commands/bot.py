@@ -34,6 +34,7 @@ from validator.github.client import (
     settings_from_env,
 )
 from validator.github.pr_changes import git_changed_paths, submission_documents
+from validator.untrusted import printable
 
 HELP = "GitHub bot: changed files, results guard, sticky PR comment, commit status, results pull request"
 _SHA = re.compile(r"^[0-9a-f]{40}$")
@@ -41,6 +42,10 @@ _CONTEXT = re.compile(r"^[A-Za-z0-9 ._/:()-]{1,100}$")
 _KEY = re.compile(r"^[a-z0-9-]{1,40}$")
 _BRANCH = re.compile(r"^[A-Za-z0-9._/-]{1,100}$")
 GUARD_CONTEXT = "kb-validate / results-guard"
+GPU_CONTEXT = "kb-validate / gpu-verify"
+_RUN_TITLE = re.compile(r"^gpu-verify PR ([1-9][0-9]{0,6}) at ([0-9a-f]{40})$")
+_HEAD_LABEL = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38}):[^\s:~^?*\[\\]{1,255}$")
+MARKERS = {workflow: f"<!-- kb-validate-bot:{workflow} -->" for workflow in pr_report.TITLES}
 
 
 def _common(p: argparse.ArgumentParser) -> None:
@@ -63,7 +68,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     _common(p)
     p = sub.add_parser("check-results-guard", help="fail a contributor pull request that touches results/")
     _source(p)
-    p.add_argument("--meta", type=Path, metavar="FILE", help="take the PR number from a pr-check artifact's meta.json")
+    p.add_argument("--event-head", metavar="OWNER:BRANCH",
+                   help="find the PR from the workflow_run event's head branch (at --status-sha)")
     p.add_argument("--files", type=Path, metavar="FILE", help="changed paths as data (NUL- or newline-separated)")
     p.add_argument("--author", help="login that opened the pull request (read from the API with --pr/--meta)")
     p.add_argument("--bot-login", help="the results bot's login (default: $KB_RESULTS_BOT)")
@@ -74,6 +80,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     p.add_argument("--meta", type=Path, required=True, metavar="FILE", help="the artifact's meta.json")
     p.add_argument("--report", type=Path, metavar="FILE", help="the artifact's report JSON; none: nothing validated")
     p.add_argument("--event-sha", help="pr-check: the run's head SHA from the trusted event; must be the PR head")
+    p.add_argument("--event-head", metavar="OWNER:BRANCH", help="pr-check: the event's head branch (finds the PR)")
+    p.add_argument("--run-title", help="gpu-verify: the run's name, 'gpu-verify PR N at SHA' (from the event)")
+    p.add_argument("--gpu-pending", action="store_true",
+                   help=f"pr-check: set {GPU_CONTEXT!r} pending on an unverified head; mark the GPU comment stale")
     p.add_argument("--markdown", type=Path, metavar="FILE", help="TRUSTED Markdown body to post instead of rendering")
     p.add_argument("--run-url", default="", help="link to the full report (the workflow run)")
     p.add_argument("--status-context", help="also set this commit status from the report")
@@ -115,23 +125,43 @@ def _read_text(path: Path, flag: str) -> str:
         raise UserError(f"{flag} {path}: {exc.strerror}") from None
 
 
-def _artifact_pr(client: GitHubClient, meta: dict, workflow: str, event_sha: str | None) -> tuple[int, str]:
-    """The PR number comes from an artifact: accept it only if the commit really belongs to that PR.
+def _pr_of_head(client: GitHubClient, label: str | None, sha: str) -> int:
+    """The one open pull request whose head branch `label` is at `sha` (both from the trusted event)."""
+    if not _HEAD_LABEL.match(label or ""):
+        raise UserError(f"--event-head {label!r}: expected OWNER:BRANCH, the head of the workflow_run event")
+    numbers = client.pulls_for_head(label or "", sha)
+    if len(numbers) != 1:
+        found = "no open pull request" if not numbers else f"{len(numbers)} open pull requests"
+        raise UserError(f"{found} has head {label} at {sha[:12]}; refusing to report on it")
+    return numbers[0]
 
-    pr-check: the commit is the trusted event's head SHA and must be the PR's head. gpu-verify: the commit
-    is the one a maintainer dispatched (recorded by the trusted harness) and must be one of the PR's commits.
+
+def _trusted_pr(client: GitHubClient, args: argparse.Namespace, meta: dict) -> tuple[int, str]:
+    """The pull request and commit a report is about, from the trusted workflow_run context only.
+
+    pr-check: the event's head commit and head branch (set by GitHub), whose one open pull request must have
+    that commit as its head. gpu-verify: the run name gpu-verify.yml (main's file) writes from the inputs a
+    maintainer dispatched. The artifact, written where the submission ran, must agree or nothing is posted.
     """
-    if meta["workflow"] != workflow:
-        raise UserError(f"the artifact says it comes from {meta['workflow']!r}, but the event is {workflow!r}")
-    number, sha = meta["pr"], meta["sha"]
-    if workflow == "pr-check":
-        if _check_sha(event_sha, "--event-sha") != sha:
-            raise UserError(f"the artifact names commit {sha[:12]}, but the run was for {event_sha[:12]}")
-        head = client.pull(number).head_sha
-        if head != sha:
-            raise UserError(f"PR #{number}'s head is {head[:12]}, not {sha[:12]}; refusing to report on it")
-    elif sha not in client.commit_shas(number):
-        raise UserError(f"commit {sha[:12]} is not one of PR #{number}'s commits; refusing to report on it")
+    if meta["workflow"] != args.workflow:
+        raise UserError(f"the artifact says it comes from {meta['workflow']!r}, but the event is {args.workflow!r}")
+    if args.workflow == "gpu-verify":
+        match = _RUN_TITLE.match(args.run_title or "")
+        if not match:
+            raise UserError(f"--run-title {args.run_title!r}: expected 'gpu-verify PR N at SHA' (its run name)")
+        number, sha = int(match.group(1)), match.group(2)
+    else:
+        number, sha = 0, _check_sha(args.event_sha, "--event-sha")
+    if meta["sha"] != sha or (number and meta["pr"] != number):
+        raise UserError(f"the artifact names PR #{meta['pr']} at {meta['sha'][:12]}, but the run was for "
+                        f"{f'PR #{number} at ' if number else ''}{sha[:12]}; refusing to report on it")
+    if args.workflow == "gpu-verify":
+        if sha not in client.commit_shas(number):
+            raise UserError(f"commit {sha[:12]} is not one of PR #{number}'s commits; refusing to report on it")
+        return number, sha
+    number = _pr_of_head(client, args.event_head, sha)
+    if meta["pr"] != number:
+        raise UserError(f"the artifact names PR #{meta['pr']}, but the run was for PR #{number}; refusing")
     return number, sha
 
 
@@ -156,23 +186,22 @@ def _changed_files(args: argparse.Namespace, out: Console) -> int:
 
 def _guard_pr(args: argparse.Namespace, client: GitHubClient) -> int | None:
     """The PR to read files and author from (None: they come from the command line), checked against --status-sha."""
-    if args.meta:
-        meta = pr_report.read_checked(args.meta, pr_report.META_SCHEMA, "the artifact's meta.json")
-        return _artifact_pr(client, meta, "pr-check", args.status_sha)[0]
+    if args.event_head:
+        return _pr_of_head(client, args.event_head, _check_sha(args.status_sha, "--status-sha"))
     if args.pr and args.status_sha and client.pull(args.pr).head_sha != _check_sha(args.status_sha, "--status-sha"):
         raise UserError(f"--status-sha {args.status_sha[:12]} is not the head of PR #{args.pr}")
     return args.pr
 
 
 def _guard(args: argparse.Namespace, out: Console, err: Console) -> int:
-    needs_api = bool(args.pr or args.meta or args.status_sha)
+    needs_api = bool(args.pr or args.event_head or args.status_sha)
     client = _client(args) if needs_api else None
     number = _guard_pr(args, client) if client else None
     paths = _changed_paths(args, client, number)
     author = args.author
     if author is None:
         if client is None or not number:
-            raise UserError("--author LOGIN is needed unless --pr/--meta lets the API tell who opened the PR")
+            raise UserError("--author LOGIN is needed unless --pr/--event-head lets the API tell who opened the PR")
         author = client.pull(number).author
     verdict = results_guard.check(paths, author, args.bot_login or os.environ.get("KB_RESULTS_BOT") or None)
     if client and args.status_sha:
@@ -188,8 +217,8 @@ def _comment(args: argparse.Namespace, out: Console) -> int:
     if args.report is not None and args.report.exists():
         report = pr_report.read_checked(args.report, pr_report.REPORT_SCHEMA, "the validation report")
     client = _client(args)
-    number, sha = _artifact_pr(client, meta, args.workflow, args.event_sha)
-    marker = f"<!-- kb-validate-bot:{args.workflow} -->"
+    number, sha = _trusted_pr(client, args, meta)
+    marker = MARKERS[args.workflow]
     artifact = pr_report.Artifact(meta, report)
     body = pr_report.render(artifact, marker, args.run_url)
     if args.markdown:
@@ -197,13 +226,28 @@ def _comment(args: argparse.Namespace, out: Console) -> int:
     body = pr_report.fit_comment(body, COMMENT_LIMIT - 500, args.run_url)
     bot_login = args.bot_login or os.environ.get("KB_BOT_LOGIN") or DEFAULT_BOT_LOGIN
     result = client.upsert_comment(number, marker, body, bot_login)
-    out.print(f"comment {result.action}: {result.html_url}", markup=False)
+    out.print(f"comment {result.action}: {printable(result.html_url)}", markup=False)
+    if args.gpu_pending and args.workflow == "pr-check":
+        _mark_gpu_stale(client, number, sha, bot_login, out)
     if args.status_context:
         state = pr_report.status_state(artifact)
         description = {"success": "passed", "failure": "failed", "error": "did not finish or validator error"}[state]
         client.set_status(sha, state, _check_context(args.status_context), description, args.run_url or None)
         out.print(f"status {args.status_context!r} set to {state} on {sha[:12]}", markup=False)
     return BotExit.OK
+
+
+def _mark_gpu_stale(client: GitHubClient, number: int, head: str, bot_login: str, out: Console) -> None:
+    """A push the GPU has not verified: its gpu-verify status is pending and the GPU comment says it is stale."""
+    marker = MARKERS["gpu-verify"]
+    body = client.comment_body(number, marker, bot_login)
+    if body is not None and pr_report.commit_of(body) == head:
+        return  # this very commit was verified on the GPU (pr-check ran again): nothing went stale
+    client.set_status(head, "pending", GPU_CONTEXT, "awaiting GPU verification of this commit by a maintainer", None)
+    out.print(f"status {GPU_CONTEXT!r} set to pending on {head[:12]}", markup=False)
+    if body is not None:
+        client.upsert_comment(number, marker, pr_report.mark_stale(body, head), bot_login)
+        out.print("GPU comment marked stale", markup=False)
 
 
 def _check_context(context: str) -> str:
@@ -265,5 +309,5 @@ def execute(args: argparse.Namespace, out: Console, err: Console) -> int:
         return int(exc.exit_code)
     except UserError as exc:
         token = os.environ.get("GITHUB_TOKEN", "")
-        err.print(f"kb-validate bot: error: {one_line(str(exc), (token,))}", markup=False)
+        err.print(f"kb-validate bot: error: {printable(one_line(str(exc), (token,)))}", markup=False)
         return int(exc.exit_code)
