@@ -160,3 +160,21 @@ def test_markdown_inline_text_escapes_everything_markdown_reads_and_drops_contro
     assert markdown_inline("<i>\n\u202e") == "&lt;i&gt;"
     assert plain("a\u0000b\u001bc\u2066d\u009be") == "abcde"
     assert page_title("</title>&x") == "‹/title›+x"
+
+
+def test_an_edited_kernels_result_is_marked_stale_on_its_pages_and_not_ranked(tmp_path):
+    from site_src.generate import generate
+    from site_src.sources import SiteSources
+
+    spec = SyntheticSpec(submissions=1, problems_per_level=(2,), hardware=("nvidia-h200",), coverage=1.0)
+    tree = write_synthetic(tmp_path, spec)
+    sources = SiteSources(tree.results_dir, tree.submissions_dir, tree.problems_dir, tree.problems_dir / "manifest.json")
+    before = generate(sources).slots["submissions/synthetic-000.md"]
+    assert "stale — awaiting rerun" not in "".join(before.values())
+    kernel = tree.submissions_dir / "synthetic-000" / "level1_1.py"
+    kernel.write_text(kernel.read_text() + "# edited after the run\n")
+    after = generate(sources)
+    page = "".join(after.slots["submissions/synthetic-000.md"].values())
+    assert page.count("stale — awaiting rerun") == 1 and "kernel file changed" in page
+    ranking = "".join(after.slots["problems/level1/1_Synthetic_op_1_1.md"].values())
+    assert "stale — awaiting rerun" in ranking and ">1</td>" not in ranking
