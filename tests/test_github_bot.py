@@ -58,9 +58,9 @@ def report(exit_code: int = 0, message: str = "ok", n_findings: int = 0) -> dict
 
 
 def write_artifact(tmp_path: Path, rep: dict | None, *, pr: int = 7, sha: str = HEAD, workflow: str = "pr-check",
-                   validated: bool = True, head: str = "alice:feature") -> list[str]:
+                   validated: bool = True, head_repo: str = "alice/board") -> list[str]:
     """Write meta.json (+ report.json) as a workflow would; return the arguments the trusted job passes: the
-    artifact's files plus the PR and commit from the workflow_run event (head commit and branch for pr-check,
+    artifact's files plus the PR and commit from the workflow_run event (head commit and repository for pr-check,
     the run name for gpu-verify)."""
     meta = tmp_path / "meta.json"
     meta.write_text(json.dumps({"workflow": workflow, "pr": pr, "sha": sha, "validated": validated}))
@@ -70,7 +70,7 @@ def write_artifact(tmp_path: Path, rep: dict | None, *, pr: int = 7, sha: str = 
         path.write_text(json.dumps(rep))
     args = ["--workflow", workflow, "--meta", str(meta), "--report", str(path)]
     if workflow == "pr-check":
-        return [*args, "--event-sha", sha, "--event-head", head]
+        return [*args, "--event-sha", sha, "--event-repo", head_repo]
     return [*args, "--run-title", f"gpu-verify PR {pr} at {sha}"]
 
 
@@ -147,7 +147,7 @@ def test_guard_lets_the_results_bot_change_results_and_nothing_else(fake: FakeGi
 
 def test_guard_reads_files_and_author_from_the_api_and_sets_a_status(fake: FakeGitHub, tmp_path: Path) -> None:
     fake.add_pull(7, "mallory", HEAD, files=["results/x.json"])
-    code, _, _ = bot("check-results-guard", "--event-head", "mallory:feature", "--status-sha", HEAD)
+    code, _, _ = bot("check-results-guard", "--event-repo", "mallory/board", "--status-sha", HEAD)
     assert code == BotExit.CHECK_FAILED
     assert [(s["context"], s["state"]) for s in fake.statuses] == [("kb-validate / results-guard", "failure")]
 
@@ -403,19 +403,23 @@ def test_the_pr_and_commit_come_from_the_event_and_an_artifact_that_disagrees_is
     code, _, err = bot("comment", *args)
     assert code == ExitCode.UNUSABLE and "refusing" in err
     assert bot("comment", *args[:-1], "gpu-verify PR 7 at main")[0] == ExitCode.UNUSABLE
-    args = write_artifact(tmp_path, report(0), pr=8)  # pr-check: the branch alice:feature is PR 7's
+    args = write_artifact(tmp_path, report(0), pr=8)  # pr-check: alice/board's open PR at HEAD is PR 7
     assert bot("comment", *args)[0] == ExitCode.UNUSABLE
     assert fake.comments[7] == [] and fake.comments[8] == [] and fake.statuses == []
 
 
-def test_a_pr_check_event_whose_branch_has_no_open_pull_request_at_that_commit_is_refused(
+def test_a_pr_check_event_whose_repository_has_no_open_pull_request_at_that_commit_is_refused(
     fake: FakeGitHub, tmp_path: Path
 ) -> None:
     fake.add_pull(7, "alice", HEAD)
-    code, _, err = bot("comment", *write_artifact(tmp_path, report(0), head="mallory:feature"))
+    code, _, err = bot("comment", *write_artifact(tmp_path, report(0), head_repo="mallory/board"))
     assert code == ExitCode.UNUSABLE and "no open pull request" in err
-    code, _, err = bot("comment", *write_artifact(tmp_path, report(0), head="alice:feature\n::error::x"))
+    code, _, err = bot("comment", *write_artifact(tmp_path, report(0), head_repo="alice/board\n::error::x"))
     assert code == ExitCode.UNUSABLE and "\n::" not in err
+    fake.add_pull(9, "alice", HEAD)  # two open PRs from one repository at one commit: which one is unknowable
+    code, _, err = bot("comment", *write_artifact(tmp_path, report(0)))
+    assert code == ExitCode.UNUSABLE and "2 open pull requests" in err
+    assert fake.comments[7] == [] and fake.comments[9] == []
 
 
 def test_only_a_bot_comment_that_starts_with_the_marker_is_the_sticky_comment(fake: FakeGitHub, tmp_path: Path) -> None:
@@ -469,3 +473,31 @@ def test_a_deeply_nested_artifact_is_unusable_input_not_an_internal_error(fake: 
     Path(args[args.index("--meta") + 1]).write_text('{"workflow": "pr-check", "pr": 7, "pr": 8}')
     code, _, err = bot("comment", *args)
     assert code == ExitCode.UNUSABLE and "duplicate key" in err
+
+
+def test_check_head_passes_only_for_an_open_pull_requests_current_head(fake: FakeGitHub) -> None:
+    fake.add_pull(7, "alice", HEAD, commits=[OLD, HEAD])
+    assert bot("check-head", "--pr", "7", "--sha", HEAD)[0] == BotExit.OK
+    code, _, err = bot("check-head", "--pr", "7", "--sha", OLD)
+    assert code == ExitCode.UNUSABLE and "current head" in err
+    assert bot("check-head", "--pr", "7", "--sha", "main")[0] == ExitCode.UNUSABLE
+
+
+def test_the_results_pull_request_body_lists_each_kernels_hash_status_and_flags(tmp_path: Path) -> None:
+    from validator.results.records import Environment, Flag, ProblemResult, ResultsFile, Status, save
+
+    problems = (
+        ProblemResult("level1/1_A", 1, 1, "p" * 64, "a.py", "1" * 64, "cuda", Status.CORRECT, speedup=1.2),
+        ProblemResult("level1/2_B|`x`", 1, 2, "p" * 64, "b.py", "2" * 64, "cuda", Status.REJECTED,
+                      flags=(Flag("replayed-output", "m", "error"),)),
+    )
+    record = ResultsFile("s", "S", "s" * 64, "nvidia-h200", Environment(*["?"] * 8), {}, problems, "t0", "t1")
+    save(record, tmp_path / "results" / "nvidia-h200" / "s.json")
+    (tmp_path / "results" / "nvidia-h200" / "t.json").write_text("[" * 50_000)
+    failed = tmp_path / "failed.txt"
+    failed.write_text("x.shard-2-of-2.json: objects and arrays nest deeper than 32 levels\n")
+    code, out, _ = bot("results-body", "--results-dir", str(tmp_path / "results"), "--failed", str(failed))
+    assert code == BotExit.OK
+    assert f"`{'1' * 64}` | `correct`" in out and f"`{'2' * 64}` | `rejected` | `replayed-output`" in out
+    assert "`level1/2_B\\|'x'`" in out
+    assert "Unreadable" in out and "x.shard-2-of-2.json" in out

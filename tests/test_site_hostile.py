@@ -168,7 +168,7 @@ def test_an_edited_kernels_result_is_marked_stale_on_its_pages_and_not_ranked(tm
 
     spec = SyntheticSpec(submissions=1, problems_per_level=(2,), hardware=("nvidia-h200",), coverage=1.0)
     tree = write_synthetic(tmp_path, spec)
-    sources = SiteSources(tree.results_dir, tree.submissions_dir, tree.problems_dir, tree.problems_dir / "manifest.json")
+    sources = SiteSources(tree.results_dir, tree.submissions_dir, tree.problems_dir, tree.problems_dir / "x.json")
     before = generate(sources).slots["submissions/synthetic-000.md"]
     assert "stale — awaiting rerun" not in "".join(before.values())
     kernel = tree.submissions_dir / "synthetic-000" / "level1_1.py"

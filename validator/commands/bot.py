@@ -5,6 +5,8 @@ Actions:
   check-results-guard  fail a pull request that touches results/ unless the results bot opened it
   comment              post or update the sticky comment for a validation report (and set a status)
   status               set one commit status
+  check-head           exit 0 only if a pull request is open with exactly this head commit (before fetching it)
+  results-body         the results pull request's body: each kernel's sha256, status and flags
   open-results-pr      commit the changed files under results/ to a new branch and open a pull request
 
 The token comes from GITHUB_TOKEN and is never printed. Exit codes: see `validator.github.client.BotExit`.
@@ -22,7 +24,7 @@ from pathlib import Path
 from rich.console import Console
 
 from validator.findings import UserError
-from validator.github import pr_report, results_guard
+from validator.github import pr_report, results_guard, results_summary
 from validator.github.client import (
     COMMENT_LIMIT,
     DEFAULT_BOT_LOGIN,
@@ -44,7 +46,7 @@ _BRANCH = re.compile(r"^[A-Za-z0-9._/-]{1,100}$")
 GUARD_CONTEXT = "kb-validate / results-guard"
 GPU_CONTEXT = "kb-validate / gpu-verify"
 _RUN_TITLE = re.compile(r"^gpu-verify PR ([1-9][0-9]{0,6}) at ([0-9a-f]{40})$")
-_HEAD_LABEL = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38}):[^\s:~^?*\[\\]{1,255}$")
+_REPO_NAME = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})/[A-Za-z0-9._-]{1,100}$")
 MARKERS = {workflow: f"<!-- kb-validate-bot:{workflow} -->" for workflow in pr_report.TITLES}
 
 
@@ -68,8 +70,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     _common(p)
     p = sub.add_parser("check-results-guard", help="fail a contributor pull request that touches results/")
     _source(p)
-    p.add_argument("--event-head", metavar="OWNER:BRANCH",
-                   help="find the PR from the workflow_run event's head branch (at --status-sha)")
+    p.add_argument("--event-repo", metavar="OWNER/NAME",
+                   help="find the open PR from this head repository whose head is --status-sha (the event's)")
     p.add_argument("--files", type=Path, metavar="FILE", help="changed paths as data (NUL- or newline-separated)")
     p.add_argument("--author", help="login that opened the pull request (read from the API with --pr/--meta)")
     p.add_argument("--bot-login", help="the results bot's login (default: $KB_RESULTS_BOT)")
@@ -80,7 +82,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     p.add_argument("--meta", type=Path, required=True, metavar="FILE", help="the artifact's meta.json")
     p.add_argument("--report", type=Path, metavar="FILE", help="the artifact's report JSON; none: nothing validated")
     p.add_argument("--event-sha", help="pr-check: the run's head SHA from the trusted event; must be the PR head")
-    p.add_argument("--event-head", metavar="OWNER:BRANCH", help="pr-check: the event's head branch (finds the PR)")
+    p.add_argument("--event-repo", metavar="OWNER/NAME", help="pr-check: the event's head repository (finds the PR)")
     p.add_argument("--run-title", help="gpu-verify: the run's name, 'gpu-verify PR N at SHA' (from the event)")
     p.add_argument("--gpu-pending", action="store_true",
                    help=f"pr-check: set {GPU_CONTEXT!r} pending on an unverified head; mark the GPU comment stale")
@@ -96,6 +98,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     p.add_argument("--description", default="")
     p.add_argument("--target-url")
     _common(p)
+    p = sub.add_parser("check-head", help="refuse unless PR N is open with head SHA (before fetching it)")
+    p.add_argument("--pr", type=int, required=True, metavar="N")
+    p.add_argument("--sha", required=True)
+    _common(p)
+    p = sub.add_parser("results-body", help="print the results pull request's body (Markdown) for a results tree")
+    p.add_argument("--results-dir", type=Path, required=True, metavar="DIR", help="results/<hardware>/<slug>.json")
+    p.add_argument("--failed", type=Path, metavar="FILE", help="lines 'FILE: why' of shards the merge could not use")
     p = sub.add_parser("open-results-pr", help="open a pull request with the changed files under results/")
     p.add_argument("--branch", required=True)
     p.add_argument("--title", required=True)
@@ -125,22 +134,22 @@ def _read_text(path: Path, flag: str) -> str:
         raise UserError(f"{flag} {path}: {exc.strerror}") from None
 
 
-def _pr_of_head(client: GitHubClient, label: str | None, sha: str) -> int:
-    """The one open pull request whose head branch `label` is at `sha` (both from the trusted event)."""
-    if not _HEAD_LABEL.match(label or ""):
-        raise UserError(f"--event-head {label!r}: expected OWNER:BRANCH, the head of the workflow_run event")
-    numbers = client.pulls_for_head(label or "", sha)
+def _pr_of_head(client: GitHubClient, repo: str | None, sha: str) -> int:
+    """The one open pull request from repository `repo` whose head is `sha` (both from the trusted event)."""
+    if not _REPO_NAME.match(repo or ""):
+        raise UserError(f"--event-repo {repo!r}: expected OWNER/NAME, the workflow_run event's head repository")
+    numbers = client.pulls_for_head(repo or "", sha)
     if len(numbers) != 1:
         found = "no open pull request" if not numbers else f"{len(numbers)} open pull requests"
-        raise UserError(f"{found} has head {label} at {sha[:12]}; refusing to report on it")
+        raise UserError(f"{found} from {repo} has head {sha[:12]}; refusing to report on it")
     return numbers[0]
 
 
 def _trusted_pr(client: GitHubClient, args: argparse.Namespace, meta: dict) -> tuple[int, str]:
     """The pull request and commit a report is about, from the trusted workflow_run context only.
 
-    pr-check: the event's head commit and head branch (set by GitHub), whose one open pull request must have
-    that commit as its head. gpu-verify: the run name gpu-verify.yml (main's file) writes from the inputs a
+    pr-check: the event's head commit and head repository (set by GitHub): the one open pull request from
+    that repository with that head. gpu-verify: the run name gpu-verify.yml (main's file) writes from the inputs a
     maintainer dispatched. The artifact, written where the submission ran, must agree or nothing is posted.
     """
     if meta["workflow"] != args.workflow:
@@ -159,7 +168,7 @@ def _trusted_pr(client: GitHubClient, args: argparse.Namespace, meta: dict) -> t
         if sha not in client.commit_shas(number):
             raise UserError(f"commit {sha[:12]} is not one of PR #{number}'s commits; refusing to report on it")
         return number, sha
-    number = _pr_of_head(client, args.event_head, sha)
+    number = _pr_of_head(client, args.event_repo, sha)
     if meta["pr"] != number:
         raise UserError(f"the artifact names PR #{meta['pr']}, but the run was for PR #{number}; refusing")
     return number, sha
@@ -186,22 +195,22 @@ def _changed_files(args: argparse.Namespace, out: Console) -> int:
 
 def _guard_pr(args: argparse.Namespace, client: GitHubClient) -> int | None:
     """The PR to read files and author from (None: they come from the command line), checked against --status-sha."""
-    if args.event_head:
-        return _pr_of_head(client, args.event_head, _check_sha(args.status_sha, "--status-sha"))
+    if args.event_repo:
+        return _pr_of_head(client, args.event_repo, _check_sha(args.status_sha, "--status-sha"))
     if args.pr and args.status_sha and client.pull(args.pr).head_sha != _check_sha(args.status_sha, "--status-sha"):
         raise UserError(f"--status-sha {args.status_sha[:12]} is not the head of PR #{args.pr}")
     return args.pr
 
 
 def _guard(args: argparse.Namespace, out: Console, err: Console) -> int:
-    needs_api = bool(args.pr or args.event_head or args.status_sha)
+    needs_api = bool(args.pr or args.event_repo or args.status_sha)
     client = _client(args) if needs_api else None
     number = _guard_pr(args, client) if client else None
     paths = _changed_paths(args, client, number)
     author = args.author
     if author is None:
         if client is None or not number:
-            raise UserError("--author LOGIN is needed unless --pr/--event-head lets the API tell who opened the PR")
+            raise UserError("--author LOGIN is needed unless --pr/--event-repo lets the API tell who opened the PR")
         author = client.pull(number).author
     verdict = results_guard.check(paths, author, args.bot_login or os.environ.get("KB_RESULTS_BOT") or None)
     if client and args.status_sha:
@@ -264,6 +273,24 @@ def _status(args: argparse.Namespace, out: Console) -> int:
     return BotExit.OK
 
 
+def _check_head(args: argparse.Namespace, out: Console) -> int:
+    sha = _check_sha(args.sha, "--sha")
+    if args.pr < 1:
+        raise UserError(f"--pr {args.pr}: expected a pull request number")
+    pull = _client(args).pull(args.pr)
+    if pull.state != "open" or pull.head_sha != sha:
+        raise UserError(f"PR #{args.pr} is {pull.state} with head {pull.head_sha[:12]}, not {sha[:12]}: the commit "
+                        "to verify must be the pull request's current head; refusing to fetch it")
+    out.print(f"PR #{args.pr} is open at {sha[:12]}", markup=False)
+    return BotExit.OK
+
+
+def _results_body(args: argparse.Namespace, out: Console) -> int:
+    failed = _read_text(args.failed, "--failed") if args.failed and args.failed.exists() else ""
+    out.file.write(results_summary.render(args.results_dir, failed))
+    return BotExit.OK
+
+
 def _changed_results(repo_dir: Path) -> dict[str, bytes | None]:
     """Files under results/ that differ from HEAD in the working tree (new, modified or deleted)."""
     command = ["git", "-C", str(repo_dir), "status", "--porcelain=v1", "-z", "--untracked-files=all", "--",
@@ -303,6 +330,10 @@ def execute(args: argparse.Namespace, out: Console, err: Console) -> int:
             return _comment(args, out)
         if args.action == "status":
             return _status(args, out)
+        if args.action == "check-head":
+            return _check_head(args, out)
+        if args.action == "results-body":
+            return _results_body(args, out)
         return _open_results_pr(args, out)
     except GitHubFailure as exc:
         err.print(f"kb-validate bot: error: {exc}", markup=False)

@@ -28,8 +28,8 @@ MAX_COMMITS = 250
 """GitHub lists at most 250 commits of a pull request."""
 MAX_COMMENTS = 2000
 """Stop looking for the sticky comment after this many comments (a bound on the request loop)."""
-MAX_PULLS = 20
-"""Open pull requests read per head branch (GitHub allows one per head and base, so a few at most)."""
+MAX_PULLS = 300
+"""Open pull requests read, most recently updated first, when looking for the one a push belongs to."""
 STATUS_STATES = ("pending", "success", "failure", "error")
 _TOKEN_SHAPES = re.compile(r"\b(?:gh[pousr]_[A-Za-z0-9_]{10,}|github_pat_[A-Za-z0-9_]{10,})")
 
@@ -234,11 +234,19 @@ class GitHubClient:
         with self._call(f"listing the commits of pull request #{number}"):
             return frozenset(c.sha for c in pr.commits(number=MAX_COMMITS))
 
-    def pulls_for_head(self, label: str, sha: str) -> tuple[int, ...]:
-        """Open pull requests whose head is branch `label` (`owner:branch`) at commit `sha`."""
-        with self._call(f"listing the open pull requests of {label}"):
-            found = list(self._repo().pull_requests(state="open", head=label, number=MAX_PULLS))
-        return tuple(p.number for p in found if p.head.sha == sha)
+    def pulls_for_head(self, repo: str, sha: str) -> tuple[int, ...]:
+        """Open pull requests from repository `repo` (`owner/name`, a fork or this one) whose head is `sha`.
+
+        The most recently updated open pull requests are read (a push updates its PR), so the search needs
+        no branch name: branch names are chosen by the contributor, the commit and repository are not.
+        """
+        found = []
+        with self._call("listing the open pull requests"):
+            for pull in self._repo().pull_requests(state="open", sort="updated", direction="desc", number=MAX_PULLS):
+                head = pull.as_dict().get("head") or {}
+                if head.get("sha") == sha and ((head.get("repo") or {}).get("full_name") or "").lower() == repo.lower():
+                    found.append(pull.number)
+        return tuple(found)
 
     def _own_comment(self, number: int, marker: str, bot_login: str):  # github3 IssueComment or None
         """The bot's sticky comment: written by `bot_login`, with `marker` as its whole first line.
