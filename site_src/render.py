@@ -8,7 +8,7 @@ from typing import Any
 
 import jinja2
 
-from site_src.text import html_paragraphs, https_url, markdown_inline, page_title
+from site_src.text import https_url, markdown_inline, page_title
 
 TEMPLATES_DIR = Path(__file__).resolve().parent / "templates"
 
@@ -24,7 +24,7 @@ def environment() -> jinja2.Environment:
         keep_trailing_newline=True,
     )
     # Untrusted text in a Markdown template goes through `md`; see site_src/text.py
-    env.filters.update(md=markdown_inline, title=page_title, paragraphs=html_paragraphs)
+    env.filters.update(md=markdown_inline, title=page_title)
     env.globals.update(https_url=https_url)
     return env
 

@@ -36,10 +36,6 @@ def markdown_inline(value: object) -> Markup:
     return Markup(MARKDOWN_SPECIAL.sub(r"\\\1", escape(one_line(value), quote=True)))
 
 
-def html_text(value: object) -> Markup:
-    return Markup(escape(plain(value), quote=True))
-
-
 def html_paragraphs(value: object) -> Markup:
     """Multi-line text as escaped HTML paragraphs (blank lines split paragraphs, single newlines break lines)."""
     blocks = [b.strip() for b in re.split(r"\n\s*\n", plain(value).replace("\r", ""))]

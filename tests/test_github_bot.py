@@ -501,3 +501,17 @@ def test_the_results_pull_request_body_lists_each_kernels_hash_status_and_flags(
     assert f"`{'1' * 64}` | `correct`" in out and f"`{'2' * 64}` | `rejected` | `replayed-output`" in out
     assert "`level1/2_B\\|'x'`" in out
     assert "Unreadable" in out and "x.shard-2-of-2.json" in out
+
+
+def test_file_names_reach_the_log_without_control_characters(fake: FakeGitHub, tmp_path: Path) -> None:
+    hostile = "results/x\x1b[2J\n::error::forged.json"
+    fake.add_pull(7, "mallory", HEAD, files=[hostile, "submissions/a\u202eb.json"])
+    code, out, _ = bot("changed-files", "--pr", "7")
+    assert code == BotExit.OK and len(out.splitlines()) == 2
+    assert "\x1b" not in out and "\u202e" not in out and not [li for li in out.splitlines() if li.startswith("::")]
+    code, nul_out, _ = bot("changed-files", "--pr", "7", "-z")
+    assert nul_out.split("\0")[0] == hostile  # -z hands the exact names to scripts
+    files = tmp_path / "changed.txt"
+    files.write_text(hostile + "\0")
+    code, _, err = bot("check-results-guard", "--files", str(files), "--author", "mallory")
+    assert code == BotExit.CHECK_FAILED and "\x1b" not in err and "\n::" not in err

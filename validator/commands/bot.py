@@ -188,6 +188,8 @@ def _changed_files(args: argparse.Namespace, out: Console) -> int:
     paths = _changed_paths(args, _client(args) if args.pr else None, args.pr)
     if args.submissions:
         paths = submission_documents(paths, args.repo_dir)
+    if not args.nul:  # one path a line for people and logs: a name's own controls and newlines are shown escaped
+        paths = tuple(printable(p) for p in paths)
     sep = "\0" if args.nul else "\n"
     out.file.write("".join(p + sep for p in paths))
     return BotExit.OK
@@ -216,7 +218,7 @@ def _guard(args: argparse.Namespace, out: Console, err: Console) -> int:
     if client and args.status_sha:
         state = "success" if verdict.allowed else "failure"
         client.set_status(_check_sha(args.status_sha, "--status-sha"), state, GUARD_CONTEXT, verdict.message, None)
-    (out if verdict.allowed else err).print(f"results guard: {verdict.message}", markup=False)
+    (out if verdict.allowed else err).print(f"results guard: {printable(verdict.message)}", markup=False)
     return BotExit.OK if verdict.allowed else BotExit.CHECK_FAILED
 
 
