@@ -60,6 +60,9 @@ def poison_submission(document: dict, index: int) -> dict:
 def poison_results(results: dict, index: int) -> dict:
     results = dict(results)
     results["submission_name"] = payload(index + 11)
+    environment = results.get("environment", {})
+    for number, field in enumerate(("gpu", "driver", "cuda", "torch", "triton", "harness_version")):
+        environment[field] = payload(index + number)
     for number, problem in enumerate(results.get("problems", [])):
         problem["error"] = everything(number % len(PAYLOADS))
         for flag in problem.get("flags", []):
