@@ -25,7 +25,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 
-from tests.site_kit.headless import launch, unavailable
+from tests.site_kit.headless import launch, unavailable, wait_until
 from tests.site_kit.local_server import serve
 from tests.site_kit.synthetic import SyntheticSpec, write_synthetic
 
@@ -105,7 +105,7 @@ def browser_weight(site_dir: Path) -> dict[str, Any]:
         page = browser.new_page()
         page.on("response", lambda r: sizes.__setitem__(r.url.removeprefix(base), len(r.body())))
         page.goto(base, wait_until="networkidle")
-        page.wait_for_function("document.querySelectorAll('.js-plotly-plot').length > 0", timeout=60_000)
+        wait_until(page, "() => document.querySelectorAll('.js-plotly-plot').length > 0", timeout=60_000)
         page.wait_for_load_state("networkidle")
         browser.close()
     counted = {url: size for url, size in sizes.items() if not url.endswith(EXCLUDED)}

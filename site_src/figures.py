@@ -14,6 +14,7 @@ from typing import Any
 import plotly.graph_objects as go
 
 from site_src.scoring import THRESHOLDS, StepCurve
+from site_src.text import plotly_text
 
 P_FLOOR = 0.1
 P_CEILING = 10.0
@@ -61,7 +62,7 @@ def step_points(curve: StepCurve, low: float, high: float) -> tuple[list[float],
 
 def step_trace(named: NamedCurve, low: float, high: float) -> dict[str, Any]:
     xs, ys = step_points(named.curve, low, high)
-    return {**STEP_STYLE, "x": xs, "y": ys, "name": named.name}
+    return {**STEP_STYLE, "x": xs, "y": ys, "name": plotly_text(named.name)}
 
 
 def _threshold_lines(thresholds: Sequence[float]) -> list[dict[str, Any]]:
@@ -130,6 +131,7 @@ def heatmap_figure(
         xaxis={"tickangle": -60, "automargin": True},
         yaxis={"autorange": "reversed", "automargin": True},
     )
-    cells = {"z": [list(row) for row in z], "text": [list(row) for row in text]}
-    trace = {**style, "x": list(submissions), "y": list(problems), **cells}
+    # Submission names and statuses are submitter text: Plotly must show them, not read its markup in them
+    cells = {"z": [list(row) for row in z], "text": [[plotly_text(t) for t in row] for row in text]}
+    trace = {**style, "x": [plotly_text(s) for s in submissions], "y": list(problems), **cells}
     return {"data": [trace], "layout": layout.to_plotly_json()}

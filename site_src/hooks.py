@@ -24,8 +24,26 @@ except ImportError:  # not installed with `pip install -e .`: use the checkout t
 from site_src.render import TEMPLATES_DIR
 from site_src.sources import SiteDataError, SiteSources
 
+CONTENT_SECURITY_POLICY = "; ".join(
+    (
+        "default-src 'self'",
+        "script-src 'self'",  # no inline script, no inline event handler, no javascript: URL
+        "style-src 'self' 'unsafe-inline'",  # Plotly and the theme set style attributes
+        "img-src 'self' data:",
+        "font-src 'self' data:",
+        "connect-src 'self'",
+        "worker-src 'self'",
+        "object-src 'none'",
+        "frame-src 'none'",
+        "base-uri 'self'",
+        "form-action 'self'",
+    )
+)
+"""Every page's policy; a <meta> because GitHub Pages sets no headers. It comes first in <head>, before
+anything it must govern."""
 OPTIONAL_PAGES = frozenset({"policy-rules.md", "threat-model.md", "maintainers.md", "pull-request-flow.md"})
 """Hand-written pages other parts of the project provide; the nav leaves them out until they exist."""
+OVERRIDES_DIR = Path(__file__).resolve().parent / "overrides"
 _slots: dict[str, dict[str, str]] = {}
 
 
@@ -73,8 +91,21 @@ def on_page_context(context: dict, page: Any, config: Any, nav: Any) -> dict:
     return context
 
 
+def with_policy(html: str) -> str:
+    meta = f'<meta http-equiv="Content-Security-Policy" content="{CONTENT_SECURITY_POLICY}">'
+    return html.replace("<head>", f"<head>\n{meta}", 1)
+
+
+def on_post_page(output: str, page: Any, config: Any) -> str:
+    return with_policy(output)
+
+
+def on_post_template(output_content: str, template_name: str, config: Any) -> str:
+    return with_policy(output_content) if template_name.endswith(".html") else output_content  # 404.html
+
+
 def on_serve(server: Any, config: Any, builder: Any) -> Any:
-    for path in [*SiteSources.from_env(os.environ).watched(), TEMPLATES_DIR, ASSETS_DIR]:
+    for path in [*SiteSources.from_env(os.environ).watched(), TEMPLATES_DIR, ASSETS_DIR, OVERRIDES_DIR]:
         if path.exists():
             server.watch(str(path))
     return server

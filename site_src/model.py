@@ -135,7 +135,8 @@ class SiteModel:
 
 
 def build_model(inputs: SiteInputs) -> SiteModel:
-    aligned = aligned_from_results(inputs.results, inputs.catalogue)
+    kernels = {slug: doc.kernel_sha256s for slug, doc in inputs.submissions.items()}
+    aligned = aligned_from_results(inputs.results, inputs.catalogue, kernels)
     return SiteModel(
         inputs=inputs,
         aligned=aligned,

@@ -8,6 +8,8 @@ from typing import Any
 
 import jinja2
 
+from site_src.text import https_url, markdown_inline, page_title
+
 TEMPLATES_DIR = Path(__file__).resolve().parent / "templates"
 
 
@@ -21,6 +23,9 @@ def environment() -> jinja2.Environment:
         lstrip_blocks=True,
         keep_trailing_newline=True,
     )
+    # Untrusted text in a Markdown template goes through `md`; see site_src/text.py
+    env.filters.update(md=markdown_inline, title=page_title)
+    env.globals.update(https_url=https_url)
     return env
 
 

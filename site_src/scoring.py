@@ -2,9 +2,13 @@
 
 Definitions (the site's methodology page quotes these docstrings, so they are the documentation):
 
-- N is every problem of the level in the catalogue. A problem with no record, a record measured on
-  another version of the problem (its sha256 differs from the catalogue's: `stale`), or a record
-  with status `not_run` counts as a failure.
+- N is every problem of the level in the catalogue. A problem with no record, a stale record, or a
+  record with status `not_run` counts as a failure.
+- A record is *stale* when it no longer describes what is committed: it was measured on another version
+  of the problem (its problem sha256 differs from the catalogue's), or on another version of the kernel
+  (its kernel sha256 differs from the file the submission lists now, or the submission no longer lists a
+  kernel for that problem). A stale record is shown as "stale — awaiting rerun", is never ranked, and
+  the next verified rerun measures the kernel again.
 - A run in progress (its results file has no `finished_at`: an interrupted run that resumes later)
   is scored like any other, so its fast_p is a lower bound; its problems without a record are
   `pending` rather than `missing`, and `n_pending` says how many a level still waits for.
@@ -23,7 +27,7 @@ Definitions (the site's methodology page quotes these docstrings, so they are th
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -109,6 +113,7 @@ def _record_row(results: ResultsFile, record: ProblemResult) -> dict[str, object
         "finished": bool(results.finished_at),
         "key": record.key,
         "record_sha256": record.problem_sha256,
+        "record_kernel_sha256": record.kernel_sha256,
         "status": record.status.value,
         "speedup": record.speedup,
         "speedup_vs_compile": record.speedup_vs_compile,
@@ -125,7 +130,8 @@ def _record_row(results: ResultsFile, record: ProblemResult) -> dict[str, object
 
 
 RECORD_COLUMNS = [
-    "slug", "verified", "finished", "hardware", "key", "record_sha256", "status", "speedup", "speedup_vs_compile",
+    "slug", "verified", "finished", "hardware", "key", "record_sha256", "record_kernel_sha256", "status", "speedup",
+    "speedup_vs_compile",
     "ci_low", "ci_high", "reference_ms", "kernel_ms", "compile_ms", "backend", "flags", "flag_messages", "error",
 ]  # fmt: skip
 NUMERIC_COLUMNS = ["speedup", "speedup_vs_compile", "ci_low", "ci_high", "reference_ms", "kernel_ms", "compile_ms"]
@@ -146,12 +152,38 @@ def catalogue_frame(catalogue: Catalogue) -> pd.DataFrame:
     )
 
 
-def aligned_frame(records: pd.DataFrame, problems: pd.DataFrame) -> pd.DataFrame:
+def kernels_frame(kernels: Mapping[str, Mapping[tuple[int, int], str]]) -> pd.DataFrame:
+    """The committed kernel hashes: one row per (slug, level, problem id) a submission lists."""
+    rows = [(slug, level, problem_id, sha) for slug, listed in kernels.items()
+            for (level, problem_id), sha in listed.items() if isinstance(level, int) and isinstance(problem_id, int)]
+    frame = pd.DataFrame(rows, columns=["slug", "level", "problem_id", "kernel_sha256"])
+    return frame.astype({"slug": object, "level": "int64", "problem_id": "int64", "kernel_sha256": object})
+
+
+def _stale_reasons(frame: pd.DataFrame, documented: set[str]) -> pd.Series:
+    """Why each recorded row no longer describes what is committed ("" when it still does)."""
+    recorded = frame["record_sha256"].notna()
+    problem = recorded & (frame["record_sha256"] != frame["sha256"])
+    listed = frame["slug"].isin(documented)
+    unlisted = recorded & listed & frame["kernel_sha256"].isna()
+    current = frame["kernel_sha256"]
+    edited = recorded & listed & current.notna() & (current != frame["record_kernel_sha256"])
+    reasons = pd.Series("", index=frame.index)
+    reasons[edited] = "the kernel file changed after this result was measured"
+    reasons[unlisted] = "the submission no longer lists a kernel for this problem"
+    reasons[problem] = "measured on another version of the problem file"
+    return reasons
+
+
+def aligned_frame(
+    records: pd.DataFrame, problems: pd.DataFrame, kernels: pd.DataFrame | None = None
+) -> pd.DataFrame:
     """Every (submission, hardware) crossed with every catalogue problem, so absent problems are rows too.
 
-    Records of problems the catalogue no longer has are dropped; records of an older version of a
-    problem become `stale` and lose their numbers; absent problems are `pending` in a run that has not
-    finished, `missing` otherwise.
+    Records of problems the catalogue no longer has are dropped; stale records (another version of the
+    problem, or of the kernel in `kernels`, the committed hashes) become `stale`, lose their numbers and
+    say why in `stale_reason`; absent problems are `pending` in a run that has not finished, `missing`
+    otherwise. Without `kernels` only the problem's version is compared.
     """
     runs = records[["slug", "hardware", "verified", "finished"]].drop_duplicates(["slug", "hardware"])
     grid = runs.merge(problems, how="cross")
@@ -159,16 +191,26 @@ def aligned_frame(records: pd.DataFrame, problems: pd.DataFrame) -> pd.DataFrame
     absent = frame["status"].isna()
     frame["status"] = frame["status"].fillna(MISSING)
     frame.loc[absent & ~frame["finished"].astype(bool), "status"] = PENDING
-    stale = frame["record_sha256"].notna() & (frame["record_sha256"] != frame["sha256"])
+    kernels = kernels if kernels is not None else kernels_frame({})
+    frame = frame.merge(kernels, on=["slug", "level", "problem_id"], how="left")
+    frame["stale_reason"] = _stale_reasons(frame, set(kernels["slug"]))
+    stale = frame["stale_reason"] != ""
     frame.loc[stale, "status"] = STALE
     frame.loc[stale, NUMERIC_COLUMNS] = np.nan
     text = ["backend", "flags", "flag_messages", "error"]
     frame[text] = frame[text].fillna("")
-    return frame.drop(columns=["record_sha256"]).sort_values(["slug", "hardware", "level", "problem_id"])
+    dropped = ["record_sha256", "record_kernel_sha256", "kernel_sha256"]
+    return frame.drop(columns=dropped).sort_values(["slug", "hardware", "level", "problem_id"])
 
 
-def aligned_from_results(results: Iterable[ResultsFile], catalogue: Catalogue) -> pd.DataFrame:
-    return aligned_frame(records_frame(results), catalogue_frame(catalogue))
+def aligned_from_results(
+    results: Iterable[ResultsFile],
+    catalogue: Catalogue,
+    kernels: Mapping[str, Mapping[tuple[int, int], str]] | None = None,
+) -> pd.DataFrame:
+    """`kernels`: the committed kernel hashes per submission slug (`SubmissionDoc.kernel_sha256s`); without
+    them only the problem's version is compared."""
+    return aligned_frame(records_frame(results), catalogue_frame(catalogue), kernels_frame(kernels or {}))
 
 
 def counted_frame(aligned: pd.DataFrame) -> pd.DataFrame:

@@ -6,7 +6,8 @@ Every directory can be redirected by an environment variable so tests and the be
 
 from __future__ import annotations
 
-import json
+import hashlib
+import os
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -14,6 +15,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
+from validator import jsonfile
 from validator.catalogue.problems import Catalogue, load_catalogue
 from validator.findings import UserError
 from validator.results.layout import whole_run_files
@@ -79,6 +81,28 @@ class SiteSources:
         return [self.results_dir, self.submissions_dir, self.problems_dir, self.schema_path]
 
 
+def regular_files(directory: Path) -> dict[str, Path]:
+    """Regular files under `directory` by relative POSIX path, reached without following any link.
+
+    One directory walk per submission instead of resolving each kernel path (hundreds per submission).
+    """
+    found: dict[str, Path] = {}
+    if directory.is_symlink() or not directory.is_dir():
+        return found
+    pending = [("", str(directory))]
+    while pending:
+        prefix, current = pending.pop()
+        with os.scandir(current) as entries:
+            for entry in entries:
+                if entry.is_symlink():
+                    continue
+                if entry.is_dir():
+                    pending.append((f"{prefix}{entry.name}/", entry.path))
+                elif entry.is_file():
+                    found[prefix + entry.name] = Path(entry.path)
+    return found
+
+
 @dataclass(frozen=True)
 class SubmissionDoc:
     """A submission document as the site shows it (the validator has already checked it in CI)."""
@@ -100,6 +124,21 @@ class SubmissionDoc:
         kernels = self.document.get("kernels")
         return [k for k in kernels if isinstance(k, dict)] if isinstance(kernels, list) else []
 
+    @cached_property
+    def kernel_sha256s(self) -> dict[tuple[int, int], str]:
+        """sha256 of each listed kernel file as committed, by (level, problem id); "" for a missing file.
+
+        Results record the hash of the kernel they measured; scoring compares the two to find results
+        of a kernel that was edited since (stale: shown, not ranked, measured again by the next rerun).
+        """
+        files = regular_files(self.kernel_dir)
+        hashes = {}
+        for kernel in self.kernels:
+            path = files.get(str(kernel.get("path", "")))
+            digest = hashlib.sha256(path.read_bytes()).hexdigest() if path is not None else ""
+            hashes[(kernel.get("level"), kernel.get("problem_id"))] = digest
+        return hashes
+
 
 @dataclass(frozen=True)
 class SiteInputs:
@@ -113,9 +152,9 @@ class SiteInputs:
 
 def _read_json(path: Path) -> Any:
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise SiteDataError(f"{path}: cannot be read as JSON ({exc})") from exc
+        return jsonfile.read_json(path, jsonfile.RESULTS_BYTES)
+    except jsonfile.JsonError as exc:
+        raise SiteDataError(f"cannot be read as JSON: {exc}") from None
 
 
 def load_results_dir(results_dir: Path) -> tuple[ResultsFile, ...]:

@@ -152,7 +152,9 @@ class FakeGitHub:
         base = f"{self.repo_url}/pulls/{pull.number}"
         issue = f"{self.repo_url}/issues/{pull.number}"
         dest = {"label": "x", "ref": "main", "sha": "b" * 40, "user": self.user(self.owner), "repo": self.repo()}
-        head = {**dest, "ref": "feature", "sha": pull.head_sha, "user": self.user(pull.author)}
+        fork = {**self.repo(), "full_name": f"{pull.author}/{self.name}", "owner": self.user(pull.author)}
+        head = {**dest, "label": f"{pull.author}:feature", "ref": "feature", "sha": pull.head_sha,
+                "user": self.user(pull.author), "repo": fork}
         return {
             "url": base, "id": pull.number, "number": pull.number, "state": "open", "title": "t", "body": "",
             "body_html": "", "body_text": "", "user": self.user(pull.author), "assignee": None, "assignees": [],
@@ -276,6 +278,8 @@ def _route(fake: FakeGitHub, method: str, path: str, query: dict[str, list[str]]
     rest = path[len(prefix):]
     if method == "GET" and rest == "":
         return 200, fake.repo(), {}
+    if rest == "/pulls" and method == "GET":  # every pull request here is open; the newest first
+        return _page(fake, path, query, [fake.pull(p) for p in reversed(fake.pulls.values())])
     if m := re.fullmatch(r"/pulls/(\d+)(/files|/commits)?", rest):
         return _pull_route(fake, method, path, query, m)
     if m := re.fullmatch(r"/issues/(\d+)/comments", rest):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 import socket
 import subprocess
 import time
@@ -57,8 +58,10 @@ def report(exit_code: int = 0, message: str = "ok", n_findings: int = 0) -> dict
 
 
 def write_artifact(tmp_path: Path, rep: dict | None, *, pr: int = 7, sha: str = HEAD, workflow: str = "pr-check",
-                   validated: bool = True) -> list[str]:
-    """Write meta.json (+ report.json) as a workflow would; return the arguments the trusted job passes."""
+                   validated: bool = True, head_repo: str = "alice/board") -> list[str]:
+    """Write meta.json (+ report.json) as a workflow would; return the arguments the trusted job passes: the
+    artifact's files plus the PR and commit from the workflow_run event (head commit and repository for pr-check,
+    the run name for gpu-verify)."""
     meta = tmp_path / "meta.json"
     meta.write_text(json.dumps({"workflow": workflow, "pr": pr, "sha": sha, "validated": validated}))
     path = tmp_path / "report.json"
@@ -66,7 +69,9 @@ def write_artifact(tmp_path: Path, rep: dict | None, *, pr: int = 7, sha: str = 
     if rep is not None:
         path.write_text(json.dumps(rep))
     args = ["--workflow", workflow, "--meta", str(meta), "--report", str(path)]
-    return [*args, "--event-sha", sha] if workflow == "pr-check" else args
+    if workflow == "pr-check":
+        return [*args, "--event-sha", sha, "--event-repo", head_repo]
+    return [*args, "--run-title", f"gpu-verify PR {pr} at {sha}"]
 
 
 # -- changed files -------------------------------------------------------------------------------------
@@ -142,8 +147,7 @@ def test_guard_lets_the_results_bot_change_results_and_nothing_else(fake: FakeGi
 
 def test_guard_reads_files_and_author_from_the_api_and_sets_a_status(fake: FakeGitHub, tmp_path: Path) -> None:
     fake.add_pull(7, "mallory", HEAD, files=["results/x.json"])
-    meta = write_artifact(tmp_path, None)[3]
-    code, _, _ = bot("check-results-guard", "--meta", meta, "--status-sha", HEAD)
+    code, _, _ = bot("check-results-guard", "--event-repo", "mallory/board", "--status-sha", HEAD)
     assert code == BotExit.CHECK_FAILED
     assert [(s["context"], s["state"]) for s in fake.statuses] == [("kb-validate / results-guard", "failure")]
 
@@ -385,3 +389,129 @@ def test_the_validators_own_json_report_passes_the_artifact_shape_check(tmp_path
     path = tmp_path / "r.json"
     path.write_text(json.dumps(to_json([SubmissionReport("f.json", "s", outcomes, ExitCode.FAILED)], None)))
     assert read_checked(path, REPORT_SCHEMA, "report")["exit_code"] == 1
+
+
+# -- trusted context, sticky-comment ownership, stale GPU results (issue 19) ----------------------------
+
+def test_the_pr_and_commit_come_from_the_event_and_an_artifact_that_disagrees_is_refused(
+    fake: FakeGitHub, tmp_path: Path
+) -> None:
+    fake.add_pull(7, "alice", HEAD, commits=[OLD, HEAD])
+    fake.add_pull(8, "bob", OLD, commits=[OLD])
+    args = write_artifact(tmp_path, report(0), pr=8, sha=OLD, workflow="gpu-verify")
+    args[args.index("--run-title") + 1] = f"gpu-verify PR 7 at {HEAD}"  # what the maintainer dispatched
+    code, _, err = bot("comment", *args)
+    assert code == ExitCode.UNUSABLE and "refusing" in err
+    assert bot("comment", *args[:-1], "gpu-verify PR 7 at main")[0] == ExitCode.UNUSABLE
+    args = write_artifact(tmp_path, report(0), pr=8)  # pr-check: alice/board's open PR at HEAD is PR 7
+    assert bot("comment", *args)[0] == ExitCode.UNUSABLE
+    assert fake.comments[7] == [] and fake.comments[8] == [] and fake.statuses == []
+
+
+def test_a_pr_check_event_whose_repository_has_no_open_pull_request_at_that_commit_is_refused(
+    fake: FakeGitHub, tmp_path: Path
+) -> None:
+    fake.add_pull(7, "alice", HEAD)
+    code, _, err = bot("comment", *write_artifact(tmp_path, report(0), head_repo="mallory/board"))
+    assert code == ExitCode.UNUSABLE and "no open pull request" in err
+    code, _, err = bot("comment", *write_artifact(tmp_path, report(0), head_repo="alice/board\n::error::x"))
+    assert code == ExitCode.UNUSABLE and "\n::" not in err
+    fake.add_pull(9, "alice", HEAD)  # two open PRs from one repository at one commit: which one is unknowable
+    code, _, err = bot("comment", *write_artifact(tmp_path, report(0)))
+    assert code == ExitCode.UNUSABLE and "2 open pull requests" in err
+    assert fake.comments[7] == [] and fake.comments[9] == []
+
+
+def test_only_a_bot_comment_that_starts_with_the_marker_is_the_sticky_comment(fake: FakeGitHub, tmp_path: Path) -> None:
+    fake.add_pull(7, "alice", HEAD)
+    quoting = fake.add_comment(7, "github-actions[bot]", "## GPU\n`<!-- kb-validate-bot:pr-check -->` from a file name")
+    code, out, _ = bot("comment", *write_artifact(tmp_path, report(0)))
+    assert code == BotExit.OK and "created" in out
+    assert quoting["body"].startswith("## GPU") and len(fake.comments[7]) == 2
+    assert fake.comments[7][1]["body"].startswith("<!-- kb-validate-bot:pr-check -->\n")
+
+
+def test_untrusted_file_names_cannot_add_html_or_headings_or_control_characters(tmp_path: Path) -> None:
+    rep = report(1, message="bad\x1b[2J\x9b\u202ename\r\n::error::x", n_findings=1)
+    rep["submissions"][0]["file"] = "</summary><h2>GPU verification: ✅ passed</h2><!-- kb-validate-bot:gpu-verify -->"
+    body = render(Artifact({"workflow": "pr-check", "pr": 7, "sha": HEAD}, rep), "<!-- m -->", "")
+    outside_code_spans = re.sub(r"`[^`\n]*`", "", body)
+    assert "<h2>" not in outside_code_spans and "<!-- kb-validate-bot" not in outside_code_spans
+    assert "<summary><code>&lt;/summary&gt;&lt;h2&gt;GPU verification" in body
+    assert not any(c in body for c in "\x1b\x9b\u202e\r")
+    assert not [line for line in body.splitlines() if line.startswith("::")]
+
+
+def test_a_new_push_marks_the_gpu_status_pending_and_the_gpu_comment_stale(fake: FakeGitHub, tmp_path: Path) -> None:
+    fake.add_pull(7, "alice", OLD, commits=[OLD])
+    assert bot("comment", *write_artifact(tmp_path, report(0), sha=OLD, workflow="gpu-verify"),
+               "--status-context", "kb-validate / gpu-verify")[0] == BotExit.OK
+    gpu = fake.comments[7][0]
+    assert "✅ passed" in gpu["body"] and "Stale" not in gpu["body"]
+    fake.pulls[7].head_sha, fake.pulls[7].commits = HEAD, [OLD, HEAD]  # the contributor pushes again
+    assert bot("comment", *write_artifact(tmp_path, report(0)), "--gpu-pending")[0] == BotExit.OK
+    statuses = [(s["context"], s["state"], s["sha"]) for s in fake.statuses]
+    assert ("kb-validate / gpu-verify", "pending", HEAD) in statuses
+    assert gpu["body"].startswith("<!-- kb-validate-bot:gpu-verify -->\n") and "**Stale**" in gpu["body"]
+    assert f"`{HEAD[:12]}`" in gpu["body"]
+
+
+def test_pr_check_on_the_commit_the_gpu_verified_leaves_the_gpu_status_alone(fake: FakeGitHub, tmp_path: Path) -> None:
+    fake.add_pull(7, "alice", HEAD)
+    bot("comment", *write_artifact(tmp_path, report(0), workflow="gpu-verify"))
+    assert bot("comment", *write_artifact(tmp_path, report(0)), "--gpu-pending")[0] == BotExit.OK
+    assert [s for s in fake.statuses if s["context"] == "kb-validate / gpu-verify"] == []
+    assert "Stale" not in fake.comments[7][0]["body"]
+
+
+def test_a_deeply_nested_artifact_is_unusable_input_not_an_internal_error(fake: FakeGitHub, tmp_path: Path) -> None:
+    fake.add_pull(7, "alice", HEAD)
+    args = write_artifact(tmp_path, report(0))
+    Path(args[args.index("--report") + 1]).write_text("[" * 100_000 + "]" * 100_000)
+    code, _, err = bot("comment", *args)
+    assert code == ExitCode.UNUSABLE and "nest deeper" in err
+    Path(args[args.index("--meta") + 1]).write_text('{"workflow": "pr-check", "pr": 7, "pr": 8}')
+    code, _, err = bot("comment", *args)
+    assert code == ExitCode.UNUSABLE and "duplicate key" in err
+
+
+def test_check_head_passes_only_for_an_open_pull_requests_current_head(fake: FakeGitHub) -> None:
+    fake.add_pull(7, "alice", HEAD, commits=[OLD, HEAD])
+    assert bot("check-head", "--pr", "7", "--sha", HEAD)[0] == BotExit.OK
+    code, _, err = bot("check-head", "--pr", "7", "--sha", OLD)
+    assert code == ExitCode.UNUSABLE and "current head" in err
+    assert bot("check-head", "--pr", "7", "--sha", "main")[0] == ExitCode.UNUSABLE
+
+
+def test_the_results_pull_request_body_lists_each_kernels_hash_status_and_flags(tmp_path: Path) -> None:
+    from validator.results.records import Environment, Flag, ProblemResult, ResultsFile, Status, save
+
+    problems = (
+        ProblemResult("level1/1_A", 1, 1, "p" * 64, "a.py", "1" * 64, "cuda", Status.CORRECT, speedup=1.2),
+        ProblemResult("level1/2_B|`x`", 1, 2, "p" * 64, "b.py", "2" * 64, "cuda", Status.REJECTED,
+                      flags=(Flag("replayed-output", "m", "error"),)),
+    )
+    record = ResultsFile("s", "S", "s" * 64, "nvidia-h200", Environment(*["?"] * 8), {}, problems, "t0", "t1")
+    save(record, tmp_path / "results" / "nvidia-h200" / "s.json")
+    (tmp_path / "results" / "nvidia-h200" / "t.json").write_text("[" * 50_000)
+    failed = tmp_path / "failed.txt"
+    failed.write_text("x.shard-2-of-2.json: objects and arrays nest deeper than 32 levels\n")
+    code, out, _ = bot("results-body", "--results-dir", str(tmp_path / "results"), "--failed", str(failed))
+    assert code == BotExit.OK
+    assert f"`{'1' * 64}` | `correct`" in out and f"`{'2' * 64}` | `rejected` | `replayed-output`" in out
+    assert "`level1/2_B\\|'x'`" in out
+    assert "Unreadable" in out and "x.shard-2-of-2.json" in out
+
+
+def test_file_names_reach_the_log_without_control_characters(fake: FakeGitHub, tmp_path: Path) -> None:
+    hostile = "results/x\x1b[2J\n::error::forged.json"
+    fake.add_pull(7, "mallory", HEAD, files=[hostile, "submissions/a\u202eb.json"])
+    code, out, _ = bot("changed-files", "--pr", "7")
+    assert code == BotExit.OK and len(out.splitlines()) == 2
+    assert "\x1b" not in out and "\u202e" not in out and not [li for li in out.splitlines() if li.startswith("::")]
+    code, nul_out, _ = bot("changed-files", "--pr", "7", "-z")
+    assert nul_out.split("\0")[0] == hostile  # -z hands the exact names to scripts
+    files = tmp_path / "changed.txt"
+    files.write_text(hostile + "\0")
+    code, _, err = bot("check-results-guard", "--files", str(files), "--author", "mallory")
+    assert code == BotExit.CHECK_FAILED and "\x1b" not in err and "\n::" not in err

@@ -108,9 +108,11 @@ def test_software_differences_between_shards_are_warned_about(tmp_path: Path, me
 @pytest.mark.parametrize(
     ("setup", "expected"),
     [
-        (lambda p: None, "no such results file"),
-        (lambda p: p.write_text("{nope"), "not JSON"),
+        (lambda p: None, "no such file"),
+        (lambda p: p.write_text("{nope"), "invalid JSON"),
         (lambda p: p.write_text('{"slug": "x"}'), "not a results file"),
+        (lambda p: p.write_text("[" * 100_000 + "]" * 100_000), "nest deeper than"),
+        (lambda p: p.write_text('{"a": NaN}'), "NaN is not valid JSON"),
     ],
 )
 def test_unusable_shard_files_are_named_with_the_reason(tmp_path: Path, merge_cli, setup, expected: str) -> None:
@@ -124,3 +126,25 @@ def test_the_output_may_not_overwrite_a_shard_or_be_a_directory(tmp_path: Path, 
     assert "is one of the shard files" in merge_cli(*two_shards, "--out", two_shards[0]).stderr
     assert "is a directory" in merge_cli(*two_shards, "--out", str(tmp_path)).stderr
     assert "given twice" in merge_cli(two_shards[0], two_shards[0], "--out", str(tmp_path / "m.json")).stderr
+
+
+def test_an_unreadable_shard_is_left_out_and_recorded_while_the_others_merge(tmp_path: Path, merge_cli) -> None:
+    good = write(tmp_path, "x.shard-1-of-2.json", shard(1, 2, [("level1/1_A", 1, 1)]))
+    bad = tmp_path / "x.shard-2-of-2.json"
+    bad.write_text("[" * 100_000 + "]" * 100_000)
+    out = tmp_path / "m.json"
+    result = merge_cli(good, str(bad), "--out", str(out))
+    assert result.exit_code == 2 and "x.shard-2-of-2.json" in result.stderr and "Traceback" not in result.output
+    merged = results.load(out)
+    assert [p.key for p in merged.problems] == ["level1/1_A"]
+    [recorded] = merged.environment.extra["unreadable_shards"]
+    assert recorded["file"] == str(bad) and "nest deeper than" in recorded["error"]
+
+
+def test_an_unreadable_shard_must_still_complete_the_split(tmp_path: Path, merge_cli) -> None:
+    good = write(tmp_path, "x.shard-1-of-3.json", shard(1, 3, [("level1/1_A", 1, 1)]))
+    bad = tmp_path / "x.shard-2-of-3.json"
+    bad.write_text("{")
+    result = merge_cli(good, str(bad), "--out", str(tmp_path / "m.json"))
+    assert result.exit_code == 2 and "each of 1/N..N/N" in result.stderr
+

@@ -232,3 +232,23 @@ def test_the_best_kernel_per_problem_is_the_fastest_counted_one_and_ties_go_to_t
     assert eager.loc["level1/2_P", "slug"] == "b"
     assert eager.loc["level1/2_P", "speedup"] == 1.5
     assert "level1/3_P" not in eager.index
+
+
+def test_a_result_of_an_edited_or_unlisted_kernel_is_stale_shown_with_its_reason_and_not_ranked():
+    files = [results("a", record(1, 1, Status.CORRECT, 3.0), record(1, 2, Status.CORRECT, 2.0),
+                     record(1, 3, Status.CORRECT, 1.5))]
+    committed = {"a": {(1, 1): "k", (1, 2): "edited-since"}}  # problem 3's kernel is no longer listed
+    aligned = aligned_from_results(files, catalogue({1: 3}), committed)
+    rows = aligned.set_index("problem_id")
+    assert list(rows["status"]) == ["correct", "stale", "stale"]
+    assert "kernel file changed" in rows.loc[2, "stale_reason"] and "no longer lists" in rows.loc[3, "stale_reason"]
+    assert rows.loc[1, "stale_reason"] == "" and math.isnan(rows.loc[2, "speedup"])
+    score = level_scores(aligned).query("baseline == 'eager'").iloc[0]
+    assert score["fast_1"] == pytest.approx(1 / 3) and score["n_attempted"] == 1
+    assert list(best_per_problem(aligned)["problem_id"]) == [1]
+
+
+def test_results_of_a_submission_without_a_committed_document_are_compared_by_problem_only():
+    files = [results("gone", record(1, 1, Status.CORRECT, 3.0))]
+    aligned = aligned_from_results(files, catalogue({1: 1}), {"other": {(1, 1): "zzz"}})
+    assert list(aligned["status"]) == ["correct"]

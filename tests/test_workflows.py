@@ -20,7 +20,7 @@ GPU_LABELS = ["self-hosted", "linux", "gpu"]
 EXPECTED_PERMISSIONS = {
     ("pr-check", "check"): {"contents": "read"},
     ("pr-comment", "comment"): {"contents": "read", "actions": "read", "pull-requests": "write", "statuses": "write"},
-    ("gpu-verify", "verify"): {"contents": "read"},
+    ("gpu-verify", "verify"): {"contents": "read", "pull-requests": "read"},
     ("deploy-site", "build"): {"contents": "read"},
     ("deploy-site", "deploy"): {"pages": "write", "id-token": "write"},
     ("verified-rerun", "plan"): {},
@@ -179,3 +179,51 @@ def test_verified_reruns_shard_over_the_gpu_runners_and_record_provenance() -> N
     for key in ("runner", "workflow", "run_id", "commit"):
         assert f'--provenance "{key}=' in script
     assert "kb-validate merge" in yaml.safe_dump(ALL["verified-rerun"]["jobs"]["merge"])
+
+
+TOKEN_JOBS = {("pr-comment", "comment"), ("verified-rerun", "open-pr"), ("deploy-site", "build")}
+"""Jobs that hold a write token or whose output is published (deploy-site's build becomes the site)."""
+
+
+@pytest.mark.parametrize("key", sorted(TOKEN_JOBS))
+def test_jobs_that_hold_a_token_install_only_hash_locked_requirements(key: tuple[str, str]) -> None:
+    job = ALL[key[0]]["jobs"][key[1]]
+    installs = [line.strip() for step in _steps(job) for line in step.get("run", "").splitlines()
+                if "pip install" in line]
+    assert installs, f"{key}: no install step"
+    for line in installs:
+        locked = "--require-hashes -r .github/requirements/" in line
+        own_tree = "--no-deps --no-build-isolation -e ." in line
+        assert locked or own_tree, f"{key}: unlocked install {line!r}"
+    for path in sorted((ROOT / ".github" / "requirements").glob("*.txt")):
+        pins = [line for line in path.read_text().splitlines() if re.match(r"^[A-Za-z0-9_.-]+==", line)]
+        assert pins and all(line.endswith("\\") for line in pins), f"{path.name}: every pin carries hashes"
+
+
+def test_pr_comment_takes_the_pull_request_and_commit_from_the_event_not_the_artifact() -> None:
+    job = ALL["pr-comment"]["jobs"]["comment"]
+    env = job["env"]
+    assert env["EVENT_SHA"] == "${{ github.event.workflow_run.head_sha }}"
+    assert env["EVENT_REPO"] == "${{ github.event.workflow_run.head_repository.full_name }}"
+    assert env["RUN_TITLE"] == "${{ github.event.workflow_run.display_title }}"
+    script = "\n".join(step.get("run", "") for step in _steps(job))
+    assert '--event-repo "$EVENT_REPO"' in script and '--run-title "$RUN_TITLE"' in script
+    assert "--gpu-pending" in script
+    assert "check-results-guard --meta" not in script
+    run_name = ALL["gpu-verify"]["run-name"]
+    assert run_name == "gpu-verify PR ${{ inputs.pr }} at ${{ inputs.sha }}"  # the form the bot parses
+
+
+def test_gpu_verify_checks_the_pull_requests_head_before_fetching_anything_of_it() -> None:
+    steps = _steps(ALL["gpu-verify"]["jobs"]["verify"])
+    names = [step.get("name", "") for step in steps]
+    check = next(i for i, step in enumerate(steps) if "bot check-head" in step.get("run", ""))
+    fetch = next(i for i, step in enumerate(steps) if step.get("with", {}).get("ref") == "${{ inputs.sha }}")
+    assert check < fetch, names
+
+
+def test_one_unusable_shard_does_not_stop_the_merge_or_the_results_pull_request() -> None:
+    merge = "\n".join(step.get("run", "") for step in _steps(ALL["verified-rerun"]["jobs"]["merge"]))
+    assert "|| status=$?" in merge and "merge-failures.txt" in merge
+    open_pr = "\n".join(step.get("run", "") for step in _steps(ALL["verified-rerun"]["jobs"]["open-pr"]))
+    assert "bot results-body" in open_pr and "--failed" in open_pr

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import json
 from collections.abc import Sequence
 from dataclasses import asdict
@@ -15,6 +16,7 @@ from validator import __version__
 from validator.findings import ExitCode, Severity, StageStatus
 from validator.machine import Machine
 from validator.pipeline import SubmissionReport, join_names
+from validator.untrusted import CONTROL, printable, printable_block
 
 REPORT_VERSION = 1
 STATUS_STYLE = {
@@ -104,15 +106,16 @@ def write_json(reports: Sequence[SubmissionReport], machine: Machine | None, out
 
 
 def _cell(text: str) -> str:
-    """Make text safe inside a Markdown table cell."""
-    return text.replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ").replace("`", "'")
+    """Make text (file names and messages can come from a submission) inert inside a Markdown table cell."""
+    text = html.escape(" ".join(CONTROL.sub("", text).split()), quote=False)
+    return text.replace("\\", "\\\\").replace("|", "\\|").replace("`", "'")
 
 
 def to_markdown(reports: Sequence[SubmissionReport]) -> str:
     lines = [f"## kb-validate {__version__}: {_icon(reports)} {_cell(headline(reports))}", ""]
     for r in reports:
-        lines += [f"### `{_cell(r.shown)}`: {_cell(_verdict_line(r))}", "", "| stage | status | note |",
-                  "|---|---|---|"]
+        shown = " ".join(CONTROL.sub("", r.shown).split()).replace("`", "'")  # a code span shows < and & as written
+        lines += [f"### `{shown}`: {_cell(_verdict_line(r))}", "", "| stage | status | note |", "|---|---|---|"]
         for o in r.outcomes:
             note = o.reason or (f"{len(o.errors)} error(s)" if o.errors else f"{o.seconds:.2f} s")
             lines.append(f"| {o.stage} | {STATUS_ICON[o.status]} {o.status.value} | {_cell(note)} |")
@@ -128,17 +131,18 @@ def to_markdown(reports: Sequence[SubmissionReport]) -> str:
 def print_terminal(reports: Sequence[SubmissionReport], console: Console) -> None:
     for r in reports:
         style = VERDICT_STYLE[r.verdict] if r.exit_code != ExitCode.OK or r.complete else INCOMPLETE_STYLE
-        console.print(f"[bold]{escape(r.shown)}[/]  [{style}]{escape(_verdict_line(r))}[/]")
+        console.print(f"[bold]{escape(printable(r.shown))}[/]  [{style}]{escape(_verdict_line(r))}[/]")
         table = Table(show_header=True, header_style="bold", box=None, pad_edge=False)
         table.add_column("stage")
         table.add_column("status")
         table.add_column("note", overflow="fold")
         for o in r.outcomes:
             note = o.reason or (f"{len(o.errors)} error(s)" if o.errors else f"{o.seconds:.2f} s")
-            table.add_row(o.stage, STATUS_STYLE[o.status], escape(note))
+            table.add_row(o.stage, STATUS_STYLE[o.status], escape(printable(note)))
         console.print(table)
         for f in r.findings:
             colour = "red" if f.severity == Severity.ERROR else "yellow"
-            where = escape(f.location() or f.problem)
-            console.print(f"  [{colour}]{f.severity.value}[/] [bold]{f.code}[/] {where}: {escape(f.message)}")
+            where = escape(printable(f.location() or f.problem))  # C0/C1 from file names must not reach the terminal
+            message = escape(printable_block(f.message))
+            console.print(f"  [{colour}]{f.severity.value}[/] [bold]{f.code}[/] {where}: {message}")
         console.print()

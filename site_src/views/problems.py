@@ -15,7 +15,7 @@ from site_src.render import render
 from site_src.scoring import NO_RECORD
 from site_src.tables import Cell, Column, Table, ms_text, number, percent_text, quantity_text, speedup_text, table_html
 from site_src.views.home import run_cell
-from site_src.views.submissions import claimed_text, source_anchor
+from site_src.views.submissions import claimed_text, source_anchor, status_cell
 from validator.catalogue.problem_module import INPUT_SCALES_NAME, TOLERANCES_NAME
 from validator.catalogue.problems import Problem
 from validator.protocol import PROTOCOL
@@ -59,7 +59,7 @@ def ranking_table(model: SiteModel, rows: pd.DataFrame, sol_ms: float | None, cl
                 Cell(rank if row.counts else None, str(rank) if row.counts else "–"),
                 Cell(name, name, link=f"submissions/{row.slug}/#{source_anchor(row.level, row.problem_id)}"),
                 run_cell(bool(row.verified)),
-                Cell(str(row.status), str(row.status), css=f"kb-status kb-{row.status}", title=str(row.error)[:300]),
+                status_cell(row),
                 Cell(number(row.speedup), speedup_text(number(row.speedup)) + (ci if number(row.speedup) else "")),
                 Cell(number(row.speedup_vs_compile), speedup_text(number(row.speedup_vs_compile))),
                 Cell(kernel_ms, ms_text(kernel_ms)),

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import os
 from html import escape
-from pathlib import Path
 from typing import Any
 
 import pandas as pd
@@ -12,12 +10,14 @@ import pandas as pd
 from site_src.model import BASELINE_NAMES, SiteModel
 from site_src.output import SiteBuild, page_root, slot
 from site_src.render import render
-from site_src.scoring import NO_RECORD, THRESHOLDS, fast_p_label
-from site_src.sources import SubmissionDoc
+from site_src.scoring import NO_RECORD, STALE, THRESHOLDS, fast_p_label
+from site_src.sources import SubmissionDoc, regular_files
 from site_src.tables import Cell, Column, Table, ms_text, number, percent_text, speedup_text, table_html
+from site_src.text import css_token, html_paragraphs
 from site_src.views.home import Record, attempted_cell
 from validator.results.records import ResultsFile
 
+STALE_TEXT = "stale — awaiting rerun"
 RESULT_COLUMNS = (
     Column("Problem", numeric=False),
     Column("Backend", numeric=False),
@@ -53,26 +53,12 @@ def claimed_text(kernel: dict[str, Any] | None) -> str:
     return f"{claimed['speedup']:.3g}× on {claimed.get('hardware', '?')} vs {baseline} (claimed)"
 
 
-def regular_files(directory: Path) -> dict[str, Path]:
-    """Regular files under `directory` by relative POSIX path, reached without following any link.
-
-    One directory walk per submission instead of resolving each kernel path (hundreds per submission).
-    """
-    found: dict[str, Path] = {}
-    if directory.is_symlink() or not directory.is_dir():
-        return found
-    pending = [("", str(directory))]
-    while pending:
-        prefix, current = pending.pop()
-        with os.scandir(current) as entries:
-            for entry in entries:
-                if entry.is_symlink():
-                    continue
-                if entry.is_dir():
-                    pending.append((f"{prefix}{entry.name}/", entry.path))
-                elif entry.is_file():
-                    found[prefix + entry.name] = Path(entry.path)
-    return found
+def status_cell(row: Any) -> Cell:
+    """A result's status; the error (compiler and worker output, submitter-controlled) only as its tooltip."""
+    status = str(row.status)
+    if status == STALE:  # measured on another version of the kernel or problem: not ranked, rerun next
+        return Cell(status, STALE_TEXT, css="kb-status kb-stale", title=str(row.stale_reason))
+    return Cell(status, status, css=f"kb-status kb-{css_token(status)}", title=str(row.error)[:300])
 
 
 def _speedup_display(row: Any) -> str:
@@ -93,7 +79,7 @@ def result_table(rows: pd.DataFrame, kernels: dict[tuple[int, int], dict], probl
             (
                 Cell(row.key, problem_names.get(row.key, row.key), link=f"problems/{row.key}/"),
                 Cell(str(row.backend), str(row.backend)),
-                Cell(str(row.status), str(row.status), css=f"kb-status kb-{row.status}", title=str(row.error)[:300]),
+                status_cell(row),
                 Cell(number(row.speedup), _speedup_display(row)),
                 Cell(number(row.speedup_vs_compile), speedup_text(number(row.speedup_vs_compile))),
                 Cell(number(row.reference_ms), ms_text(number(row.reference_ms))),
@@ -241,11 +227,11 @@ def submission_page(model: SiteModel, slug: str, aligned: pd.DataFrame | None, o
         rows = _shown_rows(aligned, results.hardware, kernels)
         slots[slot_name] = table_html(result_table(rows, kernels, names), root)
         runs.append(_run_info(results, slot_name))
-    description = str(doc.document.get("description", "")) if doc else ""
+    slots["description"] = html_paragraphs(doc.document.get("description", "")) if doc else ""
     markdown = render(
         "submission.md.j2",
         name=name,
-        description=description,
+        description_slot=slot("description"),
         runs=runs,
         meta_slot=slot("meta"),
         scores_slot=slot("scores"),

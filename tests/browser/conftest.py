@@ -29,6 +29,9 @@ def port() -> int:
 def site_dir(request, tmp_path_factory, port) -> Path:
     root = tmp_path_factory.mktemp("browser-site")
     tree = write_synthetic(root / "data", request.module.SPEC)
+    prepare = getattr(request.module, "PREPARE", None)  # a module may rewrite the data first (hostile text)
+    if prepare is not None:
+        prepare(tree)
     env = {k: v for k, v in os.environ.items() if not k.startswith("KB_")}
     env.update(
         NO_MKDOCS_2_WARNING="1",

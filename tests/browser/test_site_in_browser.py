@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.site_kit.headless import unavailable
+from tests.site_kit.headless import unavailable, wait_until
 from tests.site_kit.synthetic import SyntheticSpec
 
 REASON = unavailable()
@@ -20,8 +20,8 @@ TABLES_DRAWN = "n => document.querySelectorAll('.kb-target table').length >= n"
 def open_home(watched):
     page = watched.page
     page.goto(watched.base_url)
-    page.wait_for_function(TABLES_DRAWN, arg=LEVELS)
-    page.wait_for_function(CHARTS_DRAWN, arg=LEVELS)
+    wait_until(page, TABLES_DRAWN, arg=LEVELS)
+    wait_until(page, CHARTS_DRAWN, arg=LEVELS)
     return page
 
 
@@ -68,7 +68,7 @@ def test_clicking_a_header_sorts_rows_and_clicking_again_reverses_them(watched):
 def test_each_curve_chart_has_one_trace_per_submission(watched, screenshot_dirs):
     page = watched.page
     page.goto(watched.base_url + "curves/")
-    page.wait_for_function(CHARTS_DRAWN, arg=LEVELS)
+    wait_until(page, CHARTS_DRAWN, arg=LEVELS)
     traces = page.evaluate("[...document.querySelectorAll('.js-plotly-plot')].map(e => e.data.length)")
     assert traces == [SPEC.submissions] * LEVELS
     axis = page.evaluate("document.querySelector('.js-plotly-plot')._fullLayout.xaxis.type")
@@ -81,8 +81,8 @@ def test_switching_the_baseline_loads_the_other_data(watched):
     page = open_home(watched)
     before = column_values(page, 0, 0)
     page.select_option(".kb-baseline", "torch-compile")
-    page.wait_for_function("() => document.querySelector('.kb-loading').textContent === ''")
-    page.wait_for_function(TABLES_DRAWN, arg=LEVELS)
+    wait_until(page, "() => document.querySelector('.kb-loading').textContent === ''")
+    wait_until(page, TABLES_DRAWN, arg=LEVELS)
     assert page.evaluate("localStorage.getItem('kb.combo')").endswith("--torch-compile")
     assert len(column_values(page, 0, 0)) == len(before)
 
@@ -92,10 +92,10 @@ def test_instant_navigation_redraws_charts_without_reloading_the_page(watched):
     page.evaluate("window.kbSamePage = true")
     page.locator("a.md-tabs__link", has_text="Curves").click()
     page.wait_for_url("**/curves/")
-    page.wait_for_function(CHARTS_DRAWN, arg=LEVELS)
+    wait_until(page, CHARTS_DRAWN, arg=LEVELS)
     page.locator("a.md-tabs__link", has_text="Leaderboard").click()
-    page.wait_for_function(TABLES_DRAWN, arg=LEVELS)
-    page.wait_for_function(CHARTS_DRAWN, arg=LEVELS)
+    wait_until(page, TABLES_DRAWN, arg=LEVELS)
+    wait_until(page, CHARTS_DRAWN, arg=LEVELS)
     assert page.evaluate("window.kbSamePage") is True
     live = page.evaluate("[...window.kb.charts.live].map(e => e.isConnected)")
     assert live == [True] * LEVELS
@@ -109,8 +109,8 @@ def test_dark_mode_rethemes_every_chart(watched):
     assert page.evaluate(schemes) == ["default"] * LEVELS
     light = page.evaluate(fonts)
     page.locator("form[data-md-component='palette'] label:visible").first.click()
-    page.wait_for_function("() => document.body.getAttribute('data-md-color-scheme') === 'slate'")
-    page.wait_for_function(f"() => {schemes}.every(s => s === 'slate')")
+    wait_until(page, "() => document.body.getAttribute('data-md-color-scheme') === 'slate'")
+    wait_until(page, f"() => {schemes}.every(s => s === 'slate')")
     dark = page.evaluate(fonts)
     assert all(d != c for d, c in zip(dark, light, strict=True))
 
@@ -132,7 +132,7 @@ def test_no_page_logs_an_error_or_asks_another_host(watched):
     page.click("input.md-search__input")
     # The search worker must have its index first (its ready message says "Type to start searching"),
     # and the theme reacts to key events, which fill() does not send.
-    page.wait_for_function("() => document.querySelector('.md-search-result__meta').textContent.includes('Type')")
+    wait_until(page, "() => document.querySelector('.md-search-result__meta').textContent.includes('Type')")
     page.locator("input.md-search__input").press_sequentially("synthetic", delay=20)
     page.wait_for_selector(".md-search-result__item")
     assert watched.errors == []

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import time
 from pathlib import Path
 from typing import Any
 
@@ -31,3 +32,17 @@ def unavailable() -> str | None:
 
 def launch(playwright: Any) -> Any:
     return playwright.chromium.launch(executable_path=str(CHROMIUM), args=list(CHROMIUM_ARGS))
+
+
+def wait_until(page: Any, expression: str, arg: Any = None, timeout: float = 30_000) -> None:
+    """Poll a JavaScript function expression until it returns true.
+
+    Playwright's `wait_for_function` evaluates its predicate with `eval` inside the page, which the site's
+    Content-Security-Policy (script-src 'self') refuses; `page.evaluate` goes through the debugger protocol,
+    which the policy does not govern.
+    """
+    deadline = time.monotonic() + timeout / 1000
+    while not page.evaluate(f"arg => ({expression})(arg)", arg):
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"timed out after {timeout:.0f} ms waiting for {expression}")
+        page.wait_for_timeout(50)

@@ -143,7 +143,9 @@ def _timing(ms: float) -> Timing:
     return Timing(median=ms, q1=ms * 0.98, q3=ms * 1.02, minimum=ms * 0.95, n=50)
 
 
-def _problem_result(entry: dict, kernel: dict, skill: float, rng: random.Random, stale: bool) -> ProblemResult:
+def _problem_result(
+    entry: dict, kernel: dict, skill: float, rng: random.Random, *, stale: bool, kernel_sha256: str
+) -> ProblemResult:
     roll = rng.random()
     common = {
         "key": entry["key"],
@@ -151,7 +153,7 @@ def _problem_result(entry: dict, kernel: dict, skill: float, rng: random.Random,
         "problem_id": entry["problem_id"],
         "problem_sha256": "0" * 64 if stale else entry["sha256"],
         "kernel_path": kernel["path"],
-        "kernel_sha256": hashlib.sha256(kernel["path"].encode()).hexdigest(),
+        "kernel_sha256": kernel_sha256,
         "backend": kernel["backend"],
     }
     if roll > skill:
@@ -184,12 +186,15 @@ def _problem_result(entry: dict, kernel: dict, skill: float, rng: random.Random,
     )
 
 
-def _results_file(document: dict, hardware: str, entries: dict, verified: bool, rng: random.Random) -> ResultsFile:
+def _results_file(
+    document: dict, hardware: str, entries: dict, rng: random.Random, *, verified: bool, lines: int
+) -> ResultsFile:
     skill = rng.uniform(0.3, 0.95)
-    problems = tuple(
-        _problem_result(entries[(k["level"], k["problem_id"])], k, skill, rng, stale=rng.random() < 0.01)
-        for k in document["kernels"]
-    )
+    problems = []
+    for k in document["kernels"]:
+        entry = entries[(k["level"], k["problem_id"])]
+        digest = hashlib.sha256(_kernel_source(document["slug"], entry, lines).encode()).hexdigest()
+        problems.append(_problem_result(entry, k, skill, rng, stale=rng.random() < 0.01, kernel_sha256=digest))
     environment = Environment(
         gpu=HARDWARE_NAMES.get(hardware, hardware),
         driver="580.00",
@@ -207,7 +212,7 @@ def _results_file(document: dict, hardware: str, entries: dict, verified: bool, 
         hardware=hardware,
         environment=environment,
         protocol={"version": "1"},
-        problems=problems,
+        problems=tuple(problems),
         started_at="2026-11-22T10:00:00Z",
         finished_at="2026-11-22T11:00:00Z",
         verified=verified,
@@ -227,6 +232,6 @@ def write_synthetic(root: Path, spec: SyntheticSpec = SyntheticSpec()) -> Synthe
         document = _submission(index, attempted, tree.submissions_dir, spec)
         for hardware in spec.hardware:
             verified = rng.random() < spec.verified_share
-            results = _results_file(document, hardware, by_id, verified, rng)
+            results = _results_file(document, hardware, by_id, rng, verified=verified, lines=spec.kernel_lines)
             save(results, tree.results_dir / hardware / f"{document['slug']}.json")
     return tree

@@ -5,6 +5,8 @@ Actions:
   check-results-guard  fail a pull request that touches results/ unless the results bot opened it
   comment              post or update the sticky comment for a validation report (and set a status)
   status               set one commit status
+  check-head           exit 0 only if a pull request is open with exactly this head commit (before fetching it)
+  results-body         the results pull request's body: each kernel's sha256, status and flags
   open-results-pr      commit the changed files under results/ to a new branch and open a pull request
 
 The token comes from GITHUB_TOKEN and is never printed. Exit codes: see `validator.github.client.BotExit`.
@@ -22,7 +24,7 @@ from pathlib import Path
 from rich.console import Console
 
 from validator.findings import UserError
-from validator.github import pr_report, results_guard
+from validator.github import pr_report, results_guard, results_summary
 from validator.github.client import (
     COMMENT_LIMIT,
     DEFAULT_BOT_LOGIN,
@@ -34,6 +36,7 @@ from validator.github.client import (
     settings_from_env,
 )
 from validator.github.pr_changes import git_changed_paths, submission_documents
+from validator.untrusted import printable
 
 HELP = "GitHub bot: changed files, results guard, sticky PR comment, commit status, results pull request"
 _SHA = re.compile(r"^[0-9a-f]{40}$")
@@ -41,6 +44,10 @@ _CONTEXT = re.compile(r"^[A-Za-z0-9 ._/:()-]{1,100}$")
 _KEY = re.compile(r"^[a-z0-9-]{1,40}$")
 _BRANCH = re.compile(r"^[A-Za-z0-9._/-]{1,100}$")
 GUARD_CONTEXT = "kb-validate / results-guard"
+GPU_CONTEXT = "kb-validate / gpu-verify"
+_RUN_TITLE = re.compile(r"^gpu-verify PR ([1-9][0-9]{0,6}) at ([0-9a-f]{40})$")
+_REPO_NAME = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})/[A-Za-z0-9._-]{1,100}$")
+MARKERS = {workflow: f"<!-- kb-validate-bot:{workflow} -->" for workflow in pr_report.TITLES}
 
 
 def _common(p: argparse.ArgumentParser) -> None:
@@ -63,7 +70,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     _common(p)
     p = sub.add_parser("check-results-guard", help="fail a contributor pull request that touches results/")
     _source(p)
-    p.add_argument("--meta", type=Path, metavar="FILE", help="take the PR number from a pr-check artifact's meta.json")
+    p.add_argument("--event-repo", metavar="OWNER/NAME",
+                   help="find the open PR from this head repository whose head is --status-sha (the event's)")
     p.add_argument("--files", type=Path, metavar="FILE", help="changed paths as data (NUL- or newline-separated)")
     p.add_argument("--author", help="login that opened the pull request (read from the API with --pr/--meta)")
     p.add_argument("--bot-login", help="the results bot's login (default: $KB_RESULTS_BOT)")
@@ -74,6 +82,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     p.add_argument("--meta", type=Path, required=True, metavar="FILE", help="the artifact's meta.json")
     p.add_argument("--report", type=Path, metavar="FILE", help="the artifact's report JSON; none: nothing validated")
     p.add_argument("--event-sha", help="pr-check: the run's head SHA from the trusted event; must be the PR head")
+    p.add_argument("--event-repo", metavar="OWNER/NAME", help="pr-check: the event's head repository (finds the PR)")
+    p.add_argument("--run-title", help="gpu-verify: the run's name, 'gpu-verify PR N at SHA' (from the event)")
+    p.add_argument("--gpu-pending", action="store_true",
+                   help=f"pr-check: set {GPU_CONTEXT!r} pending on an unverified head; mark the GPU comment stale")
     p.add_argument("--markdown", type=Path, metavar="FILE", help="TRUSTED Markdown body to post instead of rendering")
     p.add_argument("--run-url", default="", help="link to the full report (the workflow run)")
     p.add_argument("--status-context", help="also set this commit status from the report")
@@ -86,6 +98,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     p.add_argument("--description", default="")
     p.add_argument("--target-url")
     _common(p)
+    p = sub.add_parser("check-head", help="refuse unless PR N is open with head SHA (before fetching it)")
+    p.add_argument("--pr", type=int, required=True, metavar="N")
+    p.add_argument("--sha", required=True)
+    _common(p)
+    p = sub.add_parser("results-body", help="print the results pull request's body (Markdown) for a results tree")
+    p.add_argument("--results-dir", type=Path, required=True, metavar="DIR", help="results/<hardware>/<slug>.json")
+    p.add_argument("--failed", type=Path, metavar="FILE", help="lines 'FILE: why' of shards the merge could not use")
     p = sub.add_parser("open-results-pr", help="open a pull request with the changed files under results/")
     p.add_argument("--branch", required=True)
     p.add_argument("--title", required=True)
@@ -115,23 +134,43 @@ def _read_text(path: Path, flag: str) -> str:
         raise UserError(f"{flag} {path}: {exc.strerror}") from None
 
 
-def _artifact_pr(client: GitHubClient, meta: dict, workflow: str, event_sha: str | None) -> tuple[int, str]:
-    """The PR number comes from an artifact: accept it only if the commit really belongs to that PR.
+def _pr_of_head(client: GitHubClient, repo: str | None, sha: str) -> int:
+    """The one open pull request from repository `repo` whose head is `sha` (both from the trusted event)."""
+    if not _REPO_NAME.match(repo or ""):
+        raise UserError(f"--event-repo {repo!r}: expected OWNER/NAME, the workflow_run event's head repository")
+    numbers = client.pulls_for_head(repo or "", sha)
+    if len(numbers) != 1:
+        found = "no open pull request" if not numbers else f"{len(numbers)} open pull requests"
+        raise UserError(f"{found} from {repo} has head {sha[:12]}; refusing to report on it")
+    return numbers[0]
 
-    pr-check: the commit is the trusted event's head SHA and must be the PR's head. gpu-verify: the commit
-    is the one a maintainer dispatched (recorded by the trusted harness) and must be one of the PR's commits.
+
+def _trusted_pr(client: GitHubClient, args: argparse.Namespace, meta: dict) -> tuple[int, str]:
+    """The pull request and commit a report is about, from the trusted workflow_run context only.
+
+    pr-check: the event's head commit and head repository (set by GitHub): the one open pull request from
+    that repository with that head. gpu-verify: the run name gpu-verify.yml (main's file) writes from the inputs a
+    maintainer dispatched. The artifact, written where the submission ran, must agree or nothing is posted.
     """
-    if meta["workflow"] != workflow:
-        raise UserError(f"the artifact says it comes from {meta['workflow']!r}, but the event is {workflow!r}")
-    number, sha = meta["pr"], meta["sha"]
-    if workflow == "pr-check":
-        if _check_sha(event_sha, "--event-sha") != sha:
-            raise UserError(f"the artifact names commit {sha[:12]}, but the run was for {event_sha[:12]}")
-        head = client.pull(number).head_sha
-        if head != sha:
-            raise UserError(f"PR #{number}'s head is {head[:12]}, not {sha[:12]}; refusing to report on it")
-    elif sha not in client.commit_shas(number):
-        raise UserError(f"commit {sha[:12]} is not one of PR #{number}'s commits; refusing to report on it")
+    if meta["workflow"] != args.workflow:
+        raise UserError(f"the artifact says it comes from {meta['workflow']!r}, but the event is {args.workflow!r}")
+    if args.workflow == "gpu-verify":
+        match = _RUN_TITLE.match(args.run_title or "")
+        if not match:
+            raise UserError(f"--run-title {args.run_title!r}: expected 'gpu-verify PR N at SHA' (its run name)")
+        number, sha = int(match.group(1)), match.group(2)
+    else:
+        number, sha = 0, _check_sha(args.event_sha, "--event-sha")
+    if meta["sha"] != sha or (number and meta["pr"] != number):
+        raise UserError(f"the artifact names PR #{meta['pr']} at {meta['sha'][:12]}, but the run was for "
+                        f"{f'PR #{number} at ' if number else ''}{sha[:12]}; refusing to report on it")
+    if args.workflow == "gpu-verify":
+        if sha not in client.commit_shas(number):
+            raise UserError(f"commit {sha[:12]} is not one of PR #{number}'s commits; refusing to report on it")
+        return number, sha
+    number = _pr_of_head(client, args.event_repo, sha)
+    if meta["pr"] != number:
+        raise UserError(f"the artifact names PR #{meta['pr']}, but the run was for PR #{number}; refusing")
     return number, sha
 
 
@@ -149,6 +188,8 @@ def _changed_files(args: argparse.Namespace, out: Console) -> int:
     paths = _changed_paths(args, _client(args) if args.pr else None, args.pr)
     if args.submissions:
         paths = submission_documents(paths, args.repo_dir)
+    if not args.nul:  # one path a line for people and logs: a name's own controls and newlines are shown escaped
+        paths = tuple(printable(p) for p in paths)
     sep = "\0" if args.nul else "\n"
     out.file.write("".join(p + sep for p in paths))
     return BotExit.OK
@@ -156,29 +197,28 @@ def _changed_files(args: argparse.Namespace, out: Console) -> int:
 
 def _guard_pr(args: argparse.Namespace, client: GitHubClient) -> int | None:
     """The PR to read files and author from (None: they come from the command line), checked against --status-sha."""
-    if args.meta:
-        meta = pr_report.read_checked(args.meta, pr_report.META_SCHEMA, "the artifact's meta.json")
-        return _artifact_pr(client, meta, "pr-check", args.status_sha)[0]
+    if args.event_repo:
+        return _pr_of_head(client, args.event_repo, _check_sha(args.status_sha, "--status-sha"))
     if args.pr and args.status_sha and client.pull(args.pr).head_sha != _check_sha(args.status_sha, "--status-sha"):
         raise UserError(f"--status-sha {args.status_sha[:12]} is not the head of PR #{args.pr}")
     return args.pr
 
 
 def _guard(args: argparse.Namespace, out: Console, err: Console) -> int:
-    needs_api = bool(args.pr or args.meta or args.status_sha)
+    needs_api = bool(args.pr or args.event_repo or args.status_sha)
     client = _client(args) if needs_api else None
     number = _guard_pr(args, client) if client else None
     paths = _changed_paths(args, client, number)
     author = args.author
     if author is None:
         if client is None or not number:
-            raise UserError("--author LOGIN is needed unless --pr/--meta lets the API tell who opened the PR")
+            raise UserError("--author LOGIN is needed unless --pr/--event-repo lets the API tell who opened the PR")
         author = client.pull(number).author
     verdict = results_guard.check(paths, author, args.bot_login or os.environ.get("KB_RESULTS_BOT") or None)
     if client and args.status_sha:
         state = "success" if verdict.allowed else "failure"
         client.set_status(_check_sha(args.status_sha, "--status-sha"), state, GUARD_CONTEXT, verdict.message, None)
-    (out if verdict.allowed else err).print(f"results guard: {verdict.message}", markup=False)
+    (out if verdict.allowed else err).print(f"results guard: {printable(verdict.message)}", markup=False)
     return BotExit.OK if verdict.allowed else BotExit.CHECK_FAILED
 
 
@@ -188,8 +228,8 @@ def _comment(args: argparse.Namespace, out: Console) -> int:
     if args.report is not None and args.report.exists():
         report = pr_report.read_checked(args.report, pr_report.REPORT_SCHEMA, "the validation report")
     client = _client(args)
-    number, sha = _artifact_pr(client, meta, args.workflow, args.event_sha)
-    marker = f"<!-- kb-validate-bot:{args.workflow} -->"
+    number, sha = _trusted_pr(client, args, meta)
+    marker = MARKERS[args.workflow]
     artifact = pr_report.Artifact(meta, report)
     body = pr_report.render(artifact, marker, args.run_url)
     if args.markdown:
@@ -197,13 +237,28 @@ def _comment(args: argparse.Namespace, out: Console) -> int:
     body = pr_report.fit_comment(body, COMMENT_LIMIT - 500, args.run_url)
     bot_login = args.bot_login or os.environ.get("KB_BOT_LOGIN") or DEFAULT_BOT_LOGIN
     result = client.upsert_comment(number, marker, body, bot_login)
-    out.print(f"comment {result.action}: {result.html_url}", markup=False)
+    out.print(f"comment {result.action}: {printable(result.html_url)}", markup=False)
+    if args.gpu_pending and args.workflow == "pr-check":
+        _mark_gpu_stale(client, number, sha, bot_login, out)
     if args.status_context:
         state = pr_report.status_state(artifact)
         description = {"success": "passed", "failure": "failed", "error": "did not finish or validator error"}[state]
         client.set_status(sha, state, _check_context(args.status_context), description, args.run_url or None)
         out.print(f"status {args.status_context!r} set to {state} on {sha[:12]}", markup=False)
     return BotExit.OK
+
+
+def _mark_gpu_stale(client: GitHubClient, number: int, head: str, bot_login: str, out: Console) -> None:
+    """A push the GPU has not verified: its gpu-verify status is pending and the GPU comment says it is stale."""
+    marker = MARKERS["gpu-verify"]
+    body = client.comment_body(number, marker, bot_login)
+    if body is not None and pr_report.commit_of(body) == head:
+        return  # this very commit was verified on the GPU (pr-check ran again): nothing went stale
+    client.set_status(head, "pending", GPU_CONTEXT, "awaiting GPU verification of this commit by a maintainer", None)
+    out.print(f"status {GPU_CONTEXT!r} set to pending on {head[:12]}", markup=False)
+    if body is not None:
+        client.upsert_comment(number, marker, pr_report.mark_stale(body, head), bot_login)
+        out.print("GPU comment marked stale", markup=False)
 
 
 def _check_context(context: str) -> str:
@@ -217,6 +272,24 @@ def _status(args: argparse.Namespace, out: Console) -> int:
         _check_sha(args.sha, "--sha"), args.state, _check_context(args.context), args.description, args.target_url
     )
     out.print(f"status {args.context!r} set to {args.state}: {url}", markup=False)
+    return BotExit.OK
+
+
+def _check_head(args: argparse.Namespace, out: Console) -> int:
+    sha = _check_sha(args.sha, "--sha")
+    if args.pr < 1:
+        raise UserError(f"--pr {args.pr}: expected a pull request number")
+    pull = _client(args).pull(args.pr)
+    if pull.state != "open" or pull.head_sha != sha:
+        raise UserError(f"PR #{args.pr} is {pull.state} with head {pull.head_sha[:12]}, not {sha[:12]}: the commit "
+                        "to verify must be the pull request's current head; refusing to fetch it")
+    out.print(f"PR #{args.pr} is open at {sha[:12]}", markup=False)
+    return BotExit.OK
+
+
+def _results_body(args: argparse.Namespace, out: Console) -> int:
+    failed = _read_text(args.failed, "--failed") if args.failed and args.failed.exists() else ""
+    out.file.write(results_summary.render(args.results_dir, failed))
     return BotExit.OK
 
 
@@ -259,11 +332,15 @@ def execute(args: argparse.Namespace, out: Console, err: Console) -> int:
             return _comment(args, out)
         if args.action == "status":
             return _status(args, out)
+        if args.action == "check-head":
+            return _check_head(args, out)
+        if args.action == "results-body":
+            return _results_body(args, out)
         return _open_results_pr(args, out)
     except GitHubFailure as exc:
         err.print(f"kb-validate bot: error: {exc}", markup=False)
         return int(exc.exit_code)
     except UserError as exc:
         token = os.environ.get("GITHUB_TOKEN", "")
-        err.print(f"kb-validate bot: error: {one_line(str(exc), (token,))}", markup=False)
+        err.print(f"kb-validate bot: error: {printable(one_line(str(exc), (token,)))}", markup=False)
         return int(exc.exit_code)

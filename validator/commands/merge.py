@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 import argparse
-import json
 from pathlib import Path
 
 from rich.console import Console
 
 from validator.findings import ExitCode, UserError
+from validator.jsonfile import JsonError
 from validator.results import records as results
-from validator.results.merge import merge
+from validator.results.merge import Unreadable, merge
+from validator.untrusted import printable
 
 HELP = "combine the results files of a sharded run (--shard i/N) into one results file"
 
@@ -24,15 +25,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="merge even if shards are missing or did not finish (the result is incomplete)")
 
 
-def _load(path: Path) -> results.ResultsFile:
-    if not path.is_file():
-        raise UserError(f"{path}: no such results file")
+def _load(path: Path) -> results.ResultsFile | Unreadable:
+    """The shard, or why it cannot be used (unusable JSON, or JSON that is not a results file)."""
     try:
         return results.load(path)
-    except json.JSONDecodeError as exc:
-        raise UserError(f"{path}: not JSON ({exc.msg} at line {exc.lineno})") from exc
-    except (OSError, ValueError, KeyError, TypeError) as exc:
-        raise UserError(f"{path}: not a results file ({type(exc).__name__}: {exc})") from exc
+    except JsonError as exc:
+        return Unreadable(str(path), printable(exc.problem.message))
+    except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
+        return Unreadable(str(path), printable(f"not a results file ({type(exc).__name__}: {exc})"[:300]))
 
 
 def execute(args: argparse.Namespace, out: Console, err: Console) -> int:
@@ -43,10 +43,15 @@ def execute(args: argparse.Namespace, out: Console, err: Console) -> int:
         raise UserError("the same shard file is given twice")
     if args.out.resolve() in resolved:
         raise UserError(f"--out {args.out}: is one of the shard files; write the merge to a new file")
-    shards = [(str(path), _load(path)) for path in args.shards]
-    merged, warnings = merge(shards, allow_partial=args.allow_partial)
+    loaded = [(str(path), _load(path)) for path in args.shards]
+    shards = [(name, shard) for name, shard in loaded if isinstance(shard, results.ResultsFile)]
+    unreadable = [shard for _, shard in loaded if isinstance(shard, Unreadable)]
+    for bad in unreadable:
+        err.print(f"kb-validate merge: error: {bad.file}: {bad.error}; merging the other shards without it",
+                  markup=False)
+    merged, warnings = merge(shards, allow_partial=args.allow_partial, unreadable=unreadable)
     for warning in warnings:
-        err.print(f"kb-validate merge: warning: {warning}", markup=False)
+        err.print(f"kb-validate merge: warning: {printable(warning)}", markup=False)
     results.save(merged, args.out)
     out.print(f"merged {len(shards)} shard(s), {len(merged.problems)} problem(s) -> {args.out}", markup=False)
-    return ExitCode.OK
+    return ExitCode.UNUSABLE if unreadable else ExitCode.OK

@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import json
 import threading
 from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from validator import jsonfile
 from validator.evaluate.jobs import Job, write_job
 from validator.isolation import sandbox
 from validator.isolation.zygote import Target, Zygote, ZygoteError
@@ -71,12 +71,11 @@ def _base(item: WorkItem, status: Status, error: str, seconds: float = 0.0) -> P
 
 def _read_output(item: WorkItem, out_path: Path) -> tuple[ProblemResult | None, str]:
     """The worker's result, checked to belong to this job; or None and why it is unusable."""
-    try:
-        data = json.loads(out_path.read_text(encoding="utf-8"))
-        result = problem_from_dict(data)
-    except FileNotFoundError:
+    if not out_path.exists():
         return None, "wrote no result file"
-    except (OSError, ValueError, TypeError, KeyError) as exc:
+    try:  # the one JSON reader: size and nesting limits, so a hostile result file is this problem's error only
+        result = problem_from_dict(jsonfile.read_json(out_path, jsonfile.WORKER_BYTES, expected="a worker result"))
+    except (OSError, ValueError, TypeError, KeyError, AttributeError) as exc:
         return None, f"wrote an unreadable result ({type(exc).__name__}: {str(exc)[:200]})"
     job = item.job
     if (result.key, result.problem_sha256, result.kernel_sha256) != (job.key, job.problem_sha256, job.kernel_sha256):

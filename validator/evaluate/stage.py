@@ -43,7 +43,9 @@ if TYPE_CHECKING:
     from validator.run_context import RunOptions, StageContext
 
 STAGE = "evaluate"
-ERROR_CODES = {Status.INCORRECT, Status.RUNTIME_ERROR, Status.TIMEOUT, Status.OOM, Status.NOT_RUN}
+ERROR_CODES = {Status.INCORRECT, Status.COMPILE_ERROR, Status.RUNTIME_ERROR, Status.REJECTED, Status.TIMEOUT,
+               Status.OOM, Status.NOT_RUN}
+"""Statuses that fail the run (exit 1): every runtime rejection, build failure and crash included."""
 
 
 def unavailable(machine: Machine, options: RunOptions) -> str | None:
@@ -249,7 +251,8 @@ def findings_for(final: ResultsFile, path: Path) -> list[Finding]:
     for result in final.problems:
         first_line = result.error.splitlines()[0] if result.error else ""
         if result.status in ERROR_CODES:
-            findings.append(Finding(result.status.value.replace("_", "-"), STAGE, result.error or result.status,
+            why = result.error or "; ".join(f"{f.code}: {f.message}" for f in result.flags) or result.status
+            findings.append(Finding(result.status.value.replace("_", "-"), STAGE, why,
                                     file=result.kernel_path, problem=result.key))
         elif result.status == Status.NEEDS_REVIEW:
             findings.append(Finding("needs-review", STAGE, first_line or "held for a maintainer's review",

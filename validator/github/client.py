@@ -28,6 +28,8 @@ MAX_COMMITS = 250
 """GitHub lists at most 250 commits of a pull request."""
 MAX_COMMENTS = 2000
 """Stop looking for the sticky comment after this many comments (a bound on the request loop)."""
+MAX_PULLS = 300
+"""Open pull requests read, most recently updated first, when looking for the one a push belongs to."""
 STATUS_STATES = ("pending", "success", "failure", "error")
 _TOKEN_SHAPES = re.compile(r"\b(?:gh[pousr]_[A-Za-z0-9_]{10,}|github_pat_[A-Za-z0-9_]{10,})")
 
@@ -232,19 +234,47 @@ class GitHubClient:
         with self._call(f"listing the commits of pull request #{number}"):
             return frozenset(c.sha for c in pr.commits(number=MAX_COMMITS))
 
-    def upsert_comment(self, number: int, marker: str, body: str, bot_login: str) -> CommentResult:
-        """Edit the bot's own comment that carries `marker`, or create it."""
-        if marker not in body:
-            raise ValueError("the comment body must contain its marker")
+    def pulls_for_head(self, repo: str, sha: str) -> tuple[int, ...]:
+        """Open pull requests from repository `repo` (`owner/name`, a fork or this one) whose head is `sha`.
+
+        The most recently updated open pull requests are read (a push updates its PR), so the search needs
+        no branch name: branch names are chosen by the contributor, the commit and repository are not.
+        """
+        found = []
+        with self._call("listing the open pull requests"):
+            for pull in self._repo().pull_requests(state="open", sort="updated", direction="desc", number=MAX_PULLS):
+                head = pull.as_dict().get("head") or {}
+                if head.get("sha") == sha and ((head.get("repo") or {}).get("full_name") or "").lower() == repo.lower():
+                    found.append(pull.number)
+        return tuple(found)
+
+    def _own_comment(self, number: int, marker: str, bot_login: str):  # github3 IssueComment or None
+        """The bot's sticky comment: written by `bot_login`, with `marker` as its whole first line.
+
+        Anyone can write the marker into a comment, and submitted text can carry it into the bot's own
+        comments; only the first line of a comment the bot account wrote counts.
+        """
         pr = self._pull(number)
         with self._call(f"reading the comments of pull request #{number}"):
-            mine = None
             for index, comment in enumerate(pr.issue_comments()):
                 if index >= MAX_COMMENTS:
-                    break
-                if marker in (comment.body or "") and comment.user.login.lower() == bot_login.lower():
-                    mine = comment
-                    break
+                    return None
+                first_line = (comment.body or "").split("\n", 1)[0].strip()
+                if first_line == marker and comment.user.login.lower() == bot_login.lower():
+                    return comment
+        return None
+
+    def comment_body(self, number: int, marker: str, bot_login: str) -> str | None:
+        """The body of the bot's sticky comment for `marker`, or None when there is none."""
+        comment = self._own_comment(number, marker, bot_login)
+        return None if comment is None else comment.body or ""
+
+    def upsert_comment(self, number: int, marker: str, body: str, bot_login: str) -> CommentResult:
+        """Edit the bot's own comment that starts with `marker`, or create it."""
+        if body.split("\n", 1)[0] != marker:
+            raise ValueError("the comment body must start with its marker line")
+        pr = self._pull(number)
+        mine = self._own_comment(number, marker, bot_login)
         if mine is None:
             with self._call(f"commenting on pull request #{number}"):
                 created = pr.create_comment(body)

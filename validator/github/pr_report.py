@@ -8,16 +8,19 @@ images or links, or break the table.
 
 from __future__ import annotations
 
-import json
+import html
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from jsonschema import Draft202012Validator
 
+from validator import jsonfile
 from validator.findings import ExitCode, UserError
+from validator.untrusted import CONTROL, printable
 
-MAX_ARTIFACT_BYTES = 5_000_000
+MAX_ARTIFACT_BYTES = jsonfile.ARTIFACT_BYTES
 TRUNCATION_NOTE = "\n\n… truncated to fit GitHub's comment limit ({shown} of {total} characters). Full report: {url}\n"
 
 _TEXT = {"type": "string", "maxLength": 4000}
@@ -83,6 +86,8 @@ META_SCHEMA: dict[str, Any] = {
         "validated": {"type": "boolean"},
     },
 }
+_COMMIT_LINE = re.compile(r"<!-- kb-validate-commit:([0-9a-f]{40}) -->")
+STALE_PREFIX = "> ⚠️ **Stale**"
 ICON = {"passed": "✅", "failed": "❌", "unusable": "⛔", "skipped": "⏭️", "not_reached": "➖"}
 TITLES = {"pr-check": "PR check (CPU stages)", "gpu-verify": "GPU verification"}
 STATE_FOR_EXIT = {ExitCode.OK: "success", ExitCode.FAILED: "failure", ExitCode.UNUSABLE: "failure"}
@@ -99,12 +104,9 @@ class Artifact:
 def read_checked(path: Path, schema: dict[str, Any], what: str) -> dict[str, Any]:
     """Load a JSON file of bounded size and check it against `schema`; a bad one is a UserError."""
     try:
-        size = path.stat().st_size
-        if size > MAX_ARTIFACT_BYTES:
-            raise UserError(f"{path}: {what} is {size} bytes; at most {MAX_ARTIFACT_BYTES} are accepted")
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise UserError(f"{path}: cannot read {what}: {exc}") from None
+        data = jsonfile.read_json(path, MAX_ARTIFACT_BYTES, expected=what)
+    except jsonfile.JsonError as exc:
+        raise UserError(f"cannot read {what}: {printable(exc)}") from None
     errors = sorted(Draft202012Validator(schema).iter_errors(data), key=lambda e: list(e.absolute_path))
     if errors:
         where = "$" + "".join(f"[{p!r}]" if isinstance(p, str) else f"[{p}]" for p in errors[0].absolute_path)
@@ -112,11 +114,46 @@ def read_checked(path: Path, schema: dict[str, Any], what: str) -> dict[str, Any
     return data
 
 
+def _flat(text: object, limit: int) -> str:
+    flat = " ".join(CONTROL.sub("", str(text)).split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
 def code(text: object, limit: int = 300) -> str:
-    """Untrusted text as an inline code span, safe inside a Markdown table cell."""
-    flat = " ".join(str(text).split()).replace("`", "'").replace("|", "\\|")
-    flat = flat if len(flat) <= limit else flat[: limit - 1] + "…"
+    """Untrusted text as an inline code span that it cannot close, safe inside a Markdown table cell.
+
+    Inside a code span GitHub shows `<`, `@`, `[` and `!` as written: no HTML, mention, link or image.
+    """
+    flat = _flat(text, limit).replace("`", "'").replace("|", "\\|")
     return f"`{flat}`" if flat else ""
+
+
+def html_code(text: object, limit: int = 300) -> str:
+    """Untrusted text inside an HTML element (GitHub does not read Markdown there): escaped, in <code>."""
+    flat = _flat(text, limit)
+    return f"<code>{html.escape(flat, quote=True)}</code>" if flat else ""
+
+
+def commit_line(sha: str) -> str:
+    """The GPU comment's second line: which commit its result is for (the bot writes it; sha is checked hex)."""
+    return f"<!-- kb-validate-commit:{sha} -->"
+
+
+def commit_of(body: str) -> str | None:
+    """The commit a GPU comment reports on, from its second line."""
+    lines = body.split("\n", 2)
+    match = _COMMIT_LINE.fullmatch(lines[1].strip()) if len(lines) > 1 else None
+    return match.group(1) if match else None
+
+
+def mark_stale(body: str, head: str) -> str:
+    """The GPU comment with a banner (replacing an older one) saying the pull request moved past its commit."""
+    lines = body.split("\n")
+    verified = commit_of(body) or "?"
+    banner = (f"> ⚠️ **Stale**: this GPU result is for commit `{verified[:12]}`; the pull request's head is now "
+              f"`{head[:12]}`, which has not been verified on the GPU. A maintainer must start gpu-verify for it.")
+    kept = [line for line in lines[2:] if not line.startswith(STALE_PREFIX)]
+    return "\n".join([*lines[:2], banner, *kept])
 
 
 def status_state(artifact: Artifact) -> str:
@@ -137,7 +174,8 @@ def _first_error(sub: dict[str, Any]) -> str:
 
 
 def _details(sub: dict[str, Any]) -> list[str]:
-    lines = ["", f"<details><summary>{code(sub['file'], 120)}: stages</summary>", "", "| stage | status | note |"]
+    summary = f"<details><summary>{html_code(sub['file'], 120)}: stages</summary>"
+    lines = ["", summary, "", "| stage | status | note |"]
     lines.append("|---|---|---|")
     for stage in sub["stages"]:
         note = stage.get("reason") or f"{stage.get('seconds', 0):.2f} s"
@@ -160,7 +198,7 @@ def render(artifact: Artifact, marker: str, run_url: str) -> str:
     meta, report = artifact.meta, artifact.report
     title = TITLES[meta["workflow"]]
     sha = meta["sha"]
-    lines = [marker]
+    lines = [marker, commit_line(sha)] if meta["workflow"] == "gpu-verify" else [marker]
     if not meta.get("validated", True):
         lines += [f"## {title}: ⚠️ did not finish", "", f"The run for commit `{sha[:12]}` stopped before it"
                   " validated anything (set-up or install failed); see the workflow run."]

@@ -7,7 +7,9 @@ hardware, and cover disjoint problems; anything else is refused with the file th
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from validator.findings import UserError
@@ -45,14 +47,23 @@ def _check_disjoint(shards: Sequence[tuple[str, ResultsFile]]) -> None:
             owner[problem.key] = name
 
 
-def _check_complete(shards: Sequence[tuple[str, ResultsFile]]) -> None:
-    """Every shard finished, and the shards are all N of one split."""
+def shard_of_name(name: str) -> tuple[int, int] | None:
+    """`x.shard-2-of-4.json` -> (2, 4)."""
+    match = re.search(r"\.shard-([0-9]+)-of-([0-9]+)\.json$", name)
+    return (int(match.group(1)), int(match.group(2))) if match else None
+
+
+def _check_complete(shards: Sequence[tuple[str, ResultsFile]], unreadable: Sequence[Unreadable]) -> None:
+    """Every shard finished, and the shards (with the unreadable ones) are all N of one split."""
     for name, shard in shards:
         if not shard.finished_at:
             raise UserError(f"{name}: this shard's run did not finish; rerun it (it resumes) before merging")
     specs = [shard.environment.extra.get("shard") for _, shard in shards]
     if any(spec is None for spec in specs):
         return
+    specs += [shard_of_name(bad.file) for bad in unreadable]
+    if any(spec is None for spec in specs):
+        raise UserError(f"{unreadable[0].file}: unreadable, and its name does not say which shard it was")
     counts = {spec[1] for spec in specs}
     indices = sorted(spec[0] for spec in specs)
     if len(counts) != 1 or indices != list(range(1, counts.pop() + 1)):
@@ -77,14 +88,28 @@ def _shard_record(name: str, shard: ResultsFile) -> dict[str, Any]:
     }
 
 
-def merge(shards: Sequence[tuple[str, ResultsFile]], allow_partial: bool = False) -> tuple[ResultsFile, list[str]]:
-    """The merged file and warnings (software differences between shards). Raises UserError to refuse."""
+@dataclass(frozen=True)
+class Unreadable:
+    """A shard file that could not be used; the merge goes on without it and records it."""
+
+    file: str
+    error: str
+
+
+def merge(
+    shards: Sequence[tuple[str, ResultsFile]], allow_partial: bool = False, unreadable: Sequence[Unreadable] = ()
+) -> tuple[ResultsFile, list[str]]:
+    """The merged file and warnings (software differences between shards). Raises UserError to refuse.
+
+    The problems of an `unreadable` shard are left out of the merged file (the site shows them as missing,
+    and the next verified rerun measures them); the file records which shard failed and why.
+    """
     if not shards:
-        raise UserError("no shard files given")
+        raise UserError("no readable shard file given")
     _check_same(shards)
     _check_disjoint(shards)
     if not allow_partial:
-        _check_complete(shards)
+        _check_complete(shards, unreadable)
     first = shards[0][1]
     warnings = [
         f"{name}: {field} {getattr(shard.environment, field)!r} differs from {shards[0][0]}'s "
@@ -95,6 +120,8 @@ def merge(shards: Sequence[tuple[str, ResultsFile]], allow_partial: bool = False
     problems = sorted((p for _, s in shards for p in s.problems), key=lambda p: (p.level, p.problem_id))
     extra = {k: v for k, v in first.environment.extra.items() if k != "shard"}
     extra["shards"] = [_shard_record(name, shard) for name, shard in shards]
+    if unreadable:
+        extra["unreadable_shards"] = [{"file": bad.file, "error": bad.error} for bad in unreadable]
     files = [shard for _, shard in shards]
     merged = dataclasses.replace(
         first, environment=dataclasses.replace(first.environment, extra=extra), problems=tuple(problems),

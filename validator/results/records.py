@@ -12,6 +12,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
+from validator import jsonfile
 from validator.atomic import write_text_atomic
 
 RESULTS_SCHEMA_VERSION = 1
@@ -179,4 +180,5 @@ def save(results: ResultsFile, path: Path) -> None:
 
 
 def load(path: Path) -> ResultsFile:
-    return from_dict(json.loads(path.read_text(encoding="utf-8")))
+    """Raises JsonError (a ValueError) for unusable JSON, KeyError/TypeError/ValueError for a wrong shape."""
+    return from_dict(jsonfile.read_json(path, jsonfile.RESULTS_BYTES, expected="a results file"))

@@ -11,6 +11,7 @@ from typing import Any
 from jsonschema import Draft202012Validator, ValidationError
 
 from validator.findings import Finding
+from validator.untrusted import ANY_CONTROL
 
 SCHEMA_VERSION = 1
 SCHEMA_FILE = f"submission-v{SCHEMA_VERSION}.schema.json"
@@ -33,6 +34,15 @@ def _validator() -> Draft202012Validator:
 def _explain(error: ValidationError) -> str:
     """jsonschema's message, with the field's own description where the raw message is a regex or a $ref."""
     described = error.schema.get("description") if isinstance(error.schema, dict) else None
+    if error.validator == "pattern" and isinstance(error.instance, str):
+        hit = ANY_CONTROL.search(error.instance)
+        if hit and (error.validator_value.startswith("^[^") or "\\s" in error.validator_value):
+            return (
+                f"contains the control character U+{ord(hit.group()):04X} at character {hit.start() + 1}; "
+                "text fields may not hold control characters (U+0000-U+001F, U+007F-U+009F; "
+                "only the description may hold tabs and line breaks) or bidirectional marks and overrides "
+                "(U+061C, U+200E, U+200F, U+202A-U+202E, U+2066-U+2069)"
+            )
     if error.validator == "pattern" and described:
         return f"{error.instance!r} is not allowed here; expected: {described}"
     if error.validator == "pattern":
