@@ -112,7 +112,8 @@ def plan(context: StageContext, tools: build.Toolchain, secret: bytes, interpret
     root, decided = build.cache_root(context.options), _decided_earlier(context)
     planned, keys = [], []
     for entry in context.submission.kernels:
-        problem = context.catalogue.get(entry.level, entry.problem_id)
+        # the version the kernel was written for (semantics accepted only known ones)
+        problem = context.catalogue.resolve(entry.level, entry.problem_id, entry.problem_sha256)
         if problem is None:
             continue
         sha = entry.sha256()
