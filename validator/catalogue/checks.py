@@ -344,7 +344,8 @@ def _findings(issues: list[Issue], problem: Problem, shown: str) -> tuple[list[F
 
 def check_problem(problem: Problem, spec: CheckSpec, shown: str | None = None) -> ProblemCheck:
     """Run every filter on one problem; a bad problem gives findings, never an exception."""
-    shown = shown or f"level{problem.level}/{problem.path.name}"
+    track = "" if problem.headline else f"tracks/{problem.version}/"
+    shown = shown or f"{track}level{problem.level}/{problem.path.name}"
     started = time.perf_counter()
     module: ModuleType | None = None
     run: _Run | None = None
