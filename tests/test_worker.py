@@ -209,8 +209,6 @@ class Model(nn.Module):
 
 
 rows = 256
-REDUCED_SIZES = {"rows": 256}
-{declared}
 
 def get_inputs():
     return [torch.randn(rows, 256)]
@@ -231,10 +229,14 @@ class ModelNew(torch.nn.Module):
 '''
 
 
-@pytest.mark.parametrize("declared", ["", 'TOLERANCES = {"float32": (1e-2, 1e-2)}'])
-def test_a_problem_s_declared_tolerances_replace_the_protocol_s_and_are_flagged(tmp_path: Path, declared: str):
-    problem = tmp_path / "1_Doubling.py"
-    problem.write_text(DOUBLING_PROBLEM.replace("{declared}", declared), encoding="utf-8")
+@pytest.mark.parametrize("declared", [{}, {"tolerances": {"float32": [1e-2, 1e-2]}, "reason": "evidence"}])
+def test_a_problem_s_declared_tolerances_replace_the_protocol_s_and_are_flagged(tmp_path: Path, declared: dict):
+    problem = tmp_path / "level1" / "1_Doubling.py"
+    problem.parent.mkdir()
+    problem.write_text(DOUBLING_PROBLEM, encoding="utf-8")
+    entry = {"reduced_sizes": {"rows": 256}, **declared}  # interpret mode runs reduced
+    overlay = {"schema_version": 1, "problems": {"level1/1_Doubling": entry}}
+    (tmp_path / "overlay.json").write_text(json.dumps(overlay), encoding="utf-8")  # the board's sidecar
     kernel = tmp_path / "kernel_triton.py"
     kernel.write_text(ONE_ELEMENT_OFF, encoding="utf-8")
     job = make_job("level1/19_ReLU", kernel, tmp_path, {"interpret": True})
