@@ -121,7 +121,9 @@ def test_a_kernel_for_the_older_version_validates_against_it_and_not_against_the
     (run / "level_2_problem_41_sample_0_kernel.py").write_text(GEMM_GROUPNORM_KERNEL)
     assert _import(cli, tmp_path, "--kernelbench-commit", "91bfc2c").exit_code == 0
     assert _validate(cli, tmp_path).exit_code == 0
-    assert _import(cli, tmp_path, "--kernelbench-commit", "423217d", "--force").exit_code == 0
+    wrong = _import(cli, tmp_path, "--kernelbench-commit", "423217d", "--force")
+    assert wrong.exit_code == 0
+    assert "it fits 91bfc2c's (check --kernelbench-commit)" in wrong.stdout  # told at import time already
     check = _validate(cli, tmp_path)
     assert check.exit_code == 1
     assert "kernel-arity-init" in check.output

@@ -24,6 +24,7 @@ from typing import Any
 
 from validator.catalogue.problems import Catalogue, Problem
 from validator.findings import UserError
+from validator.submission.arity import arity_mismatches
 from validator.submission.schema import SCHEMA_VERSION
 
 RUN_FILE = re.compile(r"^level_(\d+)_problem_(\d+)_sample_(\d+)_kernel\.py$")
@@ -269,6 +270,21 @@ def _redefined(catalogue: Catalogue, problem: Problem) -> str | None:
             f"kernel is judged against {problem.version}'s {problem.name}")
 
 
+def _fit_warning(catalogue: Catalogue, problem: Problem, source: str, shown: str) -> str | None:
+    """A warning where the kernel cannot be built or called against the detected version's file; it names the
+    versions it does fit, if any (the semantics stage rejects it with both signatures)."""
+    try:
+        mismatches = arity_mismatches(source, problem.path)
+    except SyntaxError:
+        return None
+    if not mismatches:
+        return None
+    fits = [p.version for p in catalogue.versions_of(problem.level, problem.problem_id)
+            if p.version and p.version != problem.version and not arity_mismatches(source, p.path)]
+    hint = f"; it fits {', '.join(fits)}'s (check --kernelbench-commit)" if fits else ""
+    return f"{shown}: {mismatches[0].message}{hint}"
+
+
 def plan_import(run_dir: Path, catalogue: Catalogue, pick: Pick, commit: str | None = None) -> ImportPlan:
     """Choose one kernel per problem of the detected version; record everything left out and why."""
     version, evidence = detect_version(run_dir, catalogue, commit)
@@ -300,11 +316,12 @@ def plan_import(run_dir: Path, catalogue: Catalogue, pick: Pick, commit: str | N
                 skipped.append(Skipped(str(other.path.relative_to(run_dir)), reason))
         if best is None:
             continue
-        backend = detect_backend(best.path.read_text(encoding="utf-8"))
-        chosen.append(Chosen(best, problem, f"level{problem.level}_{problem.name}.py", backend, why))
-        note = _redefined(catalogue, problem)
-        if note:
-            warnings.append(note)
+        source = best.path.read_text(encoding="utf-8")
+        chosen.append(Chosen(best, problem, f"level{problem.level}_{problem.name}.py", detect_backend(source), why))
+        for note in (_redefined(catalogue, problem),
+                     _fit_warning(catalogue, problem, source, str(best.path.relative_to(run_dir)))):
+            if note:
+                warnings.append(note)
     return ImportPlan(version, evidence, tuple(chosen), tuple(skipped), tuple(warnings))
 
 
