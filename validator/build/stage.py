@@ -189,7 +189,8 @@ def plan(context: StageContext, tools: Toolchain) -> list[KernelBuild]:
     rejected = rejected_problems(context.earlier)
     builds, keys = [], []
     for entry in context.submission.kernels:
-        problem = context.catalogue.get(entry.level, entry.problem_id)
+        # the version the kernel was written for, so its key matches the policy and evaluate stages'
+        problem = context.catalogue.resolve(entry.level, entry.problem_id, entry.problem_sha256)
         if problem is None or problem.key in rejected:
             continue
         sha = entry.sha256()
