@@ -18,6 +18,7 @@ import hashlib
 import json
 import os
 import sys
+import threading
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -27,6 +28,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from validator.atomic import write_text_atomic
+from validator.build import interrupts
 from validator.evaluate import sharding
 from validator.findings import Finding, Severity, StageOutcome
 from validator.isolation import sandbox
@@ -266,22 +268,27 @@ def build_one(build: KernelBuild, tools: Toolchain, timeout_s: float, max_jobs: 
     if build.backend == "cuda" and (tools.cannot_build_cuda or not tools.arch):
         why = tools.cannot_build_cuda or "no target architecture (no GPU here; pass --arch, e.g. --arch 9.0)"
         return BuildOutcome(build, BuildStatus.SKIPPED, False, 0.0, f"CUDA build skipped: {why}")
-    build.ext_dir.mkdir(parents=True, exist_ok=True)
-    build.triton_dir.mkdir(parents=True, exist_ok=True)
-    with sandbox.private_dir("kb-build-") as workdir:
-        result = sandbox.run(
-            [sys.executable, "-c", IMPORT_SCRIPT, str(build.kernel_path)], workdir=workdir, timeout_s=timeout_s,
-            limits=sandbox.Limits.for_timeout(timeout_s, BUILD_FILE_BYTES, processes=512),
-            env=_environment(build, tools, max_jobs),
-        )
-    status, message = classify(build, result, timeout_s)
-    tail = _tail(result)
-    write_text_atomic(build.cache_dir / "build.log", result.stdout + result.stderr)
-    if status.usable:
-        marker = {"status": status.value, "message": message, "seconds": round(result.seconds, 2),
-                  "kernel_sha256": build.kernel_sha256, "arch": tools.arch, "torch": tools.torch, "cuda": tools.cuda}
-        write_text_atomic(build.marker, json.dumps(marker, indent=1))
-    return BuildOutcome(build, status, False, result.seconds, message, "" if status.usable else tail)
+    with interrupts.extension_lock(build.cache_dir) as lock:
+        cached = _cached(build)  # another run may have built it while this one waited for the lock
+        if cached is not None:
+            return cached
+        build.ext_dir.mkdir(parents=True, exist_ok=True)
+        build.triton_dir.mkdir(parents=True, exist_ok=True)
+        with sandbox.private_dir("kb-build-") as workdir:
+            result = sandbox.run(
+                [sys.executable, "-c", IMPORT_SCRIPT, str(build.kernel_path)], workdir=workdir,
+                timeout_s=timeout_s, limits=sandbox.Limits.for_timeout(timeout_s, BUILD_FILE_BYTES, processes=512),
+                env=_environment(build, tools, max_jobs), keep_fds=(lock,),
+            )
+        status, message = classify(build, result, timeout_s)
+        tail = _tail(result)
+        write_text_atomic(build.cache_dir / "build.log", result.stdout + result.stderr)
+        if status.usable:
+            marker = {"status": status.value, "message": message, "seconds": round(result.seconds, 2),
+                      "kernel_sha256": build.kernel_sha256, "arch": tools.arch, "torch": tools.torch,
+                      "cuda": tools.cuda}
+            write_text_atomic(build.marker, json.dumps(marker, indent=1))
+        return BuildOutcome(build, status, False, result.seconds, message, "" if status.usable else tail)
 
 
 def parallelism(count: int, cores: int | None = None) -> tuple[int, int]:
@@ -305,14 +312,23 @@ def build_all(
     count, max_jobs = parallelism(len(builds))
     count = workers or count
 
+    stopped = threading.Event()
+
     def one(build: KernelBuild) -> BuildOutcome:
+        if stopped.is_set():
+            return BuildOutcome(build, BuildStatus.SKIPPED, False, 0.0, "build stopped: the run was interrupted")
         outcome = build_one(build, tools, timeout_s, max_jobs)
         if on_done:
             on_done(outcome)
         return outcome
 
-    with ThreadPoolExecutor(max_workers=count, thread_name_prefix="kb-build") as pool:
-        return list(pool.map(one, builds))
+    pool = ThreadPoolExecutor(max_workers=count, thread_name_prefix="kb-build")
+    try:
+        with interrupts.stop_on_signals(stopped):
+            return list(pool.map(one, builds))
+    finally:  # after a signal: builds in flight were killed, so this returns at once; queued ones never start
+        pool.shutdown(wait=True, cancel_futures=True)
+        sandbox.resume_groups()
 
 
 def finding_for(outcome: BuildOutcome, has_gpu: bool) -> Finding | None:
