@@ -140,7 +140,11 @@ def _corpus_copy(tmp_path: Path, names: list[str]) -> Path:
     (tmp_path / "level1").mkdir()
     for name in names:
         shutil.copy(CORPUS / "level1" / name, tmp_path / "level1" / name)
-    shutil.copy(CORPUS / "overlay.json", tmp_path / "overlay.json")  # the board's additions travel with the files
+    # the board's additions travel with the files: the corpus overlay's entries for the copied ones
+    overlay = json.loads((CORPUS / "overlay.json").read_text())
+    copied = {f"level1/{name.removesuffix('.py')}" for name in names}
+    overlay["problems"] = {k: v for k, v in overlay["problems"].items() if k in copied}
+    (tmp_path / "overlay.json").write_text(json.dumps(overlay))
     return tmp_path
 
 
