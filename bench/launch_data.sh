@@ -19,7 +19,8 @@
 # checkout before the next call (`tar -xf .../results.tar results/<hardware>/<slug>.json`), or the run starts
 # over. The build cache and the compile warm-up markers live outside the tree and last as long as the machine.
 # Carry .whl (see the device README for the pip download line; cp312, manylinux): jsonschema==4.26.0
-# jsonschema-specifications==2025.9.1 referencing==0.37.0 rpds-py==0.30.0 rfc3339-validator==0.1.4.
+# jsonschema-specifications==2025.9.1 referencing==0.37.0 rpds-py==0.30.0 rfc3339-validator==0.1.4, and
+# einops==0.8.2 (py3-none-any; upstream's level-3 Mamba2 problem files import it).
 set -uo pipefail
 OUT=${OUT:-/tmp/kb-device-out}
 BUDGET_S=${BUDGET_S:-560}

@@ -15,7 +15,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from validator import jsonfile
+from validator import files
 from validator.catalogue.problems import Catalogue, load_catalogue
 from validator.findings import UserError
 from validator.results.layout import whole_run_files
@@ -131,10 +131,10 @@ class SubmissionDoc:
         Results record the hash of the kernel they measured; scoring compares the two to find results
         of a kernel that was edited since (stale: shown, not ranked, measured again by the next rerun).
         """
-        files = regular_files(self.kernel_dir)
+        on_disk = regular_files(self.kernel_dir)
         hashes = {}
         for kernel in self.kernels:
-            path = files.get(str(kernel.get("path", "")))
+            path = on_disk.get(str(kernel.get("path", "")))
             digest = hashlib.sha256(path.read_bytes()).hexdigest() if path is not None else ""
             hashes[(kernel.get("level"), kernel.get("problem_id"))] = digest
         return hashes
@@ -152,8 +152,8 @@ class SiteInputs:
 
 def _read_json(path: Path) -> Any:
     try:
-        return jsonfile.read_json(path, jsonfile.RESULTS_BYTES)
-    except jsonfile.JsonError as exc:
+        return files.read_json(path, files.RESULTS_BYTES)
+    except files.JsonError as exc:
         raise SiteDataError(f"cannot be read as JSON: {exc}") from None
 
 

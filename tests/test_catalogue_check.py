@@ -128,6 +128,9 @@ def test_the_isolated_runner_survives_a_hanging_and_a_crashing_problem(tmp_path:
     crash = "import os\n        import signal\n        os.kill(os.getpid(), signal.SIGKILL)"
     (level / "2_Crashes.py").write_text(good.replace(forward, crash))
     (level / "3_Passes.py").write_text(good)
+    reduced = {"reduced_sizes": {"batch": 8, "n": 16}}
+    overlay = {"schema_version": 1, "problems": {f"level1/{n}": reduced for n in ("1_Hangs", "2_Crashes", "3_Passes")}}
+    (tmp_path / "overlay.json").write_text(json.dumps(overlay))
     problems = load_catalogue(tmp_path).problems
     results = run_isolated(problems, SPEC, per_problem_s=20, budget_s=120, log_path=tmp_path / "log.txt")
     assert [r.status for r in results] == ["failed", "failed", "passed"]
@@ -138,6 +141,11 @@ def _corpus_copy(tmp_path: Path, names: list[str]) -> Path:
     (tmp_path / "level1").mkdir()
     for name in names:
         shutil.copy(CORPUS / "level1" / name, tmp_path / "level1" / name)
+    # the board's additions travel with the files: the corpus overlay's entries for the copied ones
+    overlay = json.loads((CORPUS / "overlay.json").read_text())
+    copied = {f"level1/{name.removesuffix('.py')}" for name in names}
+    overlay["problems"] = {k: v for k, v in overlay["problems"].items() if k in copied}
+    (tmp_path / "overlay.json").write_text(json.dumps(overlay))
     return tmp_path
 
 

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import ast
 import re
 from pathlib import Path
 
 import pytest
 
 from validator.findings import Severity
+from validator.policy import rules
 from validator.policy.rules import RULES, RULES_BY_CODE, rules_markdown
 from validator.policy.stage import policy_findings
 
@@ -130,10 +132,31 @@ def test_the_pipeline_fails_a_submission_whose_kernel_breaks_an_error_rule(examp
 
 def test_the_pipeline_passes_a_kernel_with_only_review_warnings(example_tree: Path, cli) -> None:
     flagged = (CORPUS / "precision-toggle--downcast.pysrc").read_text(encoding="utf-8")
+    # ReLU's forward takes one input; the semantics stage's arity check would stop a two-input forward first
+    flagged = flagged.replace("def forward(self, a, b):", "def forward(self, a, b=None):")
     result = cli("validate", str(_with_kernel(example_tree, flagged)), "--no-gpu", "--problems-dir",
                  str(REPO / "problems"))
     assert result.exit_code == 0
     assert "precision-toggle" in result.stdout
+
+
+def test_state_the_reference_itself_carries_across_calls_is_not_a_cache() -> None:
+    # December 2024's VanillaRNNHidden keeps its hidden state in self.hidden and updates it in every forward
+    reference = (REPO / "problems" / "tracks" / "91bfc2c" / "level3" / "34_VanillaRNNHidden.py").read_text()
+    kernel = (
+        "import torch\n\n\nclass ModelNew(torch.nn.Module):\n"
+        "    def __init__(self, input_size, hidden_size, output_size):\n"
+        "        super().__init__()\n        self.hidden = torch.randn((8, hidden_size))\n"
+        "        self.i2h = torch.nn.Linear(input_size + hidden_size, hidden_size)\n\n"
+        "    def forward(self, x):\n"
+        "        self.hidden = torch.tanh(self.i2h(torch.cat((x, self.hidden.to(x.device)), dim=1)))\n"
+        "        return self.hidden\n"
+    )
+    assert "self.hidden" in rules.written_state(ast.parse(reference))
+    assert policy_findings(kernel, "k.py", "cuda", reference) == []
+    assert [f.code for f in policy_findings(kernel, "k.py", "cuda")] == ["cross-call-cache"]  # no reference: flagged
+    other = kernel.replace("self.hidden = torch.tanh", "self.cached = torch.tanh")
+    assert [f.code for f in policy_findings(other, "k.py", "cuda", reference)] == ["cross-call-cache"]
 
 
 def test_the_policy_stage_names_the_problem_of_each_finding(example_tree: Path) -> None:

@@ -2,18 +2,21 @@
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 
 import pytest
 import torch
 
+from tests.conftest import REPO
 from validator.catalogue.problem_module import (
     ProblemModuleError,
     load_problem_module,
     make_inputs,
     make_model,
     make_model_and_inputs,
+    problem_input_scales,
     problem_tolerances,
 )
 from validator.protocol import PROTOCOL, Tolerance
@@ -124,19 +127,54 @@ def test_declared_tolerances_widen_the_protocol_s_and_leave_other_dtypes_alone()
     assert problem_tolerances(load_problem_module(PASSES, reduced=False), PROTOCOL.tolerances) == PROTOCOL.tolerances
 
 
+def _with_overlay(tmp_path: Path, entry: object) -> Path:
+    """PASSES as `<tmp>/level1/1_Declares.py`, with `entry` as its overlay."""
+    path = tmp_path / "level1" / "1_Declares.py"
+    path.parent.mkdir()
+    path.write_text(PASSES.read_text(encoding="utf-8"), encoding="utf-8")
+    overlay = {"schema_version": 1, "problems": {"level1/1_Declares": entry}}
+    (tmp_path / "overlay.json").write_text(json.dumps(overlay), encoding="utf-8")
+    return path
+
+
 @pytest.mark.parametrize(
-    ("declared", "message"),
+    ("tolerances", "code", "message"),
     [
-        ("[1e-3, 1e-3]", "must be a dict"),
-        ('{"float8": (1e-3, 1e-3)}', "TOLERANCES['float8']: expected one of"),
-        ('{"float32": (1e-3,)}', "must be a pair (atol, rtol) of numbers"),
-        ('{"float32": (True, 1e-3)}', "must be a pair (atol, rtol) of numbers"),
-        ('{"float32": (1e-3, 1e-5)}', "tighter than the protocol's (0.0001, 0.0001)"),
+        ([1e-3, 1e-3], "overlay", "$.problems['level1/1_Declares'].tolerances: [0.001, 0.001] is not of type"),
+        ({"float8": [1e-3, 1e-3]}, "format", "tolerances['float8']: expected one of"),
+        ({"float32": [1e-3]}, "overlay", "is too short"),
+        ({"float32": [True, 1e-3]}, "overlay", "True is not of type 'number'"),
+        ({"float32": [1e-3, 1e-5]}, "format", "tighter than the protocol's (0.0001, 0.0001)"),
     ],
 )
-def test_malformed_or_tighter_declared_tolerances_are_format_errors(tmp_path: Path, declared: str, message: str):
-    path = tmp_path / "1_Declares.py"
-    path.write_text(PASSES.read_text(encoding="utf-8") + f"\nTOLERANCES = {declared}\n", encoding="utf-8")
+def test_malformed_or_tighter_declared_tolerances_are_errors_naming_the_overlay_entry(
+    tmp_path: Path, tolerances: object, code: str, message: str
+):
+    path = _with_overlay(tmp_path, {"tolerances": tolerances, "reason": "evidence"})
     with pytest.raises(ProblemModuleError) as caught:
         problem_tolerances(load_problem_module(path, reduced=False), PROTOCOL.tolerances)
-    assert caught.value.code == "format" and message in str(caught.value)
+    assert caught.value.code == code and message in str(caught.value)
+    if code == "overlay":
+        assert str(tmp_path / "overlay.json") in str(caught.value)
+
+
+def test_declared_scales_or_tolerances_without_a_reason_are_refused(tmp_path: Path) -> None:
+    path = _with_overlay(tmp_path, {"input_scales": [1.0, 0.01]})
+    with pytest.raises(ProblemModuleError, match="'reason' is a dependency of 'input_scales'"):
+        problem_input_scales(load_problem_module(path, reduced=False), PROTOCOL.input_scales)
+
+
+def test_declared_input_scales_replace_the_protocol_s_and_json_arrays_become_tuples(tmp_path: Path) -> None:
+    path = _with_overlay(tmp_path, {"input_scales": [1, 0.5], "reason": "evidence",
+                                    "reduced_sizes": {"batch": 2, "n": [4]}})
+    module = load_problem_module(path, reduced=True)
+    assert problem_input_scales(module, PROTOCOL.input_scales) == (1.0, 0.5)
+    assert (module.batch, module.n) == (2, (4,))
+    assert problem_input_scales(load_problem_module(PASSES, reduced=False), (1.0, 100.0)) == (1.0, 100.0)
+
+
+def test_upstream_files_carry_none_of_the_board_s_additions() -> None:
+    for path in sorted((REPO / "problems").glob("level*/*.py")):
+        source = path.read_text(encoding="utf-8")
+        for name in ("REDUCED_SIZES", "INPUT_SCALES", "TOLERANCES", "CATALOGUE_EXEMPT"):
+            assert name not in source, (path.name, name)

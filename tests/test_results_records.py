@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from validator.atomic import write_text_atomic
+from validator.files import write_text_atomic
 from validator.results.layout import hardware_key, is_shard_file, results_path, whole_run_files
 from validator.results.records import (
     Environment,

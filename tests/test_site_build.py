@@ -350,13 +350,17 @@ def test_mkdocs_reports_unusable_data_as_one_error_line_without_a_traceback(tmp_
 def test_problems_judged_by_their_own_scales_or_tolerances_say_so_on_their_page_and_the_methodology(tmp_path):
     tree = write_synthetic(tmp_path, SPEC)
     problem = sorted((tree.problems_dir / "level3").glob("*.py"))[0]
-    declared = '\nINPUT_SCALES = (1.0, 0.01)\nTOLERANCES = {"float32": (1e-3, 2e-3)}\n'
-    problem.write_text(problem.read_text(encoding="utf-8") + declared, encoding="utf-8")
-    files = {f.uri: f for f in generate(sources_for(tree)).files}
     key = f"level3/{problem.stem}"
+    upstream = problem.read_text(encoding="utf-8")
+    entry = {"input_scales": [1.0, 0.01], "tolerances": {"float32": [1e-3, 2e-3]}, "reason": "the evidence, measured"}
+    overlay = {"schema_version": 1, "problems": {key: entry}}
+    (tree.problems_dir / "overlay.json").write_text(json.dumps(overlay), encoding="utf-8")
+    files = {f.uri: f for f in generate(sources_for(tree)).files}
     page = html.unescape(text_of(files, f"problems/{key}.md"))  # Jinja escapes the apostrophes
-    assert ("Correctness: input scales ×1, ×0.01 (declared by the problem; the protocol's are ×1, ×0.01, ×100) · "
-            "float32 atol 0.001, rtol 0.002 (declared by the problem; the protocol's are 0.0001 and 0.0001)") in page
+    assert ("Correctness: input scales ×1, ×0.01 (the board's overlay; the protocol's are ×1, ×0.01, ×100) · "
+            "float32 atol 0.001, rtol 0.002 (the board's overlay; the protocol's are 0.0001 and 0.0001)") in page
+    assert "**Correctness**: input scales ×1, ×0.01" in page and "the evidence, measured" in page
+    assert upstream.splitlines()[-1] in page.split("## Reference code", 1)[1]  # upstream's file, shown apart
     methodology = html.unescape(text_of(files, "methodology.md"))
     assert f"| [{key}](problems/{key}.md) | ×1, ×0.01 | float32 atol 0.001, rtol 0.002 |" in methodology
     plain_key = sorted((tree.problems_dir / "level1").glob("*.py"))[0].stem

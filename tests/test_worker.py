@@ -210,8 +210,6 @@ class Model(nn.Module):
 
 
 rows = 256
-REDUCED_SIZES = {"rows": 256}
-{declared}
 
 def get_inputs():
     return [torch.randn(rows, 256)]
@@ -232,10 +230,14 @@ class ModelNew(torch.nn.Module):
 '''
 
 
-@pytest.mark.parametrize("declared", ["", 'TOLERANCES = {"float32": (1e-2, 1e-2)}'])
-def test_a_problem_s_declared_tolerances_replace_the_protocol_s_and_are_flagged(tmp_path: Path, declared: str):
-    problem = tmp_path / "1_Doubling.py"
-    problem.write_text(DOUBLING_PROBLEM.replace("{declared}", declared), encoding="utf-8")
+@pytest.mark.parametrize("declared", [{}, {"tolerances": {"float32": [1e-2, 1e-2]}, "reason": "evidence"}])
+def test_a_problem_s_declared_tolerances_replace_the_protocol_s_and_are_flagged(tmp_path: Path, declared: dict):
+    problem = tmp_path / "level1" / "1_Doubling.py"
+    problem.parent.mkdir()
+    problem.write_text(DOUBLING_PROBLEM, encoding="utf-8")
+    entry = {"reduced_sizes": {"rows": 256}, **declared}  # interpret mode runs reduced
+    overlay = {"schema_version": 1, "problems": {"level1/1_Doubling": entry}}
+    (tmp_path / "overlay.json").write_text(json.dumps(overlay), encoding="utf-8")  # the board's sidecar
     kernel = tmp_path / "kernel_triton.py"
     kernel.write_text(ONE_ELEMENT_OFF, encoding="utf-8")
     job = make_job("level1/19_ReLU", kernel, tmp_path, interpret=True)
@@ -251,8 +253,11 @@ def test_a_problem_s_declared_tolerances_replace_the_protocol_s_and_are_flagged(
 
 
 def test_a_problem_that_declares_tighter_tolerances_stops_before_the_kernel_is_imported(tmp_path: Path):
-    problem = tmp_path / "1_Doubling.py"
-    problem.write_text(DOUBLING_PROBLEM.replace("{declared}", 'TOLERANCES = {"float32": (1e-6, 1e-4)}'))
+    problem = tmp_path / "level1" / "1_Doubling.py"
+    problem.parent.mkdir()
+    problem.write_text(DOUBLING_PROBLEM)
+    entry = {"reduced_sizes": {"rows": 256}, "tolerances": {"float32": [1e-6, 1e-4]}, "reason": "evidence"}
+    (tmp_path / "overlay.json").write_text(json.dumps({"schema_version": 1, "problems": {"level1/1_Doubling": entry}}))
     kernel = tmp_path / "kernel_triton.py"
     kernel.write_text(ONE_ELEMENT_OFF, encoding="utf-8")
     job = replace(make_job("level1/19_ReLU", kernel, tmp_path, interpret=True), problem_path=str(problem))

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 
-PROTOCOL_VERSION = "1"
+PROTOCOL_VERSION = "2"
+"""2: correctness trials on upstream's draw and hidden variants (negated, standard-normal, scaled)."""
 
 
 @dataclass(frozen=True)
@@ -41,10 +42,12 @@ class Protocol:
     precision_floor: float = 1e-5
     """... or this, whichever is larger. fp32 re-ordered sums land at 1e-7 to 1e-6; fp16, bf16 and TF32
     internals at 1e-4 to 1e-2, so they fail."""
-    correctness_trials: int = 5
-    """Seeds drawn from the per-run secret, each a fresh set of inputs from the problem's distribution."""
-    input_scales: tuple[float, ...] = (1.0, 0.01, 100.0)
-    """Scaled input variants: floating inputs multiplied by each factor in turn across trials."""
+    correctness_trials: int = 6
+    """Seeds drawn from the per-run secret, each a fresh draw of the problem's own `get_inputs()`, turned into
+    the trial's input variant (`validator.evaluate.worker.input_variants.trial_variants`): upstream's draw as is,
+    negated, a standard-normal draw of the same shapes, then each scale below."""
+    input_scales: tuple[float, ...] = (1.0, 0.01, 3.0, 100.0)
+    """Scaled input variants: floating inputs multiplied by each factor (a problem's overlay may narrow them)."""
     l2_flush_factor: float = 2.0
     """The L2 flush buffer is this many times the device's L2 size, written before every timed call."""
     warmup_calls: int = 3

@@ -1,16 +1,14 @@
 import torch
 import torch.nn as nn
 
-
 class Model(nn.Module):
     """
-    Performs 3D tensor-matrix multiplication: C[n] = A[n] * B for every n.
+    Performs 3D tensor-matrix multiplication.
     """
-
     def __init__(self):
         super(Model, self).__init__()
-
-    def forward(self, A: torch.Tensor, B: torch.Tensor) -> torch.Tensor:
+    
+    def forward(self, A, B):
         """
         Performs 3D tensor-matrix multiplication.
 
@@ -19,23 +17,19 @@ class Model(nn.Module):
             B (torch.Tensor): Input matrix of shape (K, L).
 
         Returns:
-            torch.Tensor: Output tensor of shape (N, M, L).
+            torch.Tensor: Output tensor of shape (N, M, L), resulting from the multiplication of A and B along the last dimension of A.
         """
         return torch.matmul(A, B)
-
 
 N = 16
 M = 1024
 K = 2048
-L = 2048
-REDUCED_SIZES = {"N": 4, "M": 32, "K": 128, "L": 64}  # CPU-size variant for the catalogue check
-
+L = 768
 
 def get_inputs():
-    A = torch.randn(N, M, K)
-    B = torch.randn(K, L)
+    A = torch.rand(N, M, K)
+    B = torch.rand(K, L)
     return [A, B]
-
 
 def get_init_inputs():
     return []  # No special initialization inputs needed

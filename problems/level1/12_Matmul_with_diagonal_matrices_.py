@@ -1,40 +1,36 @@
 import torch
 import torch.nn as nn
 
-
 class Model(nn.Module):
     """
-    Simple model that multiplies a diagonal matrix by another matrix: C = diag(A) * B.
-    The reference builds the dense diagonal matrix; a kernel need not.
+    Simple model that performs a matrix multiplication of a diagonal matrix with another matrix.
+    C = diag(A) * B
     """
-
     def __init__(self):
         super(Model, self).__init__()
-
-    def forward(self, A: torch.Tensor, B: torch.Tensor) -> torch.Tensor:
+    
+    def forward(self, A, B):
         """
         Performs the matrix multiplication.
 
         Args:
-            A (torch.Tensor): A 1D tensor of shape (N,), the diagonal entries.
-            B (torch.Tensor): A 2D tensor of shape (N, M).
+            A (torch.Tensor): A 1D tensor representing the diagonal of the diagonal matrix. Shape: (N,).
+            B (torch.Tensor): A 2D tensor representing the second matrix. Shape: (N, M).
 
         Returns:
-            torch.Tensor: The result of diag(A) * B, of shape (N, M).
+            torch.Tensor: The result of the matrix multiplication. Shape: (N, M).
         """
-        return torch.diag(A) @ B
+        # Logically equivalent to torch.diag(A) @ B 
+        # more efficient as no need to materialize a full N×N matrix
+        return A.unsqueeze(1) * B
 
-
-N = 4096
 M = 4096
-REDUCED_SIZES = {"N": 128, "M": 96}  # CPU-size variant for the catalogue check
-
+N = 4096
 
 def get_inputs():
-    A = torch.randn(N)
-    B = torch.randn(N, M)
+    A = torch.rand(N)
+    B = torch.rand(N, M)
     return [A, B]
-
 
 def get_init_inputs():
     return []  # No special initialization inputs needed

@@ -1,16 +1,14 @@
 import torch
 import torch.nn as nn
 
-
 class Model(nn.Module):
     """
-    Simple model that performs a single matrix multiplication (C = A * B) where A and B are symmetric.
+    Simple model that performs a single matrix multiplication (C = A * B) with A and B being symmetric matrices.
     """
-
     def __init__(self):
         super(Model, self).__init__()
-
-    def forward(self, A: torch.Tensor, B: torch.Tensor) -> torch.Tensor:
+    
+    def forward(self, A, B):
         """
         Performs matrix multiplication of two symmetric matrices.
 
@@ -23,18 +21,26 @@ class Model(nn.Module):
         """
         return torch.matmul(A, B)
 
-
 N = 4096
-REDUCED_SIZES = {"N": 128}  # CPU-size variant for the catalogue check
-
 
 def get_inputs():
-    A = torch.randn(N, N)
-    A = (A + A.T) / 2
-    B = torch.randn(N, N)
-    B = (B + B.T) / 2
+    """
+    Generates a pair of random symmetric matrices for testing.
+
+    Returns:
+        list: List containing two symmetric tensors A and B.
+    """
+    A = torch.rand(N, N)
+    A = (A + A.T) / 2  # Ensure symmetry
+    B = torch.rand(N, N)
+    B = (B + B.T) / 2  # Ensure symmetry
     return [A, B]
 
-
 def get_init_inputs():
-    return []  # No special initialization inputs needed
+    """
+    No specific initialization inputs needed for this model.
+
+    Returns:
+        list: Empty list.
+    """
+    return []

@@ -1,38 +1,44 @@
 import torch
 import torch.nn as nn
 
-
 class Model(nn.Module):
     """
-    Simple model that multiplies two upper triangular matrices; the product is upper triangular too.
+    Simple model that performs matrix multiplication (C = A * B) for upper triangular matrices.
     """
-
     def __init__(self):
         super(Model, self).__init__()
-
-    def forward(self, A: torch.Tensor, B: torch.Tensor) -> torch.Tensor:
+    
+    def forward(self, A, B):
         """
-        Performs matrix multiplication of upper triangular matrices.
+        Performs matrix multiplication for upper triangular matrices.
 
         Args:
             A (torch.Tensor): Upper triangular matrix of shape (N, N).
             B (torch.Tensor): Upper triangular matrix of shape (N, N).
 
         Returns:
-            torch.Tensor: The upper triangular part of A * B, shape (N, N).
+            torch.Tensor: The product of A and B, also an upper triangular matrix of shape (N, N).
         """
         return torch.triu(torch.matmul(A, B))
 
-
 N = 4096
-REDUCED_SIZES = {"N": 128}  # CPU-size variant for the catalogue check
-
 
 def get_inputs():
-    A = torch.triu(torch.randn(N, N))
-    B = torch.triu(torch.randn(N, N))
+    """
+    Generates upper triangular matrices for testing.
+
+    Returns:
+        list: A list containing two upper triangular matrices of shape (N, N).
+    """
+    A = torch.triu(torch.rand(N, N))
+    B = torch.triu(torch.rand(N, N))
     return [A, B]
 
-
 def get_init_inputs():
-    return []  # No special initialization inputs needed
+    """
+    No specific initialization inputs are needed for this model.
+
+    Returns:
+        list: An empty list.
+    """
+    return []

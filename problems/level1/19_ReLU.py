@@ -1,15 +1,13 @@
 import torch
 import torch.nn as nn
 
-
 class Model(nn.Module):
     """
     Simple model that performs a ReLU activation.
     """
-
     def __init__(self):
         super(Model, self).__init__()
-
+    
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         """
         Applies ReLU activation to the input tensor.
@@ -22,16 +20,12 @@ class Model(nn.Module):
         """
         return torch.relu(x)
 
-
 batch_size = 4096
-dim = 131072
-REDUCED_SIZES = {"batch_size": 16, "dim": 1024}  # CPU-size variant for the catalogue check
-
+dim = 393216
 
 def get_inputs():
-    x = torch.randn(batch_size, dim)
+    x = torch.rand(batch_size, dim)
     return [x]
-
 
 def get_init_inputs():
     return []  # No special initialization inputs needed

@@ -1,24 +1,23 @@
 import torch
 import torch.nn as nn
-import torch.nn.functional as F
-
 
 class Model(nn.Module):
     """
     Simple model that performs a LeakyReLU activation.
     """
-
-    def __init__(self, negative_slope: float):
+    def __init__(self, negative_slope: float = 0.01):
         """
+        Initializes the LeakyReLU module.
+
         Args:
-            negative_slope (float): The slope for negative inputs.
+            negative_slope (float, optional): The negative slope of the activation function. Defaults to 0.01.
         """
         super(Model, self).__init__()
         self.negative_slope = negative_slope
-
+    
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         """
-        Applies LeakyReLU to the input tensor.
+        Applies LeakyReLU activation to the input tensor.
 
         Args:
             x (torch.Tensor): Input tensor of any shape.
@@ -26,19 +25,14 @@ class Model(nn.Module):
         Returns:
             torch.Tensor: Output tensor with LeakyReLU applied, same shape as input.
         """
-        return F.leaky_relu(x, negative_slope=self.negative_slope)
-
+        return torch.nn.functional.leaky_relu(x, negative_slope=self.negative_slope)
 
 batch_size = 4096
-dim = 131072
-negative_slope = 0.01
-REDUCED_SIZES = {"batch_size": 16, "dim": 1024}  # CPU-size variant for the catalogue check
-
+dim = 393216
 
 def get_inputs():
-    x = torch.randn(batch_size, dim)
+    x = torch.rand(batch_size, dim)
     return [x]
 
-
 def get_init_inputs():
-    return [negative_slope]
+    return []  # No special initialization inputs needed

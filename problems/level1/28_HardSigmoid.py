@@ -1,19 +1,16 @@
 import torch
 import torch.nn as nn
-import torch.nn.functional as F
-
 
 class Model(nn.Module):
     """
     Simple model that performs a HardSigmoid activation.
     """
-
     def __init__(self):
         super(Model, self).__init__()
-
+    
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         """
-        Applies HardSigmoid to the input tensor.
+        Applies HardSigmoid activation to the input tensor.
 
         Args:
             x (torch.Tensor): Input tensor of any shape.
@@ -21,18 +18,14 @@ class Model(nn.Module):
         Returns:
             torch.Tensor: Output tensor with HardSigmoid applied, same shape as input.
         """
-        return F.hardsigmoid(x)
-
+        return torch.nn.functional.hardsigmoid(x)
 
 batch_size = 4096
-dim = 131072
-REDUCED_SIZES = {"batch_size": 16, "dim": 1024}  # CPU-size variant for the catalogue check
-
+dim = 393216
 
 def get_inputs():
-    x = torch.randn(batch_size, dim)
+    x = torch.rand(batch_size, dim)
     return [x]
-
 
 def get_init_inputs():
     return []  # No special initialization inputs needed

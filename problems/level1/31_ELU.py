@@ -2,23 +2,23 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-
 class Model(nn.Module):
     """
     Simple model that performs an ELU activation.
     """
-
-    def __init__(self, alpha: float):
+    def __init__(self, alpha: float = 1.0):
         """
+        Initializes the ELU model.
+
         Args:
-            alpha (float): The alpha parameter of the ELU function.
+            alpha (float, optional): The alpha parameter for the ELU function. Defaults to 1.0.
         """
         super(Model, self).__init__()
         self.alpha = alpha
-
+    
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         """
-        Applies ELU to the input tensor.
+        Applies ELU activation to the input tensor.
 
         Args:
             x (torch.Tensor): Input tensor of any shape.
@@ -28,17 +28,12 @@ class Model(nn.Module):
         """
         return F.elu(x, alpha=self.alpha)
 
-
 batch_size = 4096
-dim = 131072
-alpha = 1.0
-REDUCED_SIZES = {"batch_size": 16, "dim": 1024}  # CPU-size variant for the catalogue check
-
+dim = 393216
 
 def get_inputs():
-    x = torch.randn(batch_size, dim)
+    x = torch.rand(batch_size, dim)
     return [x]
 
-
 def get_init_inputs():
-    return [alpha]
+    return [1.0]  # Provide alpha value for initialization

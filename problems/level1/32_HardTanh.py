@@ -2,18 +2,16 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-
 class Model(nn.Module):
     """
-    Simple model that performs a HardTanh activation (clamp to [-1, 1]).
+    Simple model that performs a HardTanh activation.
     """
-
     def __init__(self):
         super(Model, self).__init__()
-
+    
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         """
-        Applies HardTanh to the input tensor.
+        Applies HardTanh activation to the input tensor.
 
         Args:
             x (torch.Tensor): Input tensor of any shape.
@@ -21,18 +19,14 @@ class Model(nn.Module):
         Returns:
             torch.Tensor: Output tensor with HardTanh applied, same shape as input.
         """
-        return F.hardtanh(x, min_val=-1.0, max_val=1.0)
-
+        return F.hardtanh(x, min_val=-1., max_val=1.)
 
 batch_size = 4096
-dim = 131072
-REDUCED_SIZES = {"batch_size": 16, "dim": 1024}  # CPU-size variant for the catalogue check
-
+dim = 393216
 
 def get_inputs():
-    x = torch.randn(batch_size, dim)
+    x = torch.rand(batch_size, dim)
     return [x]
-
 
 def get_init_inputs():
     return []  # No special initialization inputs needed

@@ -1,26 +1,20 @@
 import torch
 import torch.nn as nn
 
-
 class Model(nn.Module):
     """
     Simple model that performs Group Normalization.
     """
-
     def __init__(self, num_features: int, num_groups: int):
         """
         Initializes the GroupNorm layer.
 
         Args:
-            num_features (int): Number of features (channels) in the input tensor.
+            num_features (int): Number of features in the input tensor.
             num_groups (int): Number of groups to divide the channels into.
         """
         super(Model, self).__init__()
         self.gn = nn.GroupNorm(num_groups=num_groups, num_channels=num_features)
-        # Random affine parameters (the defaults are ones and zeros): a kernel that skipped the affine
-        # step would otherwise still match.
-        nn.init.uniform_(self.gn.weight, 0.5, 1.5)
-        nn.init.uniform_(self.gn.bias, -0.5, 0.5)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         """
@@ -34,19 +28,15 @@ class Model(nn.Module):
         """
         return self.gn(x)
 
-
-batch_size = 128
+batch_size = 112  # scaled up
 features = 64
 num_groups = 8
-dim1 = 256
-dim2 = 256
-REDUCED_SIZES = {"batch_size": 4, "features": 16, "dim1": 32, "dim2": 32}  # CPU size; 8 groups still divide 16
-
+dim1 = 512
+dim2 = 512
 
 def get_inputs():
-    x = torch.randn(batch_size, features, dim1, dim2)
+    x = torch.rand(batch_size, features, dim1, dim2)
     return [x]
 
-
 def get_init_inputs():
-    return [features, num_groups]
+    return [features, num_groups] # num_features

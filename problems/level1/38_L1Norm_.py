@@ -1,12 +1,10 @@
 import torch
 import torch.nn as nn
 
-
 class Model(nn.Module):
     """
-    Simple model that performs L1 normalization of each row: x / sum(|x|) along dimension 1.
+    Simple model that performs L1 normalization.
     """
-
     def __init__(self):
         """
         Initializes the L1 normalization layer.
@@ -18,25 +16,20 @@ class Model(nn.Module):
         Applies L1 normalization to the input tensor.
 
         Args:
-            x (torch.Tensor): Input tensor of shape (batch_size, dim).
+            x (torch.Tensor): Input tensor of shape (..., dim, ...).
 
         Returns:
             torch.Tensor: Output tensor with L1 normalization applied, same shape as input.
         """
-        return x / torch.sum(torch.abs(x), dim=1, keepdim=True)
+        return x / torch.mean(torch.abs(x), dim=1, keepdim=True)
 
-
-batch_size = 1048576
-# Rows of 512: outputs average 1/dim in magnitude, so much longer rows would make them small enough
-# (~1e-5 at dim=65536) that an all-zero output passed a 1e-4 tolerance.
-dim = 512
-REDUCED_SIZES = {"batch_size": 512, "dim": 512}  # CPU-size variant for the catalogue check
-
+batch_size = 32768
+# choose dim so total <2^31
+dim = 65535
 
 def get_inputs():
-    x = torch.randn(batch_size, dim)
+    x = torch.rand(batch_size, dim)
     return [x]
 
-
 def get_init_inputs():
-    return []  # No special initialization inputs needed
+    return []

@@ -1,15 +1,16 @@
 import torch
 import torch.nn as nn
 
-
 class Model(nn.Module):
     """
-    Simple model that performs L2 normalization of each row: x / ||x||_2 along dimension 1.
+    Simple model that performs L2 normalization.
     """
-
     def __init__(self):
         """
-        Initializes the L2 normalization layer.
+        Initializes the L2Norm layer.
+
+        Args:
+            dim (int): Dimension along which to normalize.
         """
         super(Model, self).__init__()
 
@@ -18,23 +19,20 @@ class Model(nn.Module):
         Applies L2 normalization to the input tensor.
 
         Args:
-            x (torch.Tensor): Input tensor of shape (batch_size, dim).
+            x (torch.Tensor): Input tensor of shape (*, dim, *).
 
         Returns:
             torch.Tensor: Output tensor with L2 normalization applied, same shape as input.
         """
         return x / torch.norm(x, p=2, dim=1, keepdim=True)
 
-
 batch_size = 32768
-dim = 16384
-REDUCED_SIZES = {"batch_size": 16, "dim": 4096}  # CPU-size variant for the catalogue check
-
+# choose dim so total <2^31
+dim = 65535
 
 def get_inputs():
-    x = torch.randn(batch_size, dim)
+    x = torch.rand(batch_size, dim)
     return [x]
 
-
 def get_init_inputs():
-    return []  # No special initialization inputs needed
+    return []

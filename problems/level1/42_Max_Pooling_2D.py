@@ -1,20 +1,18 @@
 import torch
 import torch.nn as nn
 
-
 class Model(nn.Module):
     """
-    Simple model that performs 2D Max Pooling.
+    Simple model that performs Max Pooling 2D.
     """
-
     def __init__(self, kernel_size: int, stride: int, padding: int, dilation: int):
         """
         Initializes the Max Pooling 2D layer.
 
         Args:
-            kernel_size (int): Size of the square pooling window.
+            kernel_size (int): Size of the pooling window.
             stride (int): Stride of the pooling window.
-            padding (int): Implicit negative-infinity padding on every side.
+            padding (int): Padding to be applied before pooling.
             dilation (int): Spacing between kernel elements.
         """
         super(Model, self).__init__()
@@ -28,26 +26,22 @@ class Model(nn.Module):
             x (torch.Tensor): Input tensor of shape (batch_size, channels, height, width).
 
         Returns:
-            torch.Tensor: Output tensor of shape (batch_size, channels, pooled_height, pooled_width).
+            torch.Tensor: Output tensor after Max Pooling 2D, shape (batch_size, channels, pooled_height, pooled_width).
         """
         return self.maxpool(x)
-
 
 batch_size = 32
 channels = 64
 height = 512
 width = 512
-kernel_size = 2
-stride = 2
+kernel_size = 4
+stride = 1
 padding = 1
-dilation = 3
-REDUCED_SIZES = {"batch_size": 2, "channels": 8, "height": 64, "width": 64}  # CPU-size variant
-
+dilation = 1
 
 def get_inputs():
-    x = torch.randn(batch_size, channels, height, width)
+    x = torch.rand(batch_size, channels, height, width)
     return [x]
-
 
 def get_init_inputs():
     return [kernel_size, stride, padding, dilation]

@@ -1,12 +1,10 @@
 import torch
 import torch.nn as nn
 
-
 class Model(nn.Module):
     """
     Simple model that performs mean reduction over a specific dimension.
     """
-
     def __init__(self, dim: int):
         """
         Initializes the model with the dimension to reduce over.
@@ -19,28 +17,23 @@ class Model(nn.Module):
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         """
-        Applies mean reduction over the specified dimension to the input tensor.
+        Reduces the input tensor along the specified dimension by taking the mean.
 
         Args:
-            x (torch.Tensor): Input tensor of shape (batch_size, dim1, dim2).
+            x (torch.Tensor): Input tensor of arbitrary shape.
 
         Returns:
-            torch.Tensor: Output tensor of shape (batch_size, dim2): the reduced dimension is removed.
+            torch.Tensor: Output tensor with reduced dimension. The shape of the output is the same as the input except for the reduced dimension which is removed.
         """
         return torch.mean(x, dim=self.dim)
 
-
 batch_size = 128
 dim1 = 4096
-dim2 = 1536
-reduce_dim = 1
-REDUCED_SIZES = {"batch_size": 4, "dim1": 256, "dim2": 192}  # CPU-size variant for the catalogue check
-
+dim2 = 4095
 
 def get_inputs():
-    x = torch.randn(batch_size, dim1, dim2)
+    x = torch.rand(batch_size, dim1, dim2)
     return [x]
 
-
 def get_init_inputs():
-    return [reduce_dim]
+    return [1]

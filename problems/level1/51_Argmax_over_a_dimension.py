@@ -1,18 +1,16 @@
 import torch
 import torch.nn as nn
 
-
 class Model(nn.Module):
     """
-    Simple model that performs an argmax over a specific dimension.
+    Simple model that performs Argmax over a specified dimension.
     """
-
     def __init__(self, dim: int):
         """
-        Initializes the model with the dimension to reduce over.
+        Initializes the model with the dimension to perform argmax.
 
         Args:
-            dim (int): The dimension to reduce over.
+            dim (int): The dimension to perform argmax over.
         """
         super(Model, self).__init__()
         self.dim = dim
@@ -22,25 +20,20 @@ class Model(nn.Module):
         Applies argmax over the specified dimension to the input tensor.
 
         Args:
-            x (torch.Tensor): Input tensor of shape (batch_size, dim1, dim2).
+            x (torch.Tensor): Input tensor.
 
         Returns:
-            torch.Tensor: int64 tensor of shape (batch_size, dim2): index of the maximum along the dimension.
+            torch.Tensor: Output tensor with argmax applied, with the specified dimension removed.
         """
         return torch.argmax(x, dim=self.dim)
 
-
 batch_size = 128
 dim1 = 4096
-dim2 = 1536
-reduce_dim = 1
-REDUCED_SIZES = {"batch_size": 4, "dim1": 256, "dim2": 192}  # CPU-size variant for the catalogue check
-
+dim2 = 4095
 
 def get_inputs():
-    x = torch.randn(batch_size, dim1, dim2)
+    x = torch.rand(batch_size, dim1, dim2)
     return [x]
 
-
 def get_init_inputs():
-    return [reduce_dim]
+    return [1]

@@ -1,46 +1,40 @@
 import torch
 import torch.nn as nn
 
-
 class Model(nn.Module):
     """
-    Simple model that performs an argmin over a specific dimension.
+    Simple model that finds the index of the minimum value along a specified dimension.
     """
-
     def __init__(self, dim: int):
         """
-        Initializes the model with the dimension to reduce over.
+        Initializes the model with the dimension to perform argmin on.
 
         Args:
-            dim (int): The dimension to reduce over.
+            dim (int): Dimension along which to find the minimum value.
         """
         super(Model, self).__init__()
         self.dim = dim
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         """
-        Applies argmin over the specified dimension to the input tensor.
+        Finds the index of the minimum value along the specified dimension.
 
         Args:
-            x (torch.Tensor): Input tensor of shape (batch_size, dim1, dim2).
+            x (torch.Tensor): Input tensor.
 
         Returns:
-            torch.Tensor: int64 tensor of shape (batch_size, dim2): index of the minimum along the dimension.
+            torch.Tensor: Tensor containing the indices of the minimum values along the specified dimension.
         """
         return torch.argmin(x, dim=self.dim)
 
-
 batch_size = 128
 dim1 = 4096
-dim2 = 1536
-reduce_dim = 1
-REDUCED_SIZES = {"batch_size": 4, "dim1": 256, "dim2": 192}  # CPU-size variant for the catalogue check
-
+dim2 = 4095
+dim = 1
 
 def get_inputs():
-    x = torch.randn(batch_size, dim1, dim2)
+    x = torch.rand(batch_size, dim1, dim2)
     return [x]
 
-
 def get_init_inputs():
-    return [reduce_dim]
+    return [dim]

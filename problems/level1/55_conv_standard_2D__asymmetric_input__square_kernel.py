@@ -1,45 +1,24 @@
 import torch
 import torch.nn as nn
 
-
 class Model(nn.Module):
     """
-    Performs a standard 2D convolution with an asymmetric (non-square) input and a square kernel.
+    Performs a standard 2D convolution operation with an asymmetric input and a square kernel.
 
     Args:
         in_channels (int): Number of channels in the input tensor.
         out_channels (int): Number of channels produced by the convolution.
         kernel_size (int): Size of the square convolution kernel.
-        stride (int): Stride of the convolution. Defaults to 1.
-        padding (int): Zero padding applied to the input. Defaults to 0.
-        dilation (int): Spacing between kernel elements. Defaults to 1.
-        groups (int): Number of blocked connections from input channels to output channels. Defaults to 1.
-        bias (bool): If True, adds a learnable bias to the output. Defaults to False.
+        stride (int, optional): Stride of the convolution. Defaults to 1.
+        padding (int, optional): Padding applied to the input. Defaults to 0.
+        dilation (int, optional): Spacing between kernel elements. Defaults to 1.
+        groups (int, optional): Number of blocked connections from input channels to output channels. Defaults to 1.
+        bias (bool, optional): If `True`, adds a learnable bias to the output. Defaults to `False`.
     """
-
-    def __init__(
-        self,
-        in_channels: int,
-        out_channels: int,
-        kernel_size: int,
-        stride: int = 1,
-        padding: int = 0,
-        dilation: int = 1,
-        groups: int = 1,
-        bias: bool = False,
-    ):
+    def __init__(self, in_channels: int, out_channels: int, kernel_size: int, stride: int = 1, padding: int = 0, dilation: int = 1, groups: int = 1, bias: bool = False):
         super(Model, self).__init__()
-        self.conv2d = nn.Conv2d(
-            in_channels,
-            out_channels,
-            kernel_size,
-            stride=stride,
-            padding=padding,
-            dilation=dilation,
-            groups=groups,
-            bias=bias,
-        )
-
+        self.conv2d = nn.Conv2d(in_channels, out_channels, (kernel_size, kernel_size), stride=stride, padding=padding, dilation=dilation, groups=groups, bias=bias)
+        
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         """
         Performs the 2D convolution.
@@ -52,21 +31,19 @@ class Model(nn.Module):
         """
         return self.conv2d(x)
 
-
+# Test code
 batch_size = 8
-in_channels = 64
+# smaller spatial dims
+height = 512
+width = 1024
+in_channels = 64  # increased channels
 out_channels = 128
 kernel_size = 3
-height = 256
-width = 512
-# CPU-size variant for the catalogue check
-REDUCED_SIZES = {"batch_size": 1, "in_channels": 8, "out_channels": 16, "height": 16, "width": 32}
-
+# asymmetric input: make width considerably larger than height
 
 def get_inputs():
-    x = torch.randn(batch_size, in_channels, height, width)
+    x = torch.rand(batch_size, in_channels, height, width)
     return [x]
 
-
 def get_init_inputs():
-    return [in_channels, out_channels, kernel_size]
+    return [in_channels, out_channels, kernel_size]  # Provide in_channels, out_channels, kernel_size for initialization

@@ -1,7 +1,6 @@
 import torch
 import torch.nn as nn
 
-
 class Model(nn.Module):
     """
     Performs a transposed 2D convolution with a square input and an asymmetric kernel.
@@ -9,39 +8,16 @@ class Model(nn.Module):
     Args:
         in_channels (int): Number of channels in the input tensor.
         out_channels (int): Number of channels produced by the convolution.
-        kernel_size (tuple): Size of the kernel (kernel_height, kernel_width).
-        stride (int | tuple): Stride of the convolution. Defaults to 1.
-        padding (int | tuple): Zero padding applied to the input. Defaults to 0.
-        output_padding (int | tuple): Additional size added to one side of the output shape. Defaults to 0.
-        dilation (int | tuple): Spacing between kernel elements. Defaults to 1.
-        groups (int): Number of blocked connections from input channels to output channels. Defaults to 1.
-        bias (bool): If True, adds a learnable bias to the output. Defaults to False.
+        kernel_size (tuple): Size of the convolution kernel (height, width).
+        stride (int, optional): Stride of the convolution. Defaults to 1.
+        padding (int or tuple, optional): Padding applied to the input. Defaults to 0.
+        output_padding (int or tuple, optional): Additional size added to one side of the output shape. Defaults to 0.
+        groups (int, optional): Number of blocked connections from input channels to output channels. Defaults to 1.
+        bias (bool, optional): If `True`, adds a learnable bias to the output. Defaults to `False`.
     """
-
-    def __init__(
-        self,
-        in_channels: int,
-        out_channels: int,
-        kernel_size: tuple,
-        stride: int | tuple = 1,
-        padding: int | tuple = 0,
-        output_padding: int | tuple = 0,
-        dilation: int | tuple = 1,
-        groups: int = 1,
-        bias: bool = False,
-    ):
+    def __init__(self, in_channels: int, out_channels: int, kernel_size: tuple, stride: int = 1, padding: int = 0, output_padding: int = 0, groups: int = 1, bias: bool = False):
         super(Model, self).__init__()
-        self.conv_transpose2d = nn.ConvTranspose2d(
-            in_channels,
-            out_channels,
-            kernel_size,
-            stride=stride,
-            padding=padding,
-            output_padding=output_padding,
-            dilation=dilation,
-            groups=groups,
-            bias=bias,
-        )
+        self.conv_transpose2d = nn.ConvTranspose2d(in_channels, out_channels, kernel_size, stride=stride, padding=padding, output_padding=output_padding, groups=groups, bias=bias)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         """
@@ -55,21 +31,17 @@ class Model(nn.Module):
         """
         return self.conv_transpose2d(x)
 
-
+# Test code
 batch_size = 8
 in_channels = 64
 out_channels = 64
-kernel_size = (3, 7)
-height = 256
-width = 256
-# CPU-size variant for the catalogue check
-REDUCED_SIZES = {"batch_size": 1, "in_channels": 8, "out_channels": 16, "height": 32, "width": 32}
-
+kernel_size = (3, 7)  # larger asymmetric kernel
+width = 512
+height = 512
 
 def get_inputs():
-    x = torch.randn(batch_size, in_channels, height, width)
+    x = torch.rand(batch_size, in_channels, height, width)
     return [x]
 
-
 def get_init_inputs():
-    return [in_channels, out_channels, kernel_size]
+    return [in_channels, out_channels, kernel_size]  # Provide in_channels, out_channels, kernel_size for initialization

@@ -1,52 +1,27 @@
 import torch
 import torch.nn as nn
 
-
 class Model(nn.Module):
     """
-    Performs a transposed 3D convolution with an asymmetric input and an asymmetric kernel,
-    with stride, padding, output padding and groups.
+    Performs a 3D transposed convolution operation with asymmetric input and kernel, and optional stride.
 
     Args:
         in_channels (int): Number of channels in the input tensor.
         out_channels (int): Number of channels produced by the convolution.
-        kernel_size (tuple): Size of the kernel (kernel_depth, kernel_height, kernel_width).
-        stride (int | tuple): Stride of the convolution. Defaults to 1.
-        padding (int | tuple): Zero padding applied to the input. Defaults to 0.
-        output_padding (int | tuple): Additional size added to one side of the output shape. Defaults to 0.
-        dilation (int | tuple): Spacing between kernel elements. Defaults to 1.
-        groups (int): Number of blocked connections from input channels to output channels. Defaults to 1.
-        bias (bool): If True, adds a learnable bias to the output. Defaults to False.
+        kernel_size (tuple of ints): Size of the convolution kernel in the form (kernel_size_depth, kernel_size_height, kernel_size_width).
+        stride (tuple of ints, optional): Stride of the convolution in the form (stride_depth, stride_height, stride_width). Defaults to (1, 1, 1).
+        padding (tuple of ints, optional): Padding applied to the input in the form (padding_depth, padding_height, padding_width). Defaults to (0, 0, 0).
+        output_padding (tuple of ints, optional): Additional size added to one side of the output shape. Defaults to (0, 0, 0).
+        groups (int, optional): Number of blocked connections from input channels to output channels. Defaults to 1.
+        bias (bool, optional): If `True`, adds a learnable bias to the output. Defaults to `False`.
     """
-
-    def __init__(
-        self,
-        in_channels: int,
-        out_channels: int,
-        kernel_size: tuple,
-        stride: int | tuple = 1,
-        padding: int | tuple = 0,
-        output_padding: int | tuple = 0,
-        dilation: int | tuple = 1,
-        groups: int = 1,
-        bias: bool = False,
-    ):
+    def __init__(self, in_channels: int, out_channels: int, kernel_size: tuple, stride: tuple = (1, 1, 1), padding: tuple = (0, 0, 0), output_padding: tuple = (0, 0, 0), groups: int = 1, bias: bool = False):
         super(Model, self).__init__()
-        self.conv_transpose3d = nn.ConvTranspose3d(
-            in_channels,
-            out_channels,
-            kernel_size,
-            stride=stride,
-            padding=padding,
-            output_padding=output_padding,
-            dilation=dilation,
-            groups=groups,
-            bias=bias,
-        )
+        self.conv_transpose3d = nn.ConvTranspose3d(in_channels, out_channels, kernel_size, stride=stride, padding=padding, output_padding=output_padding, groups=groups, bias=bias)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         """
-        Performs the transposed 3D convolution.
+        Performs the 3D transposed convolution.
 
         Args:
             x (torch.Tensor): Input tensor of shape (batch_size, in_channels, depth, height, width).
@@ -56,28 +31,22 @@ class Model(nn.Module):
         """
         return self.conv_transpose3d(x)
 
-
-# SIZE NOTE: measured 23.5 ms eager on an H200 at 16; reduced to stay within 1-15 ms.
+# Test code
 batch_size = 8
-in_channels = 64
-out_channels = 64
+in_channels = 32
+out_channels = 32
 kernel_size = (3, 5, 7)
-depth = 16
-height = 32
-width = 64
+depth = 12
+height = 24
+width = 48
 stride = (2, 2, 2)
 padding = (1, 2, 3)
 output_padding = (1, 1, 1)
-dilation = 1
 groups = 4
-# CPU-size variant for the catalogue check
-REDUCED_SIZES = {"batch_size": 1, "in_channels": 8, "out_channels": 8, "depth": 4, "height": 6, "width": 8}
-
 
 def get_inputs():
-    x = torch.randn(batch_size, in_channels, depth, height, width)
+    x = torch.rand(batch_size, in_channels, depth, height, width)
     return [x]
 
-
 def get_init_inputs():
-    return [in_channels, out_channels, kernel_size, stride, padding, output_padding, dilation, groups]
+    return [in_channels, out_channels, kernel_size, stride, padding, output_padding, groups]

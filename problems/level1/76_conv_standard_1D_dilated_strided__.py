@@ -1,45 +1,22 @@
 import torch
 import torch.nn as nn
 
-
 class Model(nn.Module):
     """
-    Performs a standard 1D convolution with a dilated, strided kernel.
+    Performs a standard 1D convolution operation with asymmetric input and a square kernel, potentially dilated and strided.
 
     Args:
         in_channels (int): Number of channels in the input tensor.
         out_channels (int): Number of channels produced by the convolution.
-        kernel_size (int): Size of the convolution kernel.
-        stride (int): Stride of the convolution. Defaults to 1.
-        padding (int): Zero padding applied to the input. Defaults to 0.
-        dilation (int): Spacing between kernel elements. Defaults to 1.
-        groups (int): Number of blocked connections from input channels to output channels. Defaults to 1.
-        bias (bool): If True, adds a learnable bias to the output. Defaults to False.
+        kernel_size (int): Size of the square convolution kernel.
+        stride (int, optional): Stride of the convolution. Defaults to 1.
+        dilation (int, optional): Spacing between kernel elements. Defaults to 1.
+        bias (bool, optional): If `True`, adds a learnable bias to the output. Defaults to `False`.
     """
-
-    def __init__(
-        self,
-        in_channels: int,
-        out_channels: int,
-        kernel_size: int,
-        stride: int = 1,
-        padding: int = 0,
-        dilation: int = 1,
-        groups: int = 1,
-        bias: bool = False,
-    ):
+    def __init__(self, in_channels: int, out_channels: int, kernel_size: int, stride: int = 1, dilation: int = 1, bias: bool = False):
         super(Model, self).__init__()
-        self.conv1d = nn.Conv1d(
-            in_channels,
-            out_channels,
-            kernel_size,
-            stride=stride,
-            padding=padding,
-            dilation=dilation,
-            groups=groups,
-            bias=bias,
-        )
-
+        self.conv1d = nn.Conv1d(in_channels, out_channels, kernel_size, stride=stride, dilation=dilation, bias=bias)
+        
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         """
         Performs the 1D convolution.
@@ -52,23 +29,19 @@ class Model(nn.Module):
         """
         return self.conv1d(x)
 
-
-batch_size = 16
+# Test code
+batch_size = 64
 in_channels = 64
 out_channels = 128
 kernel_size = 3
-length = 262144
+# longer signal
+length = 524280
 stride = 3
-padding = 0
 dilation = 4
-# CPU-size variant for the catalogue check
-REDUCED_SIZES = {"batch_size": 2, "in_channels": 8, "out_channels": 16, "length": 3000}
-
 
 def get_inputs():
-    x = torch.randn(batch_size, in_channels, length)
+    x = torch.rand(batch_size, in_channels, length)
     return [x]
 
-
 def get_init_inputs():
-    return [in_channels, out_channels, kernel_size, stride, padding, dilation]
+    return [in_channels, out_channels, kernel_size, stride, dilation]

@@ -1,48 +1,24 @@
 import torch
 import torch.nn as nn
 
-
 class Model(nn.Module):
     """
-    Performs a transposed 1D convolution with padding, stride and dilation.
+    Performs a transposed 1D convolution operation with asymmetric input and square kernel.
+    Supports padding, striding, and dilation.
 
     Args:
         in_channels (int): Number of channels in the input tensor.
         out_channels (int): Number of channels produced by the convolution.
-        kernel_size (int): Size of the convolution kernel.
-        stride (int): Stride of the convolution. Defaults to 1.
-        padding (int): Zero padding applied to the input. Defaults to 0.
-        output_padding (int): Additional size added to one side of the output shape. Defaults to 0.
-        dilation (int): Spacing between kernel elements. Defaults to 1.
-        groups (int): Number of blocked connections from input channels to output channels. Defaults to 1.
-        bias (bool): If True, adds a learnable bias to the output. Defaults to False.
+        kernel_size (int): Size of the square convolution kernel.
+        stride (int, optional): Stride of the convolution. Defaults to 1.
+        padding (int, optional): Padding applied to the input. Defaults to 0.
+        dilation (int, optional): Spacing between kernel elements. Defaults to 1.
+        bias (bool, optional): If `True`, adds a learnable bias to the output. Defaults to `False`.
     """
-
-    def __init__(
-        self,
-        in_channels: int,
-        out_channels: int,
-        kernel_size: int,
-        stride: int = 1,
-        padding: int = 0,
-        output_padding: int = 0,
-        dilation: int = 1,
-        groups: int = 1,
-        bias: bool = False,
-    ):
+    def __init__(self, in_channels: int, out_channels: int, kernel_size: int, stride: int = 1, padding: int = 0, dilation: int = 1, bias: bool = False):
         super(Model, self).__init__()
-        self.conv_transpose1d = nn.ConvTranspose1d(
-            in_channels,
-            out_channels,
-            kernel_size,
-            stride=stride,
-            padding=padding,
-            output_padding=output_padding,
-            dilation=dilation,
-            groups=groups,
-            bias=bias,
-        )
-
+        self.conv1d_transpose = nn.ConvTranspose1d(in_channels, out_channels, kernel_size, stride=stride, padding=padding, dilation=dilation, bias=bias)
+        
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         """
         Performs the transposed 1D convolution.
@@ -53,28 +29,22 @@ class Model(nn.Module):
         Returns:
             torch.Tensor: Output tensor of shape (batch_size, out_channels, length_out).
         """
-        return self.conv_transpose1d(x)
+        return self.conv1d_transpose(x)
 
-
+# Test code
 batch_size = 16
-in_channels = 128
-out_channels = 128
+in_channels = 32
+out_channels = 64
 kernel_size = 3
-length = 65536
-# Stride and dilation share no common factor (per axis), so every output position gets kernel taps;
-# with a common factor many outputs would be structural zeros.
+# long sequence
+length = 131072
 stride = 2
 padding = 1
-output_padding = 0
-dilation = 3
-# CPU-size variant for the catalogue check
-REDUCED_SIZES = {"batch_size": 2, "in_channels": 16, "out_channels": 16, "length": 512}
-
+dilation = 2
 
 def get_inputs():
-    x = torch.randn(batch_size, in_channels, length)
+    x = torch.rand(batch_size, in_channels, length)
     return [x]
 
-
 def get_init_inputs():
-    return [in_channels, out_channels, kernel_size, stride, padding, output_padding, dilation]
+    return [in_channels, out_channels, kernel_size, stride, padding, dilation]

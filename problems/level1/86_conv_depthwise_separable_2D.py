@@ -1,45 +1,24 @@
 import torch
 import torch.nn as nn
 
-
 class Model(nn.Module):
     """
-    Performs a depthwise-separable 2D convolution: a depthwise convolution (one filter per input
-    channel) followed by a pointwise 1x1 convolution that mixes channels.
+    Performs a depthwise-separable 2D convolution operation.
 
     Args:
         in_channels (int): Number of channels in the input tensor.
-        out_channels (int): Number of channels produced by the pointwise convolution.
-        kernel_size (int): Size of the square depthwise kernel.
-        stride (int): Stride of the depthwise convolution. Defaults to 1.
-        padding (int): Zero padding of the depthwise convolution. Defaults to 0.
-        dilation (int): Spacing between depthwise kernel elements. Defaults to 1.
-        bias (bool): If True, both convolutions add a learnable bias. Defaults to False.
+        out_channels (int): Number of channels produced by the convolution.
+        kernel_size (int): Size of the convolution kernel.
+        stride (int, optional): Stride of the convolution. Defaults to 1.
+        padding (int, optional): Padding applied to the input. Defaults to 0.
+        dilation (int, optional): Spacing between kernel elements. Defaults to 1.
+        bias (bool, optional): If `True`, adds a learnable bias to the output. Defaults to `False`.
     """
-
-    def __init__(
-        self,
-        in_channels: int,
-        out_channels: int,
-        kernel_size: int,
-        stride: int = 1,
-        padding: int = 0,
-        dilation: int = 1,
-        bias: bool = False,
-    ):
+    def __init__(self, in_channels: int, out_channels: int, kernel_size: int, stride: int = 1, padding: int = 0, dilation: int = 1, bias: bool = False):
         super(Model, self).__init__()
-        self.depthwise = nn.Conv2d(
-            in_channels,
-            in_channels,
-            kernel_size,
-            stride=stride,
-            padding=padding,
-            dilation=dilation,
-            groups=in_channels,
-            bias=bias,
-        )
+        self.depthwise = nn.Conv2d(in_channels, in_channels, kernel_size, stride=stride, padding=padding, dilation=dilation, groups=in_channels, bias=bias)
         self.pointwise = nn.Conv2d(in_channels, out_channels, kernel_size=1, bias=bias)
-
+        
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         """
         Performs the depthwise-separable 2D convolution.
@@ -54,23 +33,20 @@ class Model(nn.Module):
         x = self.pointwise(x)
         return x
 
-
+# Test code
 batch_size = 16
 in_channels = 64
 out_channels = 128
 kernel_size = 3
-height = 512
 width = 512
+height = 512
 stride = 1
 padding = 1
 dilation = 1
-REDUCED_SIZES = {"batch_size": 1, "in_channels": 8, "out_channels": 16, "height": 32, "width": 32}  # CPU size
-
 
 def get_inputs():
-    x = torch.randn(batch_size, in_channels, height, width)
+    x = torch.rand(batch_size, in_channels, height, width)
     return [x]
-
 
 def get_init_inputs():
     return [in_channels, out_channels, kernel_size, stride, padding, dilation]

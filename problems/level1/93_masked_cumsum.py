@@ -1,45 +1,37 @@
 import torch
 import torch.nn as nn
 
-
 class Model(nn.Module):
     """
-    Simple model that performs a masked cumulative sum: only elements where the mask is True are
-    accumulated (the others count as zero).
+    A model that performs a masked cumulative sum, only summing elements that satisfy a condition.
 
-    Args:
-        dim (int): The dimension along which to accumulate.
+    Parameters:
+        dim (int): The dimension along which to perform the masked cumulative sum.
     """
 
-    def __init__(self, dim: int):
+    def __init__(self, dim):
         super(Model, self).__init__()
         self.dim = dim
 
-    def forward(self, x: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    def forward(self, x, mask):
         """
         Args:
             x (torch.Tensor): Input tensor of shape (batch_size, *input_shape).
             mask (torch.Tensor): Boolean mask of the same shape as x.
 
         Returns:
-            torch.Tensor: Tensor of the same shape holding the masked cumulative sums along `dim`.
+            torch.Tensor: Cumulative sum of elements where mask is True.
         """
         return torch.cumsum(x * mask, dim=self.dim)
 
-
-batch_size = 16384
+batch_size = 32768
 input_shape = (32768,)
 dim = 1
-REDUCED_SIZES = {"batch_size": 16, "input_shape": (4096,)}  # CPU-size variant for the catalogue check
-
 
 def get_inputs():
-    # Non-negative values keep the prefix sums away from zero, where fp32 rounding differences
-    # between correct scans would exceed the absolute tolerance.
     x = torch.rand(batch_size, *input_shape)
-    mask = torch.randint(0, 2, (batch_size, *input_shape)).bool()
+    mask = torch.randint(0, 2, x.shape).bool()  # Random boolean mask
     return [x, mask]
-
 
 def get_init_inputs():
     return [dim]

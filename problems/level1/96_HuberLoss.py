@@ -1,50 +1,26 @@
 import torch
 import torch.nn as nn
-import torch.nn.functional as F
-
 
 class Model(nn.Module):
     """
-    A model that computes the Smooth L1 (Huber) loss for regression tasks, with beta = 1:
-    0.5 * d^2 where |d| < 1, |d| - 0.5 elsewhere, averaged over all elements.
+    A model that computes Smooth L1 (Huber) Loss for regression tasks.
 
     Parameters:
         None
     """
-
     def __init__(self):
         super(Model, self).__init__()
 
-    def forward(self, predictions: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
-        """
-        Args:
-            predictions (torch.Tensor): Predicted values, shape (batch_size, *input_shape).
-            targets (torch.Tensor): Target values, same shape as predictions.
+    def forward(self, predictions, targets):
+        return torch.nn.functional.smooth_l1_loss(predictions, targets)
 
-        Returns:
-            torch.Tensor: Scalar (0-dim) tensor, the mean Smooth L1 loss.
-        """
-        return F.smooth_l1_loss(predictions, targets)
-
-
-batch_size = 16384
+batch_size = 32768
 input_shape = (32768,)
-REDUCED_SIZES = {"batch_size": 64, "input_shape": (1024,)}  # CPU-size variant for the catalogue check
-
+dim = 1
 
 def get_inputs():
-    # A random spread per draw: the mean over 2^29 elements is otherwise nearly the same number for
-    # every seed, and a kernel returning that constant would pass. Differences then fall on both
-    # sides of the |d| = 1 switch point.
-    scale = torch.rand(()) * 2 + 0.5
-    predictions = torch.randn(batch_size, *input_shape) * scale
-    # The targets get their own spread and offset per draw, so the loss depends on which targets
-    # were drawn (at 2^28 elements a plain randn draw would give the same mean every time).
-    target_scale = torch.rand(()) * 2 + 0.5
-    target_offset = torch.randn(()) * 0.5
-    targets = torch.randn(batch_size, *input_shape) * target_scale + target_offset
-    return [predictions, targets]
-
+    scale = torch.rand(())
+    return [torch.rand(batch_size, *input_shape)*scale, torch.rand(batch_size, *input_shape)]
 
 def get_init_inputs():
-    return []  # No special initialization inputs needed
+    return []

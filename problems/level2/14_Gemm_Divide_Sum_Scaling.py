@@ -1,13 +1,10 @@
 import torch
 import torch.nn as nn
 
-
 class Model(nn.Module):
     """
-    Model that performs a matrix multiplication with a weight matrix, divides by 2, sums over the
-    output features, and scales the result.
+    Model that performs a matrix multiplication, division, summation, and scaling.
     """
-
     def __init__(self, input_size, hidden_size, scaling_factor):
         super(Model, self).__init__()
         self.weight = nn.Parameter(torch.randn(hidden_size, input_size))
@@ -18,25 +15,22 @@ class Model(nn.Module):
         Args:
             x (torch.Tensor): Input tensor of shape (batch_size, input_size).
         Returns:
-            torch.Tensor: Output tensor of shape (batch_size, 1).
+            torch.Tensor: Output tensor of shape (batch_size, hidden_size).
         """
-        x = torch.matmul(x, self.weight.T)
-        x = x / 2
-        x = torch.sum(x, dim=1, keepdim=True)
-        x = x * self.scaling_factor
+        x = torch.matmul(x, self.weight.T)  # Gemm
+        x = x / 2  # Divide
+        x = torch.sum(x, dim=1, keepdim=True) # Sum
+        x = x * self.scaling_factor  # Scaling
         return x
 
 
-batch_size = 1024
-input_size = 8192
-hidden_size = 8192
+batch_size   = 1024  
+input_size   = 8192  
+hidden_size  = 8192 
 scaling_factor = 1.5
-REDUCED_SIZES = {"batch_size": 32, "input_size": 256, "hidden_size": 128}  # CPU-size variant
-
 
 def get_inputs():
-    return [torch.randn(batch_size, input_size)]
-
+    return [torch.rand(batch_size, input_size)]
 
 def get_init_inputs():
     return [input_size, hidden_size, scaling_factor]

@@ -1,13 +1,11 @@
 import torch
 import torch.nn as nn
 
-
 class Model(nn.Module):
     """
-    Simple model that performs a 3D convolution, takes the minimum along the depth dimension, and
-    applies softmax over channels.
+    Simple model that performs a 3D convolution, applies minimum operation along a specific dimension, 
+    and then applies softmax.
     """
-
     def __init__(self, in_channels, out_channels, kernel_size, dim):
         super(Model, self).__init__()
         self.conv = nn.Conv3d(in_channels, out_channels, kernel_size)
@@ -16,28 +14,24 @@ class Model(nn.Module):
     def forward(self, x):
         """
         Args:
-            x (torch.Tensor): Input tensor of shape (batch_size, in_channels, D, H, W).
+            x (torch.Tensor): Input tensor of shape (batch_size, in_channels, D, H, W)
         Returns:
-            torch.Tensor: Output tensor of shape (batch_size, out_channels, H', W').
+            torch.Tensor: Output tensor of shape (batch_size, out_channels, H, W)
         """
         x = self.conv(x)
-        x = torch.min(x, dim=self.dim)[0]
-        x = torch.softmax(x, dim=1)
+        x = torch.min(x, dim=self.dim)[0]  # Apply minimum along the specified dimension
+        x = torch.softmax(x, dim=1)  # Apply softmax along the channel dimension
         return x
 
-
-batch_size = 64
-in_channels = 8
-out_channels = 32
-D, H, W = 32, 64, 64
+batch_size = 128
+in_channels = 3
+out_channels = 24  # Increased output channels
+D, H, W = 24, 32, 32  # Increased depth
 kernel_size = 3
-dim = 2  # reduce over depth
-REDUCED_SIZES = {"batch_size": 2, "in_channels": 3, "out_channels": 8, "D": 8, "H": 16, "W": 16}  # CPU size
-
+dim = 2  # Dimension along which to apply minimum operation (e.g., depth)
 
 def get_inputs():
-    return [torch.randn(batch_size, in_channels, D, H, W)]
-
+    return [torch.rand(batch_size, in_channels, D, H, W)]
 
 def get_init_inputs():
     return [in_channels, out_channels, kernel_size, dim]

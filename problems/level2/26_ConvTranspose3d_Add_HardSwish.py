@@ -1,32 +1,26 @@
 import torch
 import torch.nn as nn
-import torch.nn.functional as F
-
 
 class Model(nn.Module):
     """
-    Model that performs a 3D transposed convolution, adds a second input tensor, and multiplies the
-    sum by its HardSwish.
+    Model that performs a 3D transposed convolution, adds an input tensor, and applies HardSwish activation.
     """
-
-    def __init__(self, in_channels, out_channels, kernel_size, stride, padding, output_padding):
+    def __init__(self, in_channels, out_channels, kernel_size, stride, padding, output_padding, bias_shape):
         super(Model, self).__init__()
-        self.conv_transpose = nn.ConvTranspose3d(
-            in_channels, out_channels, kernel_size, stride=stride, padding=padding, output_padding=output_padding
-        )
+        self.conv_transpose = nn.ConvTranspose3d(in_channels, out_channels, kernel_size, stride=stride, padding=padding, output_padding=output_padding)
+        self.bias = nn.Parameter(torch.randn(bias_shape))
 
     def forward(self, x, add_input):
         """
         Args:
             x (torch.Tensor): Input tensor of shape (batch_size, in_channels, D, H, W).
-            add_input (torch.Tensor): Tensor added after the transposed convolution, of shape
-                (batch_size, out_channels, D * stride, H * stride, W * stride).
+            add_input (torch.Tensor): Input tensor to be added after transposed convolution, of shape (batch_size, out_channels, D, H, W).
         Returns:
-            torch.Tensor: Output tensor of shape (batch_size, out_channels, D * stride, H * stride, W * stride).
+            torch.Tensor: Output tensor of shape (batch_size, out_channels, D, H, W) after HardSwish activation.
         """
         x = self.conv_transpose(x)
         x = x + add_input
-        x = x * F.hardswish(x)
+        x = x * torch.nn.functional.hardswish(x)
         return x
 
 
@@ -38,14 +32,10 @@ kernel_size = 3
 stride = 2
 padding = 1
 output_padding = 1
-REDUCED_SIZES = {"batch_size": 2, "in_channels": 4, "out_channels": 8, "D": 4, "H": 8, "W": 8}  # CPU size
-
+bias_shape = (out_channels, 1, 1, 1, 1)
 
 def get_inputs():
-    x = torch.randn(batch_size, in_channels, D, H, W)
-    add_input = torch.randn(batch_size, out_channels, D * stride, H * stride, W * stride)
-    return [x, add_input]
-
+    return [torch.rand(batch_size, in_channels, D, H, W), torch.rand(batch_size, out_channels, D*stride, H*stride, W*stride)]
 
 def get_init_inputs():
-    return [in_channels, out_channels, kernel_size, stride, padding, output_padding]
+    return [in_channels, out_channels, kernel_size, stride, padding, output_padding, bias_shape]

@@ -1,12 +1,10 @@
 import torch
 import torch.nn as nn
 
-
 class Model(nn.Module):
     """
-    Model that performs a 2D convolution, scales the output, and takes the minimum over channels.
+    Model that performs a convolution, scales the output, and then applies a minimum operation.
     """
-
     def __init__(self, in_channels, out_channels, kernel_size, scale_factor):
         super(Model, self).__init__()
         self.conv = nn.Conv2d(in_channels, out_channels, kernel_size)
@@ -17,26 +15,22 @@ class Model(nn.Module):
         Args:
             x (torch.Tensor): Input tensor of shape (batch_size, in_channels, height, width).
         Returns:
-            torch.Tensor: Output tensor of shape (batch_size, 1, height', width').
+            torch.Tensor: Output tensor of shape (batch_size, out_channels, height, width).
         """
         x = self.conv(x)
         x = x * self.scale_factor
-        x = torch.min(x, dim=1, keepdim=True)[0]
+        x = torch.min(x, dim=1, keepdim=True)[0]  # Minimum along channel dimension
         return x
 
-
-batch_size = 32
+batch_size = 64
 in_channels = 64
 out_channels = 128
 height = width = 256
 kernel_size = 3
 scale_factor = 2.0
-REDUCED_SIZES = {"batch_size": 2, "in_channels": 8, "out_channels": 16, "height": 32, "width": 32}  # CPU size
-
 
 def get_inputs():
-    return [torch.randn(batch_size, in_channels, height, width)]
-
+    return [torch.rand(batch_size, in_channels, height, width)]
 
 def get_init_inputs():
     return [in_channels, out_channels, kernel_size, scale_factor]

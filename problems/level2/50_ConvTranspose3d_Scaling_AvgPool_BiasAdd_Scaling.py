@@ -1,13 +1,10 @@
 import torch
 import torch.nn as nn
 
-
 class Model(nn.Module):
     """
-    Model that performs a 3D transposed convolution, multiplies by a learnable scalar, applies 3D
-    average pooling, adds a per-channel bias, and multiplies by a second learnable scalar.
+    Model that performs a 3D transposed convolution, scaling, average pooling, bias addition, and scaling.
     """
-
     def __init__(self, in_channels, out_channels, kernel_size, stride, padding, scale1, scale2, bias_shape):
         super(Model, self).__init__()
         self.conv_transpose = nn.ConvTranspose3d(in_channels, out_channels, kernel_size, stride=stride, padding=padding)
@@ -17,19 +14,12 @@ class Model(nn.Module):
         self.scale2 = nn.Parameter(torch.tensor(scale2))
 
     def forward(self, x):
-        """
-        Args:
-            x (torch.Tensor): Input tensor of shape (batch_size, in_channels, depth, height, width).
-        Returns:
-            torch.Tensor: Output tensor of shape (batch_size, out_channels, depth', height', width').
-        """
         x = self.conv_transpose(x)
         x = x * self.scale1
         x = self.avg_pool(x)
         x = x + self.bias
         x = x * self.scale2
         return x
-
 
 batch_size = 128
 in_channels = 3
@@ -39,21 +29,11 @@ kernel_size = 3
 stride = 2
 padding = 1
 scale1 = 0.5
-scale2 = 1.5
+scale2 = 1.0
 bias_shape = (out_channels, 1, 1, 1)
-REDUCED_SIZES = {  # CPU-size variant
-    "batch_size": 2,
-    "out_channels": 8,
-    "depth": 4,
-    "height": 8,
-    "width": 8,
-    "bias_shape": (8, 1, 1, 1),
-}
-
 
 def get_inputs():
-    return [torch.randn(batch_size, in_channels, depth, height, width)]
-
+    return [torch.rand(batch_size, in_channels, depth, height, width)]
 
 def get_init_inputs():
     return [in_channels, out_channels, kernel_size, stride, padding, scale1, scale2, bias_shape]

@@ -1,13 +1,10 @@
 import torch
 import torch.nn as nn
 
-
 class Model(nn.Module):
     """
-    Model that performs a 3D transposed convolution (without bias), applies ReLU, and then group
-    normalization.
+    Model that performs a transposed 3D convolution, applies ReLU, and then applies group normalization.
     """
-
     def __init__(self, in_channels, out_channels, kernel_size, groups, bias=False):
         super(Model, self).__init__()
         self.conv_transpose = nn.ConvTranspose3d(in_channels, out_channels, kernel_size, bias=bias)
@@ -18,29 +15,25 @@ class Model(nn.Module):
         """
         Args:
             x (torch.Tensor): Input tensor of shape (batch_size, in_channels, D, H, W).
+
         Returns:
-            torch.Tensor: Output tensor of shape (batch_size, out_channels, D', H', W').
+            torch.Tensor: Output tensor of shape (batch_size, out_channels, D, H, W).
         """
         x = self.conv_transpose(x)
         x = self.relu(x)
         x = self.group_norm(x)
         return x
 
-
-# SIZE NOTE: measured 17.45 ms eager on an H200 at 16; reduced to stay within 1-15 ms.
-batch_size = 8
+batch_size = 16
 in_channels = 64
 out_channels = 128
 D, H, W = 32, 32, 32
 kernel_size = 3
 groups = 8
 bias = False
-REDUCED_SIZES = {"batch_size": 2, "in_channels": 8, "out_channels": 16, "D": 6, "H": 8, "W": 8}  # CPU size
-
 
 def get_inputs():
-    return [torch.randn(batch_size, in_channels, D, H, W)]
-
+    return [torch.rand(batch_size, in_channels, D, H, W)]
 
 def get_init_inputs():
     return [in_channels, out_channels, kernel_size, groups, bias]

@@ -1,12 +1,10 @@
 import torch
 import torch.nn as nn
 
-
 class Model(nn.Module):
     """
     Simple model that performs a matrix multiplication, adds a bias term, and applies ReLU.
     """
-
     def __init__(self, in_features, out_features, bias_shape):
         super(Model, self).__init__()
         self.gemm = nn.Linear(in_features, out_features, bias=False)
@@ -24,17 +22,13 @@ class Model(nn.Module):
         x = torch.relu(x)
         return x
 
-
 batch_size = 1024
 in_features = 8192
 out_features = 8192
 bias_shape = (out_features,)
-REDUCED_SIZES = {"batch_size": 32, "in_features": 256, "out_features": 128, "bias_shape": (128,)}  # CPU size
-
 
 def get_inputs():
-    return [torch.randn(batch_size, in_features)]
-
+    return [torch.rand(batch_size, in_features)]
 
 def get_init_inputs():
     return [in_features, out_features, bias_shape]

@@ -1,13 +1,11 @@
 import torch
 import torch.nn as nn
 
-
 class Model(nn.Module):
     """
-    Model that performs a 3D transposed convolution, scales the output, applies batch normalization,
-    and then global average pooling.
+    Model that performs a 3D transposed convolution, scales the output, applies batch normalization, 
+    and then performs global average pooling. 
     """
-
     def __init__(self, in_channels, out_channels, kernel_size, scale_factor, eps=1e-5, momentum=0.1):
         super(Model, self).__init__()
         self.conv_transpose = nn.ConvTranspose3d(in_channels, out_channels, kernel_size)
@@ -16,40 +14,21 @@ class Model(nn.Module):
         self.global_avg_pool = nn.AdaptiveAvgPool3d((1, 1, 1))
 
     def forward(self, x):
-        """
-        Args:
-            x (torch.Tensor): Input tensor of shape (batch_size, in_channels, depth, height, width).
-        Returns:
-            torch.Tensor: Output tensor of shape (batch_size, out_channels, 1, 1, 1).
-        """
         x = self.conv_transpose(x)
         x = x * self.scale_factor
         x = self.batch_norm(x)
         x = self.global_avg_pool(x)
         return x
 
-
 batch_size = 16
 in_channels = 64
 out_channels = 128
 depth, height, width = 16, 32, 32
-kernel_size = 3
+kernel_size = 5
 scale_factor = 2.0
-REDUCED_SIZES = {  # CPU-size variant
-    "batch_size": 4,
-    "in_channels": 8,
-    "out_channels": 16,
-    "depth": 4,
-    "height": 8,
-    "width": 8,
-}
-
 
 def get_inputs():
-    # A per-sample, per-channel offset keeps the pooled, batch-normalized result input-dependent.
-    x = torch.randn(batch_size, in_channels, depth, height, width)
-    return [x + torch.randn(batch_size, in_channels, 1, 1, 1)]
-
+    return [torch.rand(batch_size, in_channels, depth, height, width)]
 
 def get_init_inputs():
     return [in_channels, out_channels, kernel_size, scale_factor]

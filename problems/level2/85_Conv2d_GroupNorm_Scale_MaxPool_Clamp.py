@@ -1,17 +1,11 @@
 import torch
 import torch.nn as nn
 
-
 class Model(nn.Module):
     """
-    Model that performs a 2D convolution, group normalization, multiplication by a learnable
-    per-channel scale, 2D max pooling, and clamping.
+    Model that performs convolution, group normalization, scaling, max pooling, and clamping.
     """
-
-    def __init__(
-        self, in_channels, out_channels, kernel_size, num_groups, scale_shape, maxpool_kernel_size, clamp_min,
-        clamp_max,
-    ):
+    def __init__(self, in_channels, out_channels, kernel_size, num_groups, scale_shape, maxpool_kernel_size, clamp_min, clamp_max):
         super(Model, self).__init__()
         self.conv = nn.Conv2d(in_channels, out_channels, kernel_size)
         self.group_norm = nn.GroupNorm(num_groups, out_channels)
@@ -23,9 +17,9 @@ class Model(nn.Module):
     def forward(self, x):
         """
         Args:
-            x (torch.Tensor): Input tensor of shape (batch_size, in_channels, height, width).
+            x: Input tensor of shape (batch_size, in_channels, height, width).
         Returns:
-            torch.Tensor: Output tensor of shape (batch_size, out_channels, height', width').
+            Output tensor of shape (batch_size, out_channels, height', width').
         """
         x = self.conv(x)
         x = self.group_norm(x)
@@ -34,32 +28,19 @@ class Model(nn.Module):
         x = torch.clamp(x, self.clamp_min, self.clamp_max)
         return x
 
-
-batch_size = 64
+batch_size = 128
 in_channels = 8
 out_channels = 64
-height, width = 256, 256
+height, width = 128, 128 
 kernel_size = 3
 num_groups = 16
 scale_shape = (out_channels, 1, 1)
 maxpool_kernel_size = 4
-clamp_min = 0.5  # the max of 16 normalized values is about 1.8 +- 0.5: both bounds matter
-clamp_max = 2.5
-REDUCED_SIZES = {  # CPU-size variant
-    "batch_size": 2,
-    "in_channels": 4,
-    "out_channels": 16,
-    "height": 34,
-    "width": 34,
-    "scale_shape": (16, 1, 1),
-}
-
+clamp_min = 0.0
+clamp_max = 1.0
 
 def get_inputs():
-    return [torch.randn(batch_size, in_channels, height, width)]
-
+    return [torch.rand(batch_size, in_channels, height, width)]
 
 def get_init_inputs():
-    return [
-        in_channels, out_channels, kernel_size, num_groups, scale_shape, maxpool_kernel_size, clamp_min, clamp_max,
-    ]
+    return [in_channels, out_channels, kernel_size, num_groups, scale_shape, maxpool_kernel_size, clamp_min, clamp_max]

@@ -1,30 +1,17 @@
 import torch
 import torch.nn as nn
 
-
 class Model(nn.Module):
     """
-    Model that performs a 2D transposed convolution, applies softmax over channels, adds a
-    per-channel bias, scales the result, and applies sigmoid.
+    Model that performs a transposed convolution, applies softmax, adds a bias term, scales the result, and applies sigmoid.
     """
-
-    def __init__(
-        self, in_channels, out_channels, kernel_size, stride, padding, output_padding, bias_shape, scaling_factor
-    ):
+    def __init__(self, in_channels, out_channels, kernel_size, stride, padding, output_padding, bias_shape, scaling_factor):
         super(Model, self).__init__()
-        self.conv_transpose = nn.ConvTranspose2d(
-            in_channels, out_channels, kernel_size, stride=stride, padding=padding, output_padding=output_padding
-        )
-        self.bias = nn.Parameter(torch.randn(bias_shape))
+        self.conv_transpose = nn.ConvTranspose2d(in_channels, out_channels, kernel_size, stride=stride, padding=padding, output_padding=output_padding)
+        self.bias = nn.Parameter(torch.randn(bias_shape)) 
         self.scaling_factor = scaling_factor
 
     def forward(self, x):
-        """
-        Args:
-            x (torch.Tensor): Input tensor of shape (batch_size, in_channels, height, width).
-        Returns:
-            torch.Tensor: Output tensor of shape (batch_size, out_channels, height', width').
-        """
         x = self.conv_transpose(x)
         x = torch.softmax(x, dim=1)
         x = x + self.bias
@@ -32,30 +19,19 @@ class Model(nn.Module):
         x = torch.sigmoid(x)
         return x
 
-
 batch_size = 128
-in_channels = 128
-out_channels = 16  # few channels keep the softmax values large enough to matter next to the bias
-height, width = 128, 128
+in_channels = 64
+out_channels = 128
+height, width = 64, 64
 kernel_size = 4
 stride = 2
 padding = 1
 output_padding = 1
 bias_shape = (out_channels, 1, 1)
 scaling_factor = 2.0
-REDUCED_SIZES = {  # CPU-size variant
-    "batch_size": 2,
-    "in_channels": 32,
-    "out_channels": 8,
-    "height": 16,
-    "width": 16,
-    "bias_shape": (8, 1, 1),
-}
-
 
 def get_inputs():
-    return [torch.randn(batch_size, in_channels, height, width)]
-
+    return [torch.rand(batch_size, in_channels, height, width)]
 
 def get_init_inputs():
     return [in_channels, out_channels, kernel_size, stride, padding, output_padding, bias_shape, scaling_factor]

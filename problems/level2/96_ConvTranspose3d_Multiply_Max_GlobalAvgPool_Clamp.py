@@ -1,29 +1,21 @@
 import torch
 import torch.nn as nn
 
-
 class Model(nn.Module):
     """
-    Model that performs a 3D transposed convolution, multiplies by a scalar, applies 3D max pooling,
-    global average pooling, and clamps the output to [0, 1].
+    Model that performs a transposed 3D convolution, multiplies by a scalar, applies max pooling, 
+    global average pooling, and clamps the output.
     """
-
     def __init__(self, in_channels, out_channels, kernel_size, stride, padding, scale, maxpool_kernel_size):
         super(Model, self).__init__()
         self.conv_transpose = nn.ConvTranspose3d(in_channels, out_channels, kernel_size, stride=stride, padding=padding)
         self.scale = scale
         self.maxpool = nn.MaxPool3d(kernel_size=maxpool_kernel_size)
         self.global_avg_pool = nn.AdaptiveAvgPool3d((1, 1, 1))
-        self.clamp_min = 0.0
-        self.clamp_max = 1.0
+        self.clamp_min = 0
+        self.clamp_max = 1
 
     def forward(self, x):
-        """
-        Args:
-            x (torch.Tensor): Input tensor of shape (batch_size, in_channels, depth, height, width).
-        Returns:
-            torch.Tensor: Output tensor of shape (batch_size, out_channels, 1, 1, 1).
-        """
         x = self.conv_transpose(x)
         x = x * self.scale
         x = self.maxpool(x)
@@ -31,24 +23,18 @@ class Model(nn.Module):
         x = torch.clamp(x, min=self.clamp_min, max=self.clamp_max)
         return x
 
-
 batch_size = 128
-in_channels = 32
+in_channels = 3
 out_channels = 16
 depth, height, width = 16, 32, 32
 kernel_size = 3
 stride = 2
 padding = 1
-scale = 1.5
+scale = 0.5
 maxpool_kernel_size = 2
-REDUCED_SIZES = {"batch_size": 2, "in_channels": 8, "out_channels": 8, "depth": 4, "height": 8, "width": 8}  # CPU
-
 
 def get_inputs():
-    # A per-sample, per-channel offset keeps the globally pooled result input-dependent.
-    x = torch.randn(batch_size, in_channels, depth, height, width)
-    return [x + torch.randn(batch_size, in_channels, 1, 1, 1)]
-
+    return [torch.rand(batch_size, in_channels, depth, height, width)]
 
 def get_init_inputs():
     return [in_channels, out_channels, kernel_size, stride, padding, scale, maxpool_kernel_size]

@@ -1,14 +1,10 @@
 import torch
 import torch.nn as nn
-import torch.nn.functional as F
-
 
 class Model(nn.Module):
     """
-    Model that performs a matrix multiplication (Linear), 1D average pooling over the features, GELU,
-    scaling, and a maximum over the pooled features.
+    A model implementing the pattern "Matmul_AvgPool_GELU_Scale_Max".
     """
-
     def __init__(self, in_features, out_features, pool_kernel_size, scale_factor):
         super(Model, self).__init__()
         self.matmul = nn.Linear(in_features, out_features)
@@ -19,28 +15,25 @@ class Model(nn.Module):
         """
         Args:
             x (torch.Tensor): Input tensor of shape (batch_size, in_features).
+
         Returns:
-            torch.Tensor: Output tensor of shape (batch_size,).
+            torch.Tensor: Output tensor of shape (batch_size, out_features).
         """
         x = self.matmul(x)
         x = self.avg_pool(x.unsqueeze(1)).squeeze(1)
-        x = F.gelu(x)
+        x = torch.nn.functional.gelu(x)
         x = x * self.scale_factor
         x = torch.max(x, dim=1).values
         return x
-
 
 batch_size = 1024
 in_features = 8192
 out_features = 8192
 pool_kernel_size = 16
 scale_factor = 2.0
-REDUCED_SIZES = {"batch_size": 32, "in_features": 256, "out_features": 128}  # CPU-size variant
-
 
 def get_inputs():
-    return [torch.randn(batch_size, in_features)]
-
+    return [torch.rand(batch_size, in_features)]
 
 def get_init_inputs():
     return [in_features, out_features, pool_kernel_size, scale_factor]

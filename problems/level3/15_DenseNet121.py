@@ -1,109 +1,126 @@
 import torch
 import torch.nn as nn
-
+import torch.nn.functional as F
 
 class DenseBlock(nn.Module):
-    """Each layer (BN -> ReLU -> 3x3 conv -> Dropout(0.0)) adds growth_rate channels to the concat."""
-
-    def __init__(self, num_layers, num_input_features, growth_rate):
+    def __init__(self, num_layers: int, num_input_features: int, growth_rate: int):
+        """
+        :param num_layers: The number of layers in the dense block
+        :param num_input_features: The number of input feature maps
+        :param growth_rate: The growth rate for the dense block (new features added per layer)
+        """
         super(DenseBlock, self).__init__()
         layers = []
         for i in range(num_layers):
-            in_features = num_input_features + i * growth_rate
-            layers.append(
-                nn.Sequential(
-                    nn.BatchNorm2d(in_features),
-                    nn.ReLU(inplace=True),
-                    nn.Conv2d(in_features, growth_rate, kernel_size=3, padding=1, bias=False),
-                    nn.Dropout(0.0),
-                )
-            )
+            layers.append(self._make_layer(num_input_features + i * growth_rate, growth_rate))
         self.layers = nn.ModuleList(layers)
 
+    def _make_layer(self, in_features: int, growth_rate: int):
+        """
+        Creates a single layer with BatchNorm, ReLU, Conv2D, and Dropout.
+        """
+        return nn.Sequential(
+            nn.BatchNorm2d(in_features),
+            nn.ReLU(inplace=True),
+            nn.Conv2d(in_features, growth_rate, kernel_size=3, padding=1, bias=False),
+            nn.Dropout(0.0)
+        )
+
     def forward(self, x):
+        """
+        :param x: Input tensor of shape (batch_size, num_input_features, height, width)
+        :return: Concatenated output tensor with shape (batch_size, num_output_features, height, width)
+        """
         features = [x]
         for layer in self.layers:
-            features.append(layer(x))
-            x = torch.cat(features, 1)
+            new_feature = layer(x)
+            features.append(new_feature)
+            x = torch.cat(features, 1)  # Concatenate along channel axis
         return x
 
-
 class TransitionLayer(nn.Module):
-    """BN -> ReLU -> 1x1 conv (channel reduction) -> 2x2 average pool."""
-
-    def __init__(self, num_input_features, num_output_features):
+    def __init__(self, num_input_features: int, num_output_features: int):
+        """
+        :param num_input_features: The number of input feature maps
+        :param num_output_features: The number of output feature maps
+        """
         super(TransitionLayer, self).__init__()
         self.transition = nn.Sequential(
             nn.BatchNorm2d(num_input_features),
             nn.ReLU(inplace=True),
             nn.Conv2d(num_input_features, num_output_features, kernel_size=1, bias=False),
-            nn.AvgPool2d(kernel_size=2, stride=2),
+            nn.AvgPool2d(kernel_size=2, stride=2)
         )
 
     def forward(self, x):
+        """
+        :param x: Input tensor of shape (batch_size, num_input_features, height, width)
+        :return: Downsampled tensor with reduced number of feature maps
+        """
         return self.transition(x)
 
-
 class Model(nn.Module):
-    """
-    DenseNet-121: 7x7 conv stem + max-pool, four dense blocks ([6, 12, 24, 16] layers, no 1x1
-    bottleneck) separated by transition layers that halve the channels, a final BatchNorm,
-    ReLU, global average pooling and a Linear classifier. BatchNorm runs in training mode
-    (batch statistics), as the module is constructed.
-    """
-
-    def __init__(self, growth_rate=32, num_classes=1000, init_features=64):
+    def __init__(self, growth_rate: int = 32, num_classes: int = 1000):
         """
-        :param growth_rate: The number of new feature maps each dense layer adds
-        :param num_classes: The number of output classes
-        :param init_features: Channels of the stem conv (64 in DenseNet)
+        :param growth_rate: The growth rate of the DenseNet (new features added per layer)
+        :param num_classes: The number of output classes for classification
         """
         super(Model, self).__init__()
+
+        # Initial convolution and pooling
         self.features = nn.Sequential(
-            nn.Conv2d(3, init_features, kernel_size=7, stride=2, padding=3, bias=False),
-            nn.BatchNorm2d(init_features),
+            nn.Conv2d(3, 64, kernel_size=7, stride=2, padding=3, bias=False),
+            nn.BatchNorm2d(64),
             nn.ReLU(inplace=True),
-            nn.MaxPool2d(kernel_size=3, stride=2, padding=1),
+            nn.MaxPool2d(kernel_size=3, stride=2, padding=1)
         )
-        num_features = init_features
-        block_layers = [6, 12, 24, 16]
+
+        # Each dense block is followed by a transition layer, except the last one
+        num_features = 64
+        block_layers = [6, 12, 24, 16]  # Corresponding layers in DenseNet121
+
         self.dense_blocks = nn.ModuleList()
         self.transition_layers = nn.ModuleList()
+
         for i, num_layers in enumerate(block_layers):
-            self.dense_blocks.append(DenseBlock(num_layers, num_features, growth_rate))
+            block = DenseBlock(num_layers=num_layers, num_input_features=num_features, growth_rate=growth_rate)
+            self.dense_blocks.append(block)
             num_features = num_features + num_layers * growth_rate
+
             if i != len(block_layers) - 1:
-                self.transition_layers.append(TransitionLayer(num_features, num_features // 2))
+                transition = TransitionLayer(num_input_features=num_features, num_output_features=num_features // 2)
+                self.transition_layers.append(transition)
                 num_features = num_features // 2
+
+        # Final batch norm and classifier
         self.final_bn = nn.BatchNorm2d(num_features)
         self.classifier = nn.Linear(num_features, num_classes)
 
-    def forward(self, x):
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
         """
-        :param x: Input tensor, shape (batch_size, 3, height, width)
-        :return: Output tensor, shape (batch_size, num_classes)
+        :param x: Input tensor of shape (batch_size, 3, height, width)
+        :return: Output tensor of shape (batch_size, num_classes)
         """
         x = self.features(x)
+
         for i, block in enumerate(self.dense_blocks):
             x = block(x)
             if i != len(self.dense_blocks) - 1:
                 x = self.transition_layers[i](x)
-        x = torch.relu(self.final_bn(x))
-        x = torch.flatten(nn.functional.adaptive_avg_pool2d(x, (1, 1)), 1)
-        return self.classifier(x)
 
+        x = self.final_bn(x)
+        x = F.relu(x, inplace=True)
+        x = F.adaptive_avg_pool2d(x, (1, 1)).view(x.size(0), -1)
+        x = self.classifier(x)
+        return x
 
+# Testing the DenseNet121 model
 batch_size = 10
-image_size = 224
-growth_rate = 32
-num_classes = 1000
-init_features = 64
-REDUCED_SIZES = {"batch_size": 2, "image_size": 32, "growth_rate": 8, "init_features": 16}  # CPU size
-
+num_classes = 10
+height, width = 224, 224  # Standard input size for DenseNet
 
 def get_inputs():
-    return [torch.randn(batch_size, 3, image_size, image_size)]
-
+    return [torch.rand(batch_size, 3, height, width)]
 
 def get_init_inputs():
-    return [growth_rate, num_classes, init_features]
+    return [32, num_classes]

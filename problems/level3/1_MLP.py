@@ -1,6 +1,6 @@
 import torch
 import torch.nn as nn
-
+import torch.nn.functional as F
 
 class Model(nn.Module):
     def __init__(self, input_size, layer_sizes, output_size):
@@ -10,19 +10,19 @@ class Model(nn.Module):
         :param output_size: The number of output features
         """
         super(Model, self).__init__()
-
+        
         layers = []
         current_input_size = input_size
-
+        
         for layer_size in layer_sizes:
             layers.append(nn.Linear(current_input_size, layer_size))
             layers.append(nn.ReLU())
             current_input_size = layer_size
-
+        
         layers.append(nn.Linear(current_input_size, output_size))
-
+        
         self.network = nn.Sequential(*layers)
-
+    
     def forward(self, x):
         """
         :param x: The input tensor, shape (batch_size, input_size)
@@ -30,17 +30,14 @@ class Model(nn.Module):
         """
         return self.network(x)
 
-
-batch_size = 1024
-input_size = 8192
-layer_sizes = [8192, 8192]
+# Test code
+batch_size = 128
+input_size = 16384
+layer_sizes = [16384, 16384]
 output_size = 8192
-REDUCED_SIZES = {"batch_size": 16, "input_size": 256, "layer_sizes": [256, 256], "output_size": 128}  # CPU size
-
 
 def get_inputs():
-    return [torch.randn(batch_size, input_size)]
-
+    return [torch.rand(batch_size, input_size)]
 
 def get_init_inputs():
     return [input_size, layer_sizes, output_size]

@@ -2,54 +2,49 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-
-class ChannelShuffle(nn.Module):
-    """Interleaves channels across groups: (B, g*c, H, W) -> view (B, g, c) -> transpose -> flatten."""
-
-    def __init__(self, groups):
-        super(ChannelShuffle, self).__init__()
-        self.groups = groups
-
-    def forward(self, x):
-        batch_size, channels, height, width = x.size()
-        x = x.view(batch_size, self.groups, channels // self.groups, height, width)
-        x = x.transpose(1, 2).contiguous()
-        return x.view(batch_size, -1, height, width)
-
-
 class Model(nn.Module):
-    """
-    ShuffleNet unit: 1x1 group conv + BN + ReLU, 3x3 depthwise conv + BN, channel shuffle,
-    1x1 group conv + BN + ReLU, plus a shortcut (1x1 conv + BN, since the channel count changes).
-    BatchNorm runs in training mode (batch statistics).
-    """
-
     def __init__(self, in_channels, out_channels, groups=3):
         """
-        :param in_channels: Number of input channels
-        :param out_channels: Number of output channels
-        :param groups: Number of groups of the 1x1 group convs
+        ShuffleNet unit implementation.
+
+        :param in_channels: Number of input channels.
+        :param out_channels: Number of output channels.
+        :param groups: Number of groups for group convolution.
         """
         super(Model, self).__init__()
+        
+        # Ensure the output channels are divisible by groups
         assert out_channels % 4 == 0
         mid_channels = out_channels // 4
-        self.conv1 = nn.Conv2d(in_channels, mid_channels, kernel_size=1, groups=groups, bias=False)
+        
+        # First 1x1 group convolution
+        self.conv1 = nn.Conv2d(in_channels, mid_channels, kernel_size=1, stride=1, padding=0, groups=groups, bias=False)
         self.bn1 = nn.BatchNorm2d(mid_channels)
-        self.conv2 = nn.Conv2d(mid_channels, mid_channels, kernel_size=3, padding=1, groups=mid_channels, bias=False)
+        
+        # Depthwise 3x3 convolution
+        self.conv2 = nn.Conv2d(mid_channels, mid_channels, kernel_size=3, stride=1, padding=1, groups=mid_channels, bias=False)
         self.bn2 = nn.BatchNorm2d(mid_channels)
-        self.conv3 = nn.Conv2d(mid_channels, out_channels, kernel_size=1, groups=groups, bias=False)
+        
+        # Second 1x1 group convolution
+        self.conv3 = nn.Conv2d(mid_channels, out_channels, kernel_size=1, stride=1, padding=0, groups=groups, bias=False)
         self.bn3 = nn.BatchNorm2d(out_channels)
+        
+        # Shuffle operation
         self.shuffle = ChannelShuffle(groups)
+        
+        # Shortcut connection if input and output channels are the same
         if in_channels == out_channels:
             self.shortcut = nn.Sequential()
         else:
             self.shortcut = nn.Sequential(
-                nn.Conv2d(in_channels, out_channels, kernel_size=1, bias=False),
-                nn.BatchNorm2d(out_channels),
+                nn.Conv2d(in_channels, out_channels, kernel_size=1, stride=1, padding=0, bias=False),
+                nn.BatchNorm2d(out_channels)
             )
-
+    
     def forward(self, x):
         """
+        Forward pass for ShuffleNet unit.
+
         :param x: Input tensor, shape (batch_size, in_channels, height, width)
         :return: Output tensor, shape (batch_size, out_channels, height, width)
         """
@@ -57,21 +52,51 @@ class Model(nn.Module):
         out = self.bn2(self.conv2(out))
         out = self.shuffle(out)
         out = F.relu(self.bn3(self.conv3(out)))
-        return out + self.shortcut(x)
+        
+        out += self.shortcut(x)
+        return out
 
+class ChannelShuffle(nn.Module):
+    def __init__(self, groups):
+        """
+        Channel shuffle operation.
 
+        :param groups: Number of groups for shuffling.
+        """
+        super(ChannelShuffle, self).__init__()
+        self.groups = groups
+    
+    def forward(self, x):
+        """
+        Forward pass for channel shuffle.
+
+        :param x: Input tensor, shape (batch_size, channels, height, width)
+        :return: Output tensor, shape (batch_size, channels, height, width)
+        """
+        batch_size, channels, height, width = x.size()
+        channels_per_group = channels // self.groups
+        
+        # Reshape
+        x = x.view(batch_size, self.groups, channels_per_group, height, width)
+        
+        # Transpose
+        x = x.transpose(1, 2).contiguous()
+        
+        # Flatten
+        x = x.view(batch_size, -1, height, width)
+        
+        return x
+    
 batch_size = 10
-in_channels = 240
+input_channels = 240
 out_channels = 480
 groups = 3
 height = 224
 width = 224
-REDUCED_SIZES = {"batch_size": 2, "in_channels": 24, "out_channels": 48, "height": 16, "width": 16}  # CPU size
-
+num_classes = 1000
 
 def get_inputs():
-    return [torch.randn(batch_size, in_channels, height, width)]
-
+    return [torch.rand(batch_size, input_channels, height, width)]
 
 def get_init_inputs():
-    return [in_channels, out_channels, groups]
+    return [input_channels, out_channels, groups]

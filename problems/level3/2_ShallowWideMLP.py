@@ -1,13 +1,8 @@
 import torch
 import torch.nn as nn
-
+import torch.nn.functional as F
 
 class Model(nn.Module):
-    """
-    Shallow, wide multi-layer perceptron: Linear -> ReLU for each (wide) hidden layer,
-    then a final Linear.
-    """
-
     def __init__(self, input_size, hidden_layer_sizes, output_size):
         """
         :param input_size: The number of input features
@@ -15,15 +10,19 @@ class Model(nn.Module):
         :param output_size: The number of output features
         """
         super(Model, self).__init__()
+        
         layers = []
         current_input_size = input_size
+        
         for hidden_size in hidden_layer_sizes:
             layers.append(nn.Linear(current_input_size, hidden_size))
             layers.append(nn.ReLU())
             current_input_size = hidden_size
+        
         layers.append(nn.Linear(current_input_size, output_size))
+        
         self.network = nn.Sequential(*layers)
-
+    
     def forward(self, x):
         """
         :param x: The input tensor, shape (batch_size, input_size)
@@ -31,17 +30,14 @@ class Model(nn.Module):
         """
         return self.network(x)
 
-
-batch_size = 256
-input_size = 8192
-hidden_layer_sizes = [16384, 16384]
-output_size = 8192
-REDUCED_SIZES = {"batch_size": 8, "input_size": 256, "hidden_layer_sizes": [512, 512], "output_size": 128}  # CPU size
-
+# Test code
+batch_size = 128
+input_size = 16384
+hidden_layer_sizes = [32768, 32768]
+output_size = 16384
 
 def get_inputs():
-    return [torch.randn(batch_size, input_size)]
-
+    return [torch.rand(batch_size, input_size)]
 
 def get_init_inputs():
     return [input_size, hidden_layer_sizes, output_size]

@@ -1,46 +1,50 @@
 import torch
 import torch.nn as nn
 
-
 class Model(nn.Module):
-    """
-    One step of a vanilla RNN cell: h' = tanh(W_ih [x, h] + b), output = W_ho h' + b_o.
-    The previous hidden state is an explicit input, so the forward pass has no hidden state.
-    Returns the output projection.
-    """
-
-    def __init__(self, input_size, hidden_size, output_size):
+    def __init__(self, input_size: int, hidden_size: int, output_size: int):
         """
-        :param input_size: The number of input features
-        :param hidden_size: The size of the hidden state
-        :param output_size: The number of output features
+        Initialize the Vanilla RNN model.
+        
+        :param input_size: The number of input features (int).
+        :param hidden_size: The size of the hidden state (int).
+        :param output_size: The number of output features (int).
         """
         super(Model, self).__init__()
-        self.i2h = nn.Linear(input_size + hidden_size, hidden_size)
-        self.h2o = nn.Linear(hidden_size, output_size)
-        self.tanh = nn.Tanh()
-
-    def forward(self, x, hidden):
+        self.input_size = input_size
+        self.hidden_size = hidden_size
+        self.output_size = output_size
+        self.hidden = torch.randn((batch_size, hidden_size))
+        
+        # Define the RNN cell components (input to hidden, hidden to hidden, and hidden to output)
+        self.i2h = nn.Linear(input_size + hidden_size, hidden_size)  # Input to hidden
+        self.h2o = nn.Linear(hidden_size, output_size)  # Hidden to output
+        self.tanh = nn.Tanh()  # Activation function for hidden state
+    
+    def forward(self, x: torch.Tensor, initial_hidden=None) -> torch.Tensor:
         """
-        :param x: Input tensor, shape (batch_size, input_size)
-        :param hidden: Previous hidden state, shape (batch_size, hidden_size)
-        :return: Output tensor, shape (batch_size, output_size)
+        Forward pass of the Vanilla RNN.
+        
+        :param x: Input tensor of shape (batch_size, input_size).
+        :param hidden: Hidden state tensor of shape (batch_size, hidden_size).
+        :return: Output tensor of shape (batch_size, output_size), and the new hidden state.
         """
-        combined = torch.cat((x, hidden), dim=1)
-        new_hidden = self.tanh(self.i2h(combined))
-        return self.h2o(new_hidden)
-
+        if initial_hidden is not None:
+            self.hidden.copy_(initial_hidden)
+        self.hidden = self.hidden.to(x.device)
+        combined = torch.cat((x, self.hidden), dim=1)  # Concatenate input and hidden state
+        self.hidden = self.tanh(self.i2h(combined))  # Update hidden state
+        output = self.h2o(self.hidden)  # Compute output
+        return output
 
 batch_size = 256
 input_size = 16384
 hidden_size = 16384
 output_size = 8192
-REDUCED_SIZES = {"batch_size": 8, "input_size": 128, "hidden_size": 128, "output_size": 64}  # CPU size
-
+sequence_length = 256
 
 def get_inputs():
-    return [torch.randn(batch_size, input_size), torch.randn(batch_size, hidden_size)]
-
+    return [torch.rand(batch_size, input_size),torch.rand(batch_size, hidden_size)]
 
 def get_init_inputs():
     return [input_size, hidden_size, output_size]

@@ -1,46 +1,57 @@
 import torch
 import torch.nn as nn
 
-
 class Model(nn.Module):
-    """
-    One step of a vanilla RNN cell, returning the new hidden state: h' = tanh(W_ih [x, h] + b).
-    The previous hidden state is an explicit input, so the forward pass has no hidden state.
-    (The output projection of problem 33 is left out: it does not affect the returned state.)
-    """
-
-    def __init__(self, input_size, hidden_size):
+    def __init__(self, input_size: int, hidden_size: int, output_size: int):
         """
-        :param input_size: The number of input features
-        :param hidden_size: The size of the hidden state
+        Initialize the Vanilla RNN model.
+
+        :param input_size: The number of input features (int).
+        :param hidden_size: The size of the hidden state (int).
+        :param output_size: The number of output features (int).
         """
         super(Model, self).__init__()
-        self.i2h = nn.Linear(input_size + hidden_size, hidden_size)
-        self.tanh = nn.Tanh()
+        self.input_size = input_size
+        self.hidden_size = hidden_size
+        self.output_size = output_size
 
-    def forward(self, x, hidden):
+        # Define the RNN cell components (input to hidden, hidden to hidden, and hidden to output)
+        self.i2h = nn.Linear(input_size + hidden_size, hidden_size)  # Input to hidden
+        self.h2o = nn.Linear(hidden_size, output_size)  # Hidden to output
+        self.tanh = nn.Tanh()  # Activation function for hidden state
+
+    def forward(self, x: torch.Tensor, h0: torch.Tensor) -> torch.Tensor:
         """
-        :param x: Input tensor, shape (batch_size, input_size)
-        :param hidden: Previous hidden state, shape (batch_size, hidden_size)
-        :return: New hidden state, shape (batch_size, hidden_size)
+        Forward pass of the Vanilla RNN.
+
+        :param x: Input tensor of shape (seq_len, batch_size, input_size)
+        :param h0: Initial hidden state tensor of shape (batch_size, hidden_size)
+        :return: Output tensor of shape (seq_len, batch_size, output_size)
         """
-        combined = torch.cat((x, hidden), dim=1)
-        return self.tanh(self.i2h(combined))
+        seq_len, batch_size, _ = x.size()
+        hidden = h0.to(x.device)
+        outputs = []
 
+        for t in range(seq_len):
+            combined = torch.cat((x[t], hidden), dim=1)  # Concatenate input and hidden state
+            hidden = self.tanh(self.i2h(combined))  # Update hidden state
+            output = self.h2o(hidden)  # Compute output
+            outputs.append(output)
 
-batch_size = 256
-input_size = 16384
-hidden_size = 16384
-REDUCED_SIZES = {"batch_size": 8, "input_size": 128, "hidden_size": 128}  # CPU size
-# No x100 input variant: at x100 the fp32 reference is itself up to 0.000671 from a float64 run, more than
-# half the fp32 tolerance, so a kernel that only rounds differently could fail against it (catalogue check,
-# ill-conditioned filter, at full size on an H200, 2026-11-24).
-INPUT_SCALES = (1.0, 0.01)
+        return torch.stack(outputs, dim=0)  # (seq_len, batch_size, output_size)
 
+# === Test configuration ===
+batch_size = 8
+input_size = 1024
+hidden_size = 256
+output_size = 128
+sequence_length = 256
 
 def get_inputs():
-    return [torch.randn(batch_size, input_size), torch.randn(batch_size, hidden_size)]
-
+    return [
+        torch.rand(sequence_length, batch_size, input_size),
+        torch.rand(batch_size, hidden_size)
+    ]
 
 def get_init_inputs():
-    return [input_size, hidden_size]
+    return [input_size, hidden_size, output_size]

@@ -1,53 +1,41 @@
 import torch
 import torch.nn as nn
-
+import torch.nn.functional as F
 
 class Model(nn.Module):
-    """
-    Multi-layer bidirectional GRU over a sequence (sequence-first layout); returns the output
-    sequence (both directions concatenated).
-    The initial states are explicit inputs, so the forward pass is deterministic.
-    """
-
-    def __init__(self, input_size, hidden_size, num_layers):
+    def __init__(self, input_size, hidden_size, num_layers=3, bias=True, batch_first=False):
         """
         :param input_size: The number of expected features in the input x
         :param hidden_size: The number of features in the hidden state h
-        :param num_layers: Number of recurrent layers
+        :param num_layers: Number of recurrent layers (default: 1)
+        :param bias: If False, then the layer does not use bias weights b_ih and b_hh (default: True)
+        :param batch_first: If True, then the input and output tensors are provided as (batch, seq, feature) (default: False)
         """
         super(Model, self).__init__()
-        self.gru = nn.GRU(
-            input_size, hidden_size, num_layers, batch_first=False, dropout=0.0, bidirectional=True
-        )
-
-    def forward(self, x, h0):
+        
+        self.gru = nn.GRU(input_size, hidden_size, num_layers, bias, batch_first, dropout=0, bidirectional=True)
+        self.h0 = torch.randn((num_layers * 2, batch_size, hidden_size))
+    
+    def forward(self, x,h0):
         """
-        :param x: Input tensor, shape (sequence_length, batch_size, input_size)
-        :param h0: Initial hidden state, shape (num_layers * 2, batch_size, hidden_size)
-        :return: Output sequence, shape (sequence_length, batch_size, hidden_size * 2)
+        :param x: The input tensor, shape (seq_len, batch_size, input_size) if batch_first=False, otherwise (batch_size, seq_len, input_size)
+        :param h_0: The initial hidden state for the input sequence, shape (num_layers * num_directions, batch_size, hidden_size) (default: None)
+        :return: output, h_n
+            - output: The output features (h_t) from the last layer of the GRU, for each t, shape (seq_len, batch_size, num_directions * hidden_size) if batch_first=False, otherwise (batch_size, seq_len, num_directions * hidden_size)
+            - h_n: The hidden state for t = seq_len, shape (num_layers * num_directions, batch_size, hidden_size)
         """
-        output, _ = self.gru(x, h0)
+        output, h_n = self.gru(x, h0)
         return output
 
-
-# SIZE NOTE: the recurrence is sequential over time steps, so run time is latency-bound;
-# 6 layers x 256 steps of small matmuls is roughly 5-15 ms with cuDNN on an H100.
+# Test code
 batch_size = 10
-# SIZE NOTE: measured 27.84 ms eager on an H200 at 256; reduced to stay within 1-15 ms.
-sequence_length = 96
+seq_len = 512
 input_size = 128
 hidden_size = 256
 num_layers = 6
-REDUCED_SIZES = {"batch_size": 2, "sequence_length": 16, "input_size": 16, "hidden_size": 32, "num_layers": 2}  # CPU size
-# No x100 input variant: at x100 the fp32 reference is itself up to 170 from a float64 run (tolerance scaled
-# x58.3 here), more than half the fp32 tolerance, so a kernel that only rounds differently could fail
-# against it (catalogue check, ill-conditioned filter, at full size on an H200, 2026-11-24).
-INPUT_SCALES = (1.0, 0.01)
-
 
 def get_inputs():
-    return [torch.randn(sequence_length, batch_size, input_size), torch.randn(num_layers * 2, batch_size, hidden_size)]
-
+    return [torch.rand(seq_len, batch_size, input_size),torch.rand((num_layers*2, batch_size, hidden_size))]
 
 def get_init_inputs():
     return [input_size, hidden_size, num_layers]

@@ -1,10 +1,8 @@
 import torch
 import torch.nn as nn
 
-
+# U-Net Implementation
 class DoubleConv(nn.Module):
-    """(3x3 conv -> BatchNorm -> softmax over the width axis) twice."""
-
     def __init__(self, in_channels, out_channels):
         super().__init__()
         self.double_conv = nn.Sequential(
@@ -13,47 +11,41 @@ class DoubleConv(nn.Module):
             nn.Softmax(dim=-1),
             nn.Conv2d(out_channels, out_channels, kernel_size=3, padding=1),
             nn.BatchNorm2d(out_channels),
-            nn.Softmax(dim=-1),
+            nn.Softmax(dim=-1)
         )
 
     def forward(self, x):
         return self.double_conv(x)
 
-
 class Model(nn.Module):
-    """
-    U-Net whose activations are softmax over the last (width) axis: four encoder levels
-    (DoubleConv + 2x2 max-pool), a bottleneck, four decoder levels (2x2 transposed conv,
-    concatenation with the matching encoder output, DoubleConv), and a final 1x1 conv.
-    BatchNorm runs in training mode (batch statistics).
-    """
-
     def __init__(self, in_channels, out_channels, features):
         """
         :param in_channels: Number of input channels
         :param out_channels: Number of output channels
-        :param features: Channels at the first level (doubled at each level down)
+        :param features: Number of base features (will be doubled in each layer)
         """
         super(Model, self).__init__()
-        f = features
-        self.encoder1 = DoubleConv(in_channels, f)
+        self.encoder1 = DoubleConv(in_channels, features)
         self.pool1 = nn.MaxPool2d(kernel_size=2, stride=2)
-        self.encoder2 = DoubleConv(f, f * 2)
+        self.encoder2 = DoubleConv(features, features * 2)
         self.pool2 = nn.MaxPool2d(kernel_size=2, stride=2)
-        self.encoder3 = DoubleConv(f * 2, f * 4)
+        self.encoder3 = DoubleConv(features * 2, features * 4)
         self.pool3 = nn.MaxPool2d(kernel_size=2, stride=2)
-        self.encoder4 = DoubleConv(f * 4, f * 8)
+        self.encoder4 = DoubleConv(features * 4, features * 8)
         self.pool4 = nn.MaxPool2d(kernel_size=2, stride=2)
-        self.bottleneck = DoubleConv(f * 8, f * 16)
-        self.upconv4 = nn.ConvTranspose2d(f * 16, f * 8, kernel_size=2, stride=2)
-        self.decoder4 = DoubleConv(f * 16, f * 8)
-        self.upconv3 = nn.ConvTranspose2d(f * 8, f * 4, kernel_size=2, stride=2)
-        self.decoder3 = DoubleConv(f * 8, f * 4)
-        self.upconv2 = nn.ConvTranspose2d(f * 4, f * 2, kernel_size=2, stride=2)
-        self.decoder2 = DoubleConv(f * 4, f * 2)
-        self.upconv1 = nn.ConvTranspose2d(f * 2, f, kernel_size=2, stride=2)
-        self.decoder1 = DoubleConv(f * 2, f)
-        self.final_conv = nn.Conv2d(f, out_channels, kernel_size=1)
+
+        self.bottleneck = DoubleConv(features * 8, features * 16)
+
+        self.upconv4 = nn.ConvTranspose2d(features * 16, features * 8, kernel_size=2, stride=2)
+        self.decoder4 = DoubleConv(features * 16, features * 8)
+        self.upconv3 = nn.ConvTranspose2d(features * 8, features * 4, kernel_size=2, stride=2)
+        self.decoder3 = DoubleConv(features * 8, features * 4)
+        self.upconv2 = nn.ConvTranspose2d(features * 4, features * 2, kernel_size=2, stride=2)
+        self.decoder2 = DoubleConv(features * 4, features * 2)
+        self.upconv1 = nn.ConvTranspose2d(features * 2, features, kernel_size=2, stride=2)
+        self.decoder1 = DoubleConv(features * 2, features)
+
+        self.final_conv = nn.Conv2d(features, out_channels, kernel_size=1)
 
     def forward(self, x):
         """
@@ -64,31 +56,33 @@ class Model(nn.Module):
         enc2 = self.encoder2(self.pool1(enc1))
         enc3 = self.encoder3(self.pool2(enc2))
         enc4 = self.encoder4(self.pool3(enc3))
+
         bottleneck = self.bottleneck(self.pool4(enc4))
-        dec4 = self.decoder4(torch.cat((self.upconv4(bottleneck), enc4), dim=1))
-        dec3 = self.decoder3(torch.cat((self.upconv3(dec4), enc3), dim=1))
-        dec2 = self.decoder2(torch.cat((self.upconv2(dec3), enc2), dim=1))
-        dec1 = self.decoder1(torch.cat((self.upconv1(dec2), enc1), dim=1))
+
+        dec4 = self.upconv4(bottleneck)
+        dec4 = torch.cat((dec4, enc4), dim=1)
+        dec4 = self.decoder4(dec4)
+        dec3 = self.upconv3(dec4)
+        dec3 = torch.cat((dec3, enc3), dim=1)
+        dec3 = self.decoder3(dec3)
+        dec2 = self.upconv2(dec3)
+        dec2 = torch.cat((dec2, enc2), dim=1)
+        dec2 = self.decoder2(dec2)
+        dec1 = self.upconv1(dec2)
+        dec1 = torch.cat((dec1, enc1), dim=1)
+        dec1 = self.decoder1(dec1)
+
         return self.final_conv(dec1)
-
-
+    
 batch_size = 8
 in_channels = 8
 out_channels = 4
-# The softmax axis is 64 wide (it was height 64, width 512: the same work, transposed). Over 512 values
-# each softmax -> conv -> BatchNorm stage amplifies rounding about twofold, and after twenty of them the
-# fp32 reference was itself up to 6e-2 from a float64 run (norm-wise 5e-3), so no kernel that rounds
-# differently could pass; over 64 values it is within 1e-5 (catalogue check, ill-conditioned filter, and
-# bench/compile_disagreement.py, 2026-11-24).
-height = 512
-width = 64
+height = 64
+width = 512
 features = 64
-REDUCED_SIZES = {"batch_size": 2, "in_channels": 4, "out_channels": 2, "height": 16, "width": 32, "features": 8}  # CPU size
-
-
+# Test code for UNet
 def get_inputs():
-    return [torch.randn(batch_size, in_channels, height, width)]
-
+    return [torch.rand(batch_size, in_channels, height, width)]
 
 def get_init_inputs():
     return [in_channels, out_channels, features]

@@ -1,72 +1,91 @@
 import torch
 import torch.nn as nn
-
+import torch.nn.functional as F
 
 class Model(nn.Module):
-    """
-    AlexNet on 224x224 images: five conv layers (ReLU, three max-pools), then three fully
-    connected layers. Dropout uses p=0.0, so the forward pass is deterministic. Weights use
-    Kaiming normal init with zero biases.
-    """
-
-    def __init__(self, num_classes, classifier_width):
+    def __init__(self, num_classes=1000):
         """
-        :param num_classes: The number of output classes
-        :param classifier_width: Width of the two hidden fully connected layers (4096 in AlexNet)
+        :param num_classes: The number of output classes (default is 1000 for ImageNet)
         """
         super(Model, self).__init__()
-        self.features = nn.Sequential(
-            nn.Conv2d(3, 96, kernel_size=11, stride=4, padding=2),
-            nn.ReLU(inplace=True),
-            nn.MaxPool2d(kernel_size=3, stride=2),
-            nn.Conv2d(96, 256, kernel_size=5, padding=2),
-            nn.ReLU(inplace=True),
-            nn.MaxPool2d(kernel_size=3, stride=2),
-            nn.Conv2d(256, 384, kernel_size=3, padding=1),
-            nn.ReLU(inplace=True),
-            nn.Conv2d(384, 384, kernel_size=3, padding=1),
-            nn.ReLU(inplace=True),
-            nn.Conv2d(384, 256, kernel_size=3, padding=1),
-            nn.ReLU(inplace=True),
-            nn.MaxPool2d(kernel_size=3, stride=2),
-        )
-        self.classifier = nn.Sequential(
-            nn.Dropout(p=0.0),
-            nn.Linear(256 * 6 * 6, classifier_width),
-            nn.ReLU(inplace=True),
-            nn.Dropout(p=0.0),
-            nn.Linear(classifier_width, classifier_width),
-            nn.ReLU(inplace=True),
-            nn.Linear(classifier_width, num_classes),
-        )
-        # Kaiming init with zero biases: with PyTorch's default init the signal shrinks ~3x per
-        # layer and the output would be nearly independent of the input.
-        for m in self.modules():
-            if isinstance(m, (nn.Conv2d, nn.Linear)):
-                nn.init.kaiming_normal_(m.weight, nonlinearity="relu")
-                nn.init.zeros_(m.bias)
-
+        
+        # First convolutional layer
+        self.conv1 = nn.Conv2d(in_channels=3, out_channels=96, kernel_size=11, stride=4, padding=2)
+        self.relu1 = nn.ReLU(inplace=True)
+        self.maxpool1 = nn.MaxPool2d(kernel_size=3, stride=2)
+        
+        # Second convolutional layer
+        self.conv2 = nn.Conv2d(in_channels=96, out_channels=256, kernel_size=5, padding=2)
+        self.relu2 = nn.ReLU(inplace=True)
+        self.maxpool2 = nn.MaxPool2d(kernel_size=3, stride=2)
+        
+        # Third convolutional layer
+        self.conv3 = nn.Conv2d(in_channels=256, out_channels=384, kernel_size=3, padding=1)
+        self.relu3 = nn.ReLU(inplace=True)
+        
+        # Fourth convolutional layer
+        self.conv4 = nn.Conv2d(in_channels=384, out_channels=384, kernel_size=3, padding=1)
+        self.relu4 = nn.ReLU(inplace=True)
+        
+        # Fifth convolutional layer
+        self.conv5 = nn.Conv2d(in_channels=384, out_channels=256, kernel_size=3, padding=1)
+        self.relu5 = nn.ReLU(inplace=True)
+        self.maxpool3 = nn.MaxPool2d(kernel_size=3, stride=2)
+        
+        # Fully connected layers
+        self.fc1 = nn.Linear(in_features=256 * 6 * 6, out_features=4096)
+        self.relu6 = nn.ReLU(inplace=True)
+        self.dropout1 = nn.Dropout(p=0.0)
+        
+        self.fc2 = nn.Linear(in_features=4096, out_features=4096)
+        self.relu7 = nn.ReLU(inplace=True)
+        self.dropout2 = nn.Dropout(p=0.0)
+        
+        self.fc3 = nn.Linear(in_features=4096, out_features=num_classes)
+    
     def forward(self, x):
         """
         :param x: The input tensor, shape (batch_size, 3, 224, 224)
         :return: The output tensor, shape (batch_size, num_classes)
         """
-        x = self.features(x)
+        x = self.conv1(x)
+        x = self.relu1(x)
+        x = self.maxpool1(x)
+        
+        x = self.conv2(x)
+        x = self.relu2(x)
+        x = self.maxpool2(x)
+        
+        x = self.conv3(x)
+        x = self.relu3(x)
+        
+        x = self.conv4(x)
+        x = self.relu4(x)
+        
+        x = self.conv5(x)
+        x = self.relu5(x)
+        x = self.maxpool3(x)
+        
         x = torch.flatten(x, 1)
-        return self.classifier(x)
+        
+        x = self.fc1(x)
+        x = self.relu6(x)
+        x = self.dropout1(x)
+        
+        x = self.fc2(x)
+        x = self.relu7(x)
+        x = self.dropout2(x)
+        
+        x = self.fc3(x)
+        
+        return x
 
-
-batch_size = 64
+# Test code
+batch_size = 1024
 num_classes = 1000
-classifier_width = 4096
-# The 6x6 feature map feeding the classifier fixes the image at 224x224, so the CPU size
-# shrinks batch and classifier width only.
-REDUCED_SIZES = {"batch_size": 1, "num_classes": 100, "classifier_width": 256}  # CPU size
-
 
 def get_inputs():
-    return [torch.randn(batch_size, 3, 224, 224)]
-
+    return [torch.rand(batch_size, 3, 224, 224)]
 
 def get_init_inputs():
-    return [num_classes, classifier_width]
+    return [num_classes]

@@ -1,21 +1,16 @@
 import torch
 import torch.nn as nn
-
+import torch.nn.functional as F
 
 class Model(nn.Module):
-    """
-    ResNet basic block: conv3x3 -> BN -> ReLU -> conv3x3 -> BN, plus a shortcut
-    (1x1 conv + BN, since the channel count changes), then ReLU. BatchNorm runs in training
-    mode (batch statistics), as the module is constructed.
-    """
-
     expansion = 1
 
     def __init__(self, in_channels, out_channels, stride=1):
         """
         :param in_channels: Number of input channels
         :param out_channels: Number of output channels
-        :param stride: Stride of the first conv and of the shortcut
+        :param stride: Stride for the first convolutional layer
+        :param downsample: Downsample layer for the shortcut connection
         """
         super(Model, self).__init__()
         self.conv1 = nn.Conv2d(in_channels, out_channels, kernel_size=3, stride=stride, padding=1, bias=False)
@@ -32,27 +27,34 @@ class Model(nn.Module):
     def forward(self, x):
         """
         :param x: Input tensor, shape (batch_size, in_channels, height, width)
-        :return: Output tensor, shape (batch_size, out_channels, height // stride, width // stride)
+        :return: Output tensor, shape (batch_size, out_channels, height, width)
         """
-        identity = self.downsample(x)
-        out = self.relu(self.bn1(self.conv1(x)))
-        out = self.bn2(self.conv2(out))
+        identity = x
+
+        out = self.conv1(x)
+        out = self.bn1(out)
+        out = self.relu(out)
+
+        out = self.conv2(out)
+        out = self.bn2(out)
+
+        if self.downsample is not None:
+            identity = self.downsample(x)
+
         out += identity
-        return self.relu(out)
+        out = self.relu(out)
 
-
-batch_size = 32
+        return out
+    
+# Test code
 in_channels = 3
 out_channels = 64
 stride = 1
-height = 224
-width = 224
-REDUCED_SIZES = {"batch_size": 2, "height": 32, "width": 32}  # CPU size
-
+batch_size = 10
+num_classes = 1000
 
 def get_inputs():
-    return [torch.randn(batch_size, in_channels, height, width)]
-
+    return [torch.rand(batch_size, in_channels, 224, 224)]
 
 def get_init_inputs():
     return [in_channels, out_channels, stride]

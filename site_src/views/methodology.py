@@ -12,7 +12,7 @@ from site_src import scoring
 from site_src.model import BASELINE_NAMES, SiteModel
 from site_src.output import SiteBuild
 from site_src.render import render
-from validator.catalogue.problem_module import INPUT_SCALES_NAME, TOLERANCES_NAME
+from validator.catalogue.overlay import overlay_for
 from validator.protocol import PROTOCOL, Protocol
 from validator.results.records import Status
 
@@ -81,18 +81,18 @@ def _speed_of_light_doc() -> str:
 
 
 def departures(model: SiteModel) -> list[dict[str, str]]:
-    """The problems judged by their own input scales or tolerances (module-level INPUT_SCALES, TOLERANCES)."""
-    from site_src.views.problems import declared, scales_text
+    """The problems judged by their own input scales or tolerances (the board's overlay)."""
+    from site_src.views.problems import scales_text
 
     rows = []
     for problem in model.inputs.catalogue.problems:
-        constants = declared(problem.path.read_text(encoding="utf-8"))
-        if not constants:
+        overlay = overlay_for(problem.path)
+        if not overlay.judged_differently:
             continue
-        scales, tolerances = constants.get(INPUT_SCALES_NAME), constants.get(TOLERANCES_NAME)
+        scales, tolerances = overlay.input_scales, overlay.tolerances
         rows.append({
             "key": problem.key,
-            "scales": scales_text(scales) if scales else "the protocol's",
+            "scales": scales_text(scales) if scales is not None else "the protocol's",
             "tolerances": "; ".join(f"{k} atol {a:g}, rtol {r:g}" for k, (a, r) in sorted(tolerances.items()))
             if tolerances else "the protocol's",
         })

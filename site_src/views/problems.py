@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import ast
-import contextlib
 import re
 from typing import Any
 
@@ -16,7 +14,7 @@ from site_src.scoring import NO_RECORD
 from site_src.tables import Cell, Column, Table, ms_text, number, percent_text, quantity_text, speedup_text, table_html
 from site_src.views.home import run_cell
 from site_src.views.submissions import claimed_text, source_anchor, status_cell
-from validator.catalogue.problem_module import INPUT_SCALES_NAME, TOLERANCES_NAME
+from validator.catalogue.overlay import Overlay, overlay_for
 from validator.catalogue.problems import Problem
 from validator.protocol import PROTOCOL
 from validator.results.records import Status
@@ -101,36 +99,39 @@ def fence(source: str) -> str:
     return "`" * max(3, longest + 1)
 
 
-def declared(source: str) -> dict[str, Any]:
-    """The problem's own INPUT_SCALES and TOLERANCES, read from its source without running it (absent names,
-    and values that are not literals, are left out)."""
-    found = {}
-    for node in ast.parse(source).body:
-        names = [getattr(t, "id", None) for t in node.targets] if isinstance(node, ast.Assign) else []
-        for name in {INPUT_SCALES_NAME, TOLERANCES_NAME}.intersection(names):
-            with contextlib.suppress(ValueError):  # not a literal: the page shows the protocol's defaults
-                found[name] = ast.literal_eval(node.value)
-    return found
-
-
 def scales_text(scales: Any) -> str:
     return ", ".join(f"×{s:g}" for s in scales)
 
 
-def correctness_text(constants: dict[str, Any]) -> str:
-    """The tolerances and input scales a problem is judged by (`declared`), where it departs from the protocol's."""
-    scales = constants.get(INPUT_SCALES_NAME)
+def correctness_text(overlay: Overlay) -> str:
+    """The tolerances and input scales a problem is judged by, where its overlay departs from the protocol's."""
     default_scales = scales_text(PROTOCOL.input_scales)
-    parts = [f"input scales {scales_text(scales)} (declared by the problem; the protocol's are "
-             f"{default_scales})" if scales else f"input scales {default_scales}"]
-    tolerances = constants.get(TOLERANCES_NAME) or {}
-    for dtype, (atol, rtol) in sorted(tolerances.items()):
+    scales = overlay.input_scales
+    parts = [f"input scales {scales_text(scales)} (the board's overlay; the protocol's are {default_scales})"
+             if scales is not None else f"input scales {default_scales}"]
+    for dtype, (atol, rtol) in sorted(overlay.tolerances.items()):
         base = PROTOCOL.tolerances.get(dtype)
-        parts.append(f"{dtype} atol {atol:g}, rtol {rtol:g} (declared by the problem; the protocol's are "
+        parts.append(f"{dtype} atol {atol:g}, rtol {rtol:g} (the board's overlay; the protocol's are "
                      f"{base.atol:g} and {base.rtol:g})" if base else f"{dtype} atol {atol:g}, rtol {rtol:g}")
-    if not tolerances:
+    if not overlay.tolerances:
         parts.append("the protocol's tolerances")
     return " · ".join(parts)
+
+
+def overlay_items(overlay: Overlay) -> list[dict[str, str]]:
+    """What the board applies to upstream's unchanged file, each with why (from problems/overlay.json)."""
+    items = []
+    if overlay.judged_differently:
+        items.append({"what": "Correctness", "applied": correctness_text(overlay), "why": overlay.reason})
+    for code, why in sorted(overlay.exempt.items()):
+        items.append({"what": f"Catalogue filter {code}", "applied": "failure kept", "why": why})
+    if overlay.reduced_sizes:
+        sizes = ", ".join(f"{name} = {value}" for name, value in overlay.reduced_sizes.items())
+        items.append({"what": "Reduced sizes", "applied": sizes,
+                      "why": "the catalogue's CPU check runs the problem at these sizes; GPU runs use upstream's"})
+    if overlay.note:
+        items.append({"what": "Note", "applied": "", "why": overlay.note})
+    return items
 
 
 def problem_page(model: SiteModel, problem: Problem, rows: dict[str, pd.DataFrame], out: SiteBuild) -> None:
@@ -155,7 +156,8 @@ def problem_page(model: SiteModel, problem: Problem, rows: dict[str, pd.DataFram
         sections=sections,
         source=source,
         fence=fence(source),
-        correctness=correctness_text(declared(source)),
+        correctness=correctness_text(overlay_for(problem.path)),
+        overlay=overlay_items(overlay_for(problem.path)),
         flops=quantity_text(flops, "FLOP"),
         min_bytes=quantity_text(min_bytes, "B"),
         intensity=f"{flops / min_bytes:.3g} FLOP/B" if flops and min_bytes else "–",

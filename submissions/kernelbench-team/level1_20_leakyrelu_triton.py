@@ -24,7 +24,7 @@ def leaky_relu_kernel(x_ptr, y_ptr, n_elements, negative_slope, BLOCK: tl.conste
 
 
 class ModelNew(nn.Module):
-    def __init__(self, negative_slope: float):
+    def __init__(self, negative_slope: float = 0.01):
         super().__init__()
         self.negative_slope = negative_slope
 

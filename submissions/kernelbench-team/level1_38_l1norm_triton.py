@@ -1,7 +1,7 @@
-"""L1 row normalisation x / sum(|x|) over dim 1, fused into one Triton pass.
+"""L1 row normalisation x / mean(|x|) over dim 1 (KernelBench's definition), fused into one Triton pass.
 
 Rows are short (512 floats at full size) and numerous (1M), so each program takes a [ROWS, cols] tile
-of several whole rows, reduces |x| along each row in registers and writes x / sum from the same
+of several whole rows, reduces |x| along each row in registers and writes x / mean from the same
 registers: one read and one write of the tensor, against abs / sum / divide in eager mode (about four
 memory passes plus an |x| intermediate): expect roughly 2-3x. Rows too long for a register tile fall
 back to a per-row loop that reads x twice; inputs with more than two dimensions are first permuted
@@ -25,8 +25,8 @@ def l1_norm_tile(x_ptr, y_ptr, n_rows, n_cols, ROWS: tl.constexpr, COLS: tl.cons
     mask = (rows[:, None] < n_rows) & (cols[None, :] < n_cols)
     offs = rows[:, None] * n_cols + cols[None, :]
     x = tl.load(x_ptr + offs, mask=mask, other=0.0)
-    total = tl.sum(tl.abs(x), axis=1)
-    tl.store(y_ptr + offs, x / total[:, None], mask=mask)
+    mean = tl.sum(tl.abs(x), axis=1) / n_cols
+    tl.store(y_ptr + offs, x / mean[:, None], mask=mask)
 
 
 @triton.jit
@@ -37,12 +37,12 @@ def l1_norm_long_rows(x_ptr, y_ptr, n_cols, BLOCK: tl.constexpr):
     for start in range(0, n_cols, BLOCK):
         cols = start + lanes
         acc += tl.abs(tl.load(x_ptr + base + cols, mask=cols < n_cols, other=0.0))
-    total = tl.sum(acc, axis=0)
+    mean = tl.sum(acc, axis=0) / n_cols
     for start in range(0, n_cols, BLOCK):
         cols = start + lanes
         mask = cols < n_cols
         x = tl.load(x_ptr + base + cols, mask=mask, other=0.0)
-        tl.store(y_ptr + base + cols, x / total, mask=mask)
+        tl.store(y_ptr + base + cols, x / mean, mask=mask)
 
 
 class ModelNew(nn.Module):

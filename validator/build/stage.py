@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+import threading
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -26,9 +27,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from validator import progress
-from validator.atomic import write_text_atomic
+from validator.build import interrupts
 from validator.build.toolchain import Toolchain, cache_root, compiler_env, kernel_cache_dir, toolchain
 from validator.evaluate import sharding
+from validator.files import write_text_atomic
 from validator.findings import Finding, Severity, StageOutcome
 from validator.isolation import sandbox
 from validator.machine import Machine
@@ -123,7 +125,8 @@ def plan(context: StageContext, tools: Toolchain) -> list[KernelBuild]:
     rejected = rejected_problems(context.earlier)
     builds, keys = [], []
     for entry in context.submission.kernels:
-        problem = context.catalogue.get(entry.level, entry.problem_id)
+        # the version the kernel was written for, so its key matches the policy and evaluate stages'
+        problem = context.catalogue.resolve(entry.level, entry.problem_id, entry.problem_sha256)
         if problem is None or problem.key in rejected:
             continue
         sha = entry.sha256()
@@ -195,22 +198,27 @@ def build_one(build: KernelBuild, tools: Toolchain, timeout_s: float, max_jobs: 
     if build.backend == "cuda" and (tools.cannot_build_cuda or not tools.arch):
         why = tools.cannot_build_cuda or "no target architecture (no GPU here; pass --arch, e.g. --arch 9.0)"
         return BuildResult(build, BuildStatus.SKIPPED, False, 0.0, f"CUDA build skipped: {why}")
-    build.ext_dir.mkdir(parents=True, exist_ok=True)
-    build.triton_dir.mkdir(parents=True, exist_ok=True)
-    with sandbox.private_dir("kb-build-") as workdir:
-        result = sandbox.run(
-            [sys.executable, "-c", IMPORT_SCRIPT, str(build.kernel_path)], workdir=workdir, timeout_s=timeout_s,
-            limits=sandbox.Limits.for_timeout(timeout_s, BUILD_FILE_BYTES, processes=512),
-            env=_environment(build, tools, max_jobs),
-        )
-    status, message = classify(build, result, timeout_s)
-    tail = _tail(result)
-    write_text_atomic(build.cache_dir / "build.log", result.stdout + result.stderr)
-    if status.usable:
-        marker = {"status": status.value, "message": message, "seconds": round(result.seconds, 2),
-                  "kernel_sha256": build.kernel_sha256, "arch": tools.arch, "torch": tools.torch, "cuda": tools.cuda}
-        write_text_atomic(build.marker, json.dumps(marker, indent=1))
-    return BuildResult(build, status, False, result.seconds, message, "" if status.usable else tail)
+    with interrupts.extension_lock(build.cache_dir) as lock:
+        cached = _cached(build)  # another run may have built it while this one waited for the lock
+        if cached is not None:
+            return cached
+        build.ext_dir.mkdir(parents=True, exist_ok=True)
+        build.triton_dir.mkdir(parents=True, exist_ok=True)
+        with sandbox.private_dir("kb-build-") as workdir:
+            result = sandbox.run(
+                [sys.executable, "-c", IMPORT_SCRIPT, str(build.kernel_path)], workdir=workdir,
+                timeout_s=timeout_s, limits=sandbox.Limits.for_timeout(timeout_s, BUILD_FILE_BYTES, processes=512),
+                env=_environment(build, tools, max_jobs), keep_fds=(lock,),
+            )
+        status, message = classify(build, result, timeout_s)
+        tail = _tail(result)
+        write_text_atomic(build.cache_dir / "build.log", result.stdout + result.stderr)
+        if status.usable:
+            marker = {"status": status.value, "message": message, "seconds": round(result.seconds, 2),
+                      "kernel_sha256": build.kernel_sha256, "arch": tools.arch, "torch": tools.torch,
+                      "cuda": tools.cuda}
+            write_text_atomic(build.marker, json.dumps(marker, indent=1))
+        return BuildResult(build, status, False, result.seconds, message, "" if status.usable else tail)
 
 
 def parallelism(count: int, cores: int | None = None) -> tuple[int, int]:
@@ -234,14 +242,23 @@ def build_all(
     count, max_jobs = parallelism(len(builds))
     count = workers or count
 
+    stopped = threading.Event()
+
     def one(build: KernelBuild) -> BuildResult:
+        if stopped.is_set():
+            return BuildResult(build, BuildStatus.SKIPPED, False, 0.0, "build stopped: the run was interrupted")
         outcome = build_one(build, tools, timeout_s, max_jobs)
         if on_done:
             on_done(outcome)
         return outcome
 
-    with ThreadPoolExecutor(max_workers=count, thread_name_prefix="kb-build") as pool:
-        return list(pool.map(one, builds))
+    pool = ThreadPoolExecutor(max_workers=count, thread_name_prefix="kb-build")
+    try:
+        with interrupts.stop_on_signals(stopped):
+            return list(pool.map(one, builds))
+    finally:  # after a signal: builds in flight were killed, so this returns at once; queued ones never start
+        pool.shutdown(wait=True, cancel_futures=True)
+        sandbox.resume_groups()
 
 
 def finding_for(outcome: BuildResult, has_gpu: bool) -> Finding | None:

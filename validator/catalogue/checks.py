@@ -1,7 +1,7 @@
 """Quality filters for one problem: could a kernel that cheats pass correctness on it?
 
-Every filter asks that question at the problem's tolerance (the protocol's, or the problem's declared
-TOLERANCES), with the harness's own comparison: would a kernel that returns a constant, returns zeros,
+Every filter asks that question at the problem's tolerance (the protocol's, or the tolerances its overlay
+declares), with the harness's own comparison: would a kernel that returns a constant, returns zeros,
 ignores an input or ignores the weights pass it? One filter asks the opposite question: could an honest
 kernel fail it?
 
@@ -15,14 +15,14 @@ kernel fail it?
     ill-conditioned   at some input scale, the fp32 reference is not within half the tolerance of the same
                       Model run in float64: a kernel as accurate as the reference but rounded differently
                       can then fail against it (the margin of 2 is the triangle inequality's). The remedy is
-                      in the problem: narrow INPUT_SCALES, or declare TOLERANCES with the evidence. A failure
+                      in the problem's overlay: narrow input_scales, or declare tolerances with the evidence. A failure
                       at full size only: at reduced sizes it is a warning (it affects CPU runs alone)
     non-finite        the reference output holds NaN or Inf
     mutates-input     the reference changes its inputs (kernels must not, so it cannot be mirrored)
     format, reduced-sizes, import-error, runtime-error, out-of-memory, too-much-memory
 
-A problem may keep a filter failure with a documented reason: a module-level
-`CATALOGUE_EXEMPT = {"ignores-weights": "why this is fine"}` turns that failure into a warning and
+A problem may keep a filter failure with a documented reason: its overlay entry's
+`"exempt": {"ignores-weights": "why this is fine"}` turns that failure into a warning and
 the problem's status into "kept". An exemption that matches no failure is reported (`unused-exemption`).
 Outputs are compared bit for bit for determinism; a difference within tolerance is only a warning
 (`nondeterministic-rounding`: some GPU reductions use atomics), beyond it a failure.
@@ -36,6 +36,7 @@ from dataclasses import dataclass, field
 from types import ModuleType
 from typing import Any
 
+from validator.catalogue.overlay import OverlayError, overlay_for
 from validator.catalogue.problem_module import (
     ProblemModuleError,
     load_problem_module,
@@ -272,12 +273,13 @@ class _Run:
             self.fail("ignores-weights", "a model built after another seed gives the same output")
 
     def _check_conditioning(self, model: Any, x0: list[Any], out0: Any) -> None:
-        """The fp32 reference against the same Model in float64, at every input scale the worker uses."""
+        """The fp32 reference against the same Model in float64, on every input variant the judge uses."""
         import copy
 
         import torch
 
-        from validator.evaluate.worker.correctness import check_values, float64_inputs, scale_floating
+        from validator.evaluate.worker.correctness import check_values, float64_inputs
+        from validator.evaluate.worker.input_variants import make_variant, trial_variants
 
         if out0.dtype != torch.float32:
             return
@@ -287,9 +289,9 @@ class _Run:
         except Exception as exc:  # a model that cannot be copied or cast is only left unchecked
             self.fail("conditioning-unchecked", f"the Model cannot run in float64: {exc}"[:300], Severity.WARNING)
             return
-        for scale in problem_input_scales(self.module, PROTOCOL.input_scales):
-            inputs = scale_floating(x0, scale)
-            out = out0 if scale == 1.0 else self.forward(model, _clone(inputs))
+        for variant in trial_variants(problem_input_scales(self.module, PROTOCOL.input_scales)):
+            inputs = make_variant(x0, variant, seed=20261124)
+            out = out0 if variant == "upstream" else self.forward(model, _clone(inputs))
             try:
                 ref64 = self.forward(model64, float64_inputs(inputs))
             except Exception as exc:  # an op without a float64 kernel: unchecked, not failed
@@ -300,31 +302,30 @@ class _Run:
             if not verdict.ok:  # at reduced sizes only CPU runs are affected (BatchNorm over 2 values, ...)
                 where = "at reduced sizes, " if self.spec.reduced else ""
                 severity = Severity.WARNING if self.spec.reduced else Severity.ERROR
-                self.fail("ill-conditioned", f"{where}at input scale x{scale:g} the fp32 reference is not within "
+                self.fail("ill-conditioned", f"{where}on the {variant} inputs the fp32 reference is not within "
                           f"half its tolerance of a float64 run ({verdict.message}): an honest kernel rounded "
-                          "differently can fail against it; narrow INPUT_SCALES or declare TOLERANCES", severity)
+                          "differently can fail against it; narrow the overlay's input_scales or declare its "
+                          "tolerances", severity)
                 return
 
 
-def exemptions(module: ModuleType | None) -> tuple[dict[str, str], list[Issue]]:
-    """The problem's CATALOGUE_EXEMPT, and a format issue if it is malformed."""
-    raw = getattr(module, "CATALOGUE_EXEMPT", None) if module is not None else None
-    if raw is None:
-        return {}, []
-    if not isinstance(raw, dict) or not all(
-        isinstance(k, str) and isinstance(v, str) and v.strip() for k, v in raw.items()
-    ):
-        return {}, [("format", "CATALOGUE_EXEMPT must map reason codes to non-empty reasons", Severity.ERROR)]
+def exemptions(problem: Problem) -> tuple[dict[str, str], list[Issue]]:
+    """The overlay's exemptions for the problem, and a format issue if one names no exemptable filter."""
+    try:
+        raw = overlay_for(problem.path).exempt
+    except OverlayError as exc:
+        return {}, [("overlay", str(exc), Severity.ERROR)]
     bad = sorted(set(raw) - EXEMPTABLE)
     if bad:
-        message = f"CATALOGUE_EXEMPT names {', '.join(bad)}; exemptable: {', '.join(sorted(EXEMPTABLE))}"
+        message = f"the overlay's exempt names {', '.join(bad)}; exemptable: {', '.join(sorted(EXEMPTABLE))}"
         return {}, [("format", message, Severity.ERROR)]
     return raw, []
 
 
-def _findings(issues: list[Issue], module: ModuleType | None, key: str, shown: str) -> tuple[list[Finding], str]:
+def _findings(issues: list[Issue], problem: Problem, shown: str) -> tuple[list[Finding], str]:
     """Issues as findings, exemptions applied; and the problem's status."""
-    exempt, bad = exemptions(module)
+    exempt, bad = exemptions(problem)
+    key = problem.key
     findings: list[Finding] = []
     used: set[str] = set()
     for code, message, severity in [*issues, *bad]:
@@ -335,7 +336,7 @@ def _findings(issues: list[Issue], module: ModuleType | None, key: str, shown: s
         else:
             findings.append(Finding(code, STAGE, message, file=shown, problem=key, severity=severity))
     for code in sorted(set(exempt) - used - {"too-much-memory"}):  # memory is only known with --full
-        findings.append(Finding("unused-exemption", STAGE, f"CATALOGUE_EXEMPT[{code!r}] matches no failure",
+        findings.append(Finding("unused-exemption", STAGE, f"the overlay's exempt[{code!r}] matches no failure",
                                 file=shown, problem=key, severity=Severity.WARNING))
     if any(f.severity == Severity.ERROR for f in findings):
         return findings, "failed"
@@ -344,7 +345,8 @@ def _findings(issues: list[Issue], module: ModuleType | None, key: str, shown: s
 
 def check_problem(problem: Problem, spec: CheckSpec, shown: str | None = None) -> ProblemCheck:
     """Run every filter on one problem; a bad problem gives findings, never an exception."""
-    shown = shown or f"level{problem.level}/{problem.path.name}"
+    track = "" if problem.headline else f"tracks/{problem.version}/"
+    shown = shown or f"{track}level{problem.level}/{problem.path.name}"
     started = time.perf_counter()
     module: ModuleType | None = None
     run: _Run | None = None
@@ -367,12 +369,11 @@ def check_problem(problem: Problem, spec: CheckSpec, shown: str | None = None) -
         message = f"one reduced forward takes {forward_ms:.0f} ms; the target is < {limit * 1e3:.0f} ms"
         issues.append(("reduced-slow", message, Severity.WARNING))
     measured: dict[str, Any] = {}
-    exempt = getattr(module, "CATALOGUE_EXEMPT", None)
-    exempt = exempt if isinstance(exempt, dict) else {}
+    exempt, _ = exemptions(problem)
     blocking = [code for code, _, severity in issues if severity == Severity.ERROR and code not in exempt]
     if spec.measure and module is not None and not blocking:  # a kept problem is still measured
         issues += _measure_issues(module, spec, measured)
-    findings, status = _findings(issues, module, problem.key, shown)
+    findings, status = _findings(issues, problem, shown)
     return ProblemCheck(
         problem.key, shown, problem.sha256, status, tuple(findings), output_shape=shape, output_dtype=dtype,
         forward_ms=forward_ms, seconds=time.perf_counter() - started, **measured,

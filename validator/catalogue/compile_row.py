@@ -13,8 +13,8 @@ import json
 from datetime import UTC, datetime
 from pathlib import Path
 
-from validator.atomic import write_text_atomic
 from validator.catalogue.problems import Catalogue
+from validator.files import write_text_atomic
 from validator.results.baselines import BACKEND, KERNEL_FILE, KERNEL_SOURCE, SUBMISSION_SLUG
 
 DESCRIPTION = (

@@ -153,7 +153,7 @@ def static_entry(problem: Problem) -> dict[str, Any]:
         entry["init_inputs"] = None
         entry["error"] = f"get_init_inputs(): {type(exc).__name__}: {exc}"[:300]
     entry.update(_meta_facts(module))
-    exempt, _ = exemptions(module)
+    exempt, _ = exemptions(problem)
     if exempt:
         entry["catalogue_exempt"] = dict(sorted(exempt.items()))
     return entry

@@ -8,14 +8,14 @@ construction, and again before `get_inputs()`, so a kernel's `ModelNew` built af
 the same weights. The model is used as constructed (training mode, as KernelBench does), so a problem
 must not rely on `.eval()` to switch randomness off.
 
-Reduced sizes: a problem may define `REDUCED_SIZES = {"batch_size": 16, ...}`, a dict from module-level
-size constants to smaller values. `load_problem_module(path, reduced=True)` rebinds those globals after
-the import, before anything calls `get_inputs()` / `get_init_inputs()`, which read them at call time.
+What the board adds per problem (reduced sizes, input scales, tolerances) is not in the file, which is
+upstream's byte for byte, but in the catalogue's sidecar (validator.catalogue.overlay), found from the
+file's path:
 
-Declared tolerances: a problem whose fp32 reference is itself not within the protocol's tolerance of a
-float64 run (the catalogue check's `ill-conditioned` filter) may declare wider ones, e.g.
-`TOLERANCES = {"float32": (1e-3, 1e-3)}` (atol, rtol per output dtype), with a comment giving the evidence.
-They may only widen the protocol's, and being part of the file they are part of the problem's hash.
+- `load_problem_module(path, reduced=True)` rebinds the globals the overlay's `reduced_sizes` names after
+  the import, before anything calls `get_inputs()` / `get_init_inputs()`, which read them at call time.
+- `problem_input_scales` / `problem_tolerances` give the protocol's values unless the overlay declares the
+  ones an ill-conditioned problem needs (tolerances may only widen the protocol's).
 """
 
 from __future__ import annotations
@@ -29,9 +29,8 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-REDUCED_SIZES_NAME = "REDUCED_SIZES"
-TOLERANCES_NAME = "TOLERANCES"
-INPUT_SCALES_NAME = "INPUT_SCALES"
+from validator.catalogue.overlay import Overlay, OverlayError, overlay_for
+
 REQUIRED_CALLABLES = ("Model", "get_inputs", "get_init_inputs")
 _counter = itertools.count()
 
@@ -47,7 +46,7 @@ class ProblemModuleError(Exception):
 def load_problem_module(path: Path | str, *, reduced: bool) -> ModuleType:
     """Execute `path` as a new module object (never cached in sys.modules, so each call is fresh).
 
-    With `reduced`, REDUCED_SIZES is applied; a problem without a valid one raises ProblemModuleError.
+    With `reduced`, the overlay's reduced_sizes are applied; without valid ones it raises ProblemModuleError.
     """
     path = Path(path)
     digest = hashlib.sha256(str(path.resolve()).encode()).hexdigest()[:12]
@@ -69,57 +68,53 @@ def load_problem_module(path: Path | str, *, reduced: bool) -> ModuleType:
     return module
 
 
+def module_overlay(module: ModuleType) -> Overlay:
+    """The overlay of the problem file `module` was loaded from (ProblemModuleError if the sidecar is broken)."""
+    try:
+        return overlay_for(Path(module.__file__ or ""))
+    except OverlayError as exc:
+        raise ProblemModuleError("overlay", str(exc)) from exc
+
+
 def reduced_sizes(module: ModuleType) -> dict[str, Any]:
-    """The module's REDUCED_SIZES, checked: a dict naming existing module globals only."""
-    name = REDUCED_SIZES_NAME
-    sizes = getattr(module, name, None)
-    if sizes is None:
-        raise ProblemModuleError("reduced-sizes", f"defines no {name}; cannot run at reduced size")
-    if not isinstance(sizes, dict) or not all(isinstance(k, str) for k in sizes):
-        raise ProblemModuleError("reduced-sizes", f"{name} must be a dict from global names to values")
+    """The overlay's reduced sizes for `module`, checked: existing module globals only."""
+    sizes = module_overlay(module).reduced_sizes
+    if not sizes:
+        raise ProblemModuleError("reduced-sizes", "the overlay gives no reduced_sizes; cannot run at reduced size")
     unknown = sorted(k for k in sizes if k not in vars(module))
     if unknown:
-        message = f"{name} names {', '.join(unknown)}, which the module does not define"
+        message = f"the overlay's reduced_sizes names {', '.join(unknown)}, which the module does not define"
         raise ProblemModuleError("reduced-sizes", message)
     return sizes
 
 
 def apply_reduced_sizes(module: ModuleType) -> None:
-    """Rebind the module globals REDUCED_SIZES names (get_inputs/get_init_inputs read them at call time)."""
+    """Rebind the module globals reduced_sizes names (get_inputs/get_init_inputs read them at call time)."""
     for name, value in reduced_sizes(module).items():
         setattr(module, name, value)
 
 
 def problem_input_scales(module: ModuleType, protocol: tuple[float, ...]) -> tuple[float, ...]:
-    """The protocol's scaled input variants, unless the problem declares the ones its maths allows (a cumulative
-    product overflows at x100; softmax saturates there): module-level INPUT_SCALES, documented in the problem."""
-    return tuple(float(s) for s in getattr(module, INPUT_SCALES_NAME, protocol))
+    """The protocol's scaled input variants, unless the overlay declares the ones the problem's maths allows (a
+    cumulative product overflows at x100; softmax saturates there)."""
+    scales = module_overlay(module).input_scales
+    return scales if scales is not None else tuple(float(s) for s in protocol)
 
 
 def problem_tolerances(module: ModuleType, protocol: dict[str, Any]) -> dict[str, Any]:
-    """The protocol's `tolerances` (dtype name -> Tolerance) with the module's TOLERANCES applied, checked:
-    known dtypes only, each an (atol, rtol) pair of numbers no tighter than the protocol's."""
+    """The protocol's `tolerances` (dtype name -> Tolerance) with the overlay's applied, checked: known dtypes
+    only, none tighter than the protocol's."""
     from validator.protocol import Tolerance
 
-    name = TOLERANCES_NAME
-    raw = getattr(module, name, None)
-    if raw is None:
-        return dict(protocol)
-    if not isinstance(raw, dict):
-        raise ProblemModuleError("format", f"{name} must be a dict from dtype names to (atol, rtol)")
     merged = dict(protocol)
-    for dtype, pair in raw.items():
+    for dtype, (atol, rtol) in module_overlay(module).tolerances.items():
         if dtype not in protocol:
-            raise ProblemModuleError("format", f"{name}[{dtype!r}]: expected one of {', '.join(sorted(protocol))}")
-        ok = isinstance(pair, tuple | list) and len(pair) == 2
-        ok = ok and all(isinstance(v, int | float) and not isinstance(v, bool) for v in pair)
-        if not ok:
-            raise ProblemModuleError("format", f"{name}[{dtype!r}] must be a pair (atol, rtol) of numbers")
+            message = f"overlay tolerances[{dtype!r}]: expected one of {', '.join(sorted(protocol))}"
+            raise ProblemModuleError("format", message)
         floor = protocol[dtype]
-        atol, rtol = float(pair[0]), float(pair[1])
         if not (atol >= floor.atol and rtol >= floor.rtol):
-            message = (f"{name}[{dtype!r}] = ({atol:g}, {rtol:g}) is tighter than the protocol's "
-                       f"({floor.atol:g}, {floor.rtol:g}); a problem may only widen it")
+            message = (f"overlay tolerances[{dtype!r}] = ({atol:g}, {rtol:g}) is tighter than the protocol's "
+                       f"({floor.atol:g}, {floor.rtol:g}); the overlay may only widen it")
             raise ProblemModuleError("format", message)
         merged[dtype] = Tolerance(atol, rtol)
     return merged

@@ -6,7 +6,7 @@ and the torch.compile baseline submission generated from it.
     kb-validate catalogue baseline [--write|--check] [--problems-dir DIR] [--submissions-dir DIR]
 
 `check` runs validator.catalogue.checks on every problem: at reduced sizes on the CPU (the default where
-no GPU is visible; REDUCED_SIZES in each file is the scale knob), or at full size on cuda:0 (`--full`,
+no GPU is visible; the reduced_sizes of problems/overlay.json are the scale knob), or at full size on cuda:0 (`--full`,
 the default where a GPU is visible), where it also times the eager reference and records its peak
 memory, each problem in a worker process with a time cap. Exit 0 when every problem passes (or is
 kept with a documented exemption), 1 when one fails a filter, 2 for usage errors.
@@ -25,12 +25,12 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from validator.atomic import check_writable_target, write_text_atomic
 from validator.catalogue import compile_row
 from validator.catalogue.check_worker import default_log_path, run_in_process, run_isolated
 from validator.catalogue.checks import CheckSpec, ProblemCheck
 from validator.catalogue.manifest import MANIFEST_NAME, dumps, generate, merge_measurements, read_manifest, stale_keys
 from validator.catalogue.problems import Catalogue, Problem, load_catalogue
+from validator.files import check_writable_target, write_text_atomic
 from validator.findings import ExitCode, Severity, UserError
 from validator.progress import counter
 from validator.results.baselines import SUBMISSION_SLUG
@@ -45,11 +45,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     check = actions.add_parser("check", help="run the quality filters on every problem")
     mode = check.add_mutually_exclusive_group()
     mode.add_argument("--reduced", dest="mode", action="store_const", const="reduced",
-                      help="REDUCED_SIZES on the CPU (default without a GPU)")
+                      help="the overlay's reduced sizes on the CPU (default without a GPU)")
     mode.add_argument("--full", dest="mode", action="store_const", const="full",
                       help="full size on cuda:0, with eager time and peak memory (default with a GPU)")
     check.add_argument("--only", nargs="+", metavar="KEY", help="problems to check: level1/19_ReLU or level1/19")
     check.add_argument("--problems-dir", type=Path, help="problem directory (default: problems/)")
+    check.add_argument("--version", metavar="COMMIT",
+                       help="check another known upstream version's track (e.g. 91bfc2c) instead of the headline")
     check.add_argument("--json", type=Path, metavar="FILE", help="also write the results as JSON to FILE")
     check.add_argument("--per-problem-s", type=float, default=60.0, help="time cap per problem with --full")
     check.add_argument("--budget-s", type=float, default=450.0, help="time budget of a --full run")
@@ -101,15 +103,23 @@ def _baseline(args: argparse.Namespace, out: Console) -> int:
     return int(ExitCode.OK)
 
 
-def select(catalogue: Catalogue, only: list[str] | None) -> list[Problem]:
-    """The problems named by --only (key, levelL/ID, or a path ending in the file name); all by default."""
+def select(catalogue: Catalogue, only: list[str] | None, version: str | None = None) -> list[Problem]:
+    """The problems named by --only (key, levelL/ID, or a path ending in the file name); all by default.
+    With `version`, that version's track: its own files where they differ, the headline's where not."""
+    pool = list(catalogue.problems)
+    if version is not None:
+        pool = [p for p in (*catalogue.problems, *catalogue.other_versions) if p.version == version]
+        if not pool:
+            known = sorted({p.version for p in (*catalogue.problems, *catalogue.other_versions) if p.version})
+            raise UserError(f"--version {version}: no such version in {catalogue.root}; known: {', '.join(known)}")
     if not only:
-        return list(catalogue.problems)
+        return pool
     chosen: list[Problem] = []
     for wanted in only:
         text = wanted.removesuffix(".py").removeprefix("problems/")
-        matches = [p for p in catalogue.problems
-                   if text in (p.key, f"level{p.level}/{p.problem_id}") or text.endswith(f"/{p.key}")]
+        matches = [p for p in pool
+                   if text in (p.key, f"level{p.level}/{p.name}", f"level{p.level}/{p.problem_id}")
+                   or text.endswith(f"/{p.key}")]
         if not matches:
             raise UserError(f"--only {wanted}: no such problem in {catalogue.root} (expected e.g. level1/19_ReLU)")
         chosen += [p for p in matches if p not in chosen]
@@ -125,7 +135,7 @@ def _check(args: argparse.Namespace, out: Console, err: Console) -> int:
     if mode == "full" and not torch.cuda.is_available():
         raise UserError("--full needs a CUDA GPU (torch.cuda.is_available() is False); use --reduced")
     catalogue = load_catalogue(args.problems_dir)
-    problems = select(catalogue, args.only)
+    problems = select(catalogue, args.only, args.version)
     started_at, started = _now(), time.perf_counter()
 
     with counter(err, len(problems), f"checking problems ({mode})") as advance:

@@ -1,4 +1,9 @@
-"""`kb-validate import RUN_DIR --slug S ...`: make a submission from a KernelBench run directory."""
+"""`kb-validate import RUN_DIR --slug S ...`: make a submission from a KernelBench run directory.
+
+It reads as its steps: find the run's KernelBench version, choose one sample per problem, check the metadata,
+print what is imported, skipped and why, then write the kernels and the JSON (nothing is written when
+nothing is usable, or when the submission exists and --force is not given).
+"""
 
 from __future__ import annotations
 
@@ -11,11 +16,11 @@ from pathlib import Path
 from rich.console import Console
 from rich.markup import escape
 
-from validator.atomic import write_text_atomic
 from validator.catalogue.problems import load_catalogue
+from validator.files import write_text_atomic
 from validator.findings import ExitCode, UserError
 from validator.progress import working
-from validator.submission.importer import ImportPlan, Metadata, plan_import, submission_document
+from validator.submission.importer import ImportPlan, Metadata, parse_pick, plan_import, submission_document
 from validator.submission.schema import schema_findings
 
 HELP = "turn a KernelBench run directory (level_L_problem_P_sample_S_kernel.py files) into a submission"
@@ -40,7 +45,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--date", default=dt.date.today().isoformat(), help="ISO date (default: today)")
     parser.add_argument("--description", default="")
     parser.add_argument("--link", action="append", type=_link, default=[], metavar="LABEL=URL")
-    parser.add_argument("--sample", type=int, help="take this sample id (default: the lowest usable per problem)")
+    parser.add_argument("--pick", nargs="+", default=["best"], metavar="HOW",
+                        help="which sample per problem: best (fastest correct by eval_results.json; default), "
+                             "first-correct, or sample N")
+    parser.add_argument("--sample", type=int, help="same as --pick sample N")
+    parser.add_argument("--kernelbench-commit", metavar="COMMIT",
+                        help="KernelBench version the run was written against (e.g. 423217d, 91bfc2c); needed "
+                             "unless the run directory holds copies of that version's problem files")
     parser.add_argument("--submissions-dir", type=Path, default=Path("submissions"))
     parser.add_argument("--problems-dir", type=Path)
     parser.add_argument("--force", action="store_true", help="replace an existing submission of this slug")
@@ -51,12 +62,13 @@ def execute(args: argparse.Namespace, out: Console, err: Console) -> int:
         raise UserError(f"run directory {args.run_dir} does not exist or is not a directory")
     if not args.submissions_dir.is_dir():
         raise UserError(f"--submissions-dir {args.submissions_dir} does not exist")
+    pick = parse_pick(["sample", str(args.sample)] if args.sample is not None else args.pick)
     with working(err, f"reading {args.run_dir}"):
         catalogue = load_catalogue(args.problems_dir)
-        plan = plan_import(args.run_dir, catalogue, args.sample)
+        plan = plan_import(args.run_dir, catalogue, pick, args.kernelbench_commit)
     meta = Metadata(args.slug, args.name, args.method, args.date, tuple(args.author), tuple(args.hardware),
                     args.model, args.description, tuple(args.link))
-    document = submission_document(plan, meta, catalogue)
+    document = submission_document(plan, meta)
     problems = [f for f in schema_findings(document, "<command line>") if not f.json_path.startswith("$.kernels")]
     if problems:
         raise UserError("; ".join(f"{f.json_path}: {f.message}" for f in problems))
@@ -71,8 +83,8 @@ def execute(args: argparse.Namespace, out: Console, err: Console) -> int:
     if kernel_dir.exists():
         shutil.rmtree(kernel_dir)
     kernel_dir.mkdir()
-    for candidate, destination, _ in plan.chosen:
-        shutil.copyfile(candidate.path, kernel_dir / destination)
+    for chosen in plan.chosen:
+        shutil.copyfile(chosen.candidate.path, kernel_dir / chosen.destination)
     write_text_atomic(json_path, json.dumps(document, indent=2) + "\n")
     out.print(f"wrote {escape(str(json_path))} with {len(plan.chosen)} kernels; "
               f"check it with: kb-validate {escape(str(json_path))}")
@@ -80,7 +92,13 @@ def execute(args: argparse.Namespace, out: Console, err: Console) -> int:
 
 
 def _print_plan(plan: ImportPlan, out: Console) -> None:
-    for candidate, destination, backend in plan.chosen:
-        out.print(f"[green]imported[/] {escape(candidate.path.name)} as {escape(destination)} ({backend})")
+    out.print(f"KernelBench version {escape(plan.version)}: {escape(plan.version_evidence)}")
+    for chosen in plan.chosen:
+        out.print(f"[green]imported[/] {escape(chosen.candidate.path.name)} as {escape(chosen.destination)} "
+                  f"({chosen.backend}; {escape(chosen.why)})")
     for skipped in plan.skipped:
         out.print(f"[yellow]skipped[/]  {escape(skipped.file)}: {escape(skipped.reason)}")
+    for warning in plan.warnings:
+        out.print(f"[yellow]warning[/]  {escape(warning)}")
+    out.print(f"{len(plan.chosen)} kernel(s) imported, {len(plan.skipped)} file(s) skipped, "
+              f"{len(plan.warnings)} warning(s)")

@@ -7,8 +7,8 @@ from pathlib import Path
 
 from rich.console import Console
 
+from validator.files import JsonError
 from validator.findings import ExitCode, UserError
-from validator.jsonfile import JsonError
 from validator.results import records as results
 from validator.results.merge import Unreadable, merge
 from validator.untrusted import printable

@@ -10,9 +10,9 @@ from pathlib import Path
 
 from rich.console import Console
 
-from validator.atomic import check_writable_target, write_text_atomic
 from validator.catalogue.problems import load_catalogue
 from validator.evaluate.sharding import parse_shard
+from validator.files import check_writable_target, write_text_atomic
 from validator.findings import UserError
 from validator.machine import probe
 from validator.pipeline import validate_submission

@@ -17,7 +17,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from validator import jsonfile
+from validator import files
 from validator.evaluate.jobs import Job, write_job
 from validator.isolation import sandbox
 from validator.isolation.zygote import Target, Zygote, ZygoteError
@@ -74,7 +74,7 @@ def _read_output(item: WorkItem, out_path: Path) -> tuple[ProblemResult | None, 
     if not out_path.exists():
         return None, "wrote no result file"
     try:  # the one JSON reader: size and nesting limits, so a hostile result file is this problem's error only
-        result = problem_from_dict(jsonfile.read_json(out_path, jsonfile.WORKER_BYTES, expected="a worker result"))
+        result = problem_from_dict(files.read_json(out_path, files.WORKER_BYTES, expected="a worker result"))
     except (OSError, ValueError, TypeError, KeyError, AttributeError) as exc:
         return None, f"wrote an unreadable result ({type(exc).__name__}: {str(exc)[:200]})"
     job = item.job

@@ -117,7 +117,8 @@ def plan(context: StageContext, tools: Toolchain, secret: bytes, interpret: bool
     decided where the kernel must not or cannot run."""
     planned, keys = [], []
     for entry in context.submission.kernels:
-        problem = context.catalogue.get(entry.level, entry.problem_id)
+        # the version the kernel was written for (semantics accepted only known ones)
+        problem = context.catalogue.resolve(entry.level, entry.problem_id, entry.problem_sha256)
         if problem is None:
             continue
         built = context.builds.get(problem.key)

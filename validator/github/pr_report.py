@@ -16,11 +16,11 @@ from typing import Any
 
 from jsonschema import Draft202012Validator
 
-from validator import jsonfile
+from validator import files
 from validator.findings import ExitCode, UserError
 from validator.untrusted import CONTROL, printable
 
-MAX_ARTIFACT_BYTES = jsonfile.ARTIFACT_BYTES
+MAX_ARTIFACT_BYTES = files.ARTIFACT_BYTES
 TRUNCATION_NOTE = "\n\n… truncated to fit GitHub's comment limit ({shown} of {total} characters). Full report: {url}\n"
 
 _TEXT = {"type": "string", "maxLength": 4000}
@@ -104,8 +104,8 @@ class Artifact:
 def read_checked(path: Path, schema: dict[str, Any], what: str) -> dict[str, Any]:
     """Load a JSON file of bounded size and check it against `schema`; a bad one is a UserError."""
     try:
-        data = jsonfile.read_json(path, MAX_ARTIFACT_BYTES, expected=what)
-    except jsonfile.JsonError as exc:
+        data = files.read_json(path, MAX_ARTIFACT_BYTES, expected=what)
+    except files.JsonError as exc:
         raise UserError(f"cannot read {what}: {printable(exc)}") from None
     errors = sorted(Draft202012Validator(schema).iter_errors(data), key=lambda e: list(e.absolute_path))
     if errors:

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from validator.files import JsonError
 from validator.github.pr_report import code
-from validator.jsonfile import JsonError
 from validator.results.records import load
 
 MAX_ROWS = 2000

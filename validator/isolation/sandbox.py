@@ -169,6 +169,28 @@ class CappedReader(threading.Thread):
         return (bytes(self.head) + middle + tail).decode("utf-8", errors="replace")
 
 
+_LIVE_GROUPS: set[int] = set()
+_LIVE_LOCK = threading.Lock()
+_STOPPING = threading.Event()
+
+
+def stop_all_groups() -> int:
+    """Kill every process group `run` has started and not yet reaped, and any it starts until `resume_groups`
+    (a signal arrived: builds must not outlive the run, nor start after it). Returns how many were live."""
+    with _LIVE_LOCK:
+        _STOPPING.set()
+        live = list(_LIVE_GROUPS)
+    for pgid in live:
+        kill_group(pgid)
+    return len(live)
+
+
+def resume_groups() -> None:
+    """Let `run` start processes again (after the interrupted stage has unwound)."""
+    with _LIVE_LOCK:
+        _STOPPING.clear()
+
+
 def kill_group(pgid: int) -> None:
     """SIGKILL every process of a group (the child and anything it started without leaving the group)."""
     with contextlib.suppress(ProcessLookupError, PermissionError):
@@ -190,18 +212,26 @@ def run(
     env: Mapping[str, str] | None = None,
     isolate_network: bool = True,
     output_cap: int = OUTPUT_CAP,
+    keep_fds: Sequence[int] = (),
 ) -> SandboxResult:
-    """Run `argv` confined in `workdir` (see `private_dir`), wait at most `timeout_s`, then kill its group."""
+    """Run `argv` confined in `workdir` (see `private_dir`), wait at most `timeout_s`, then kill its group.
+    `keep_fds` stay open in the child (a lock held for as long as it lives)."""
     status_read, status_write = os.pipe()
     started = time.perf_counter()
     try:
         process = subprocess.Popen(
             confined_argv(argv, limits, isolate_network, status_write),
             cwd=workdir, env=scrubbed_env(env or {}, workdir), stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True, pass_fds=(status_write,),
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
+            pass_fds=(status_write, *keep_fds),
         )
     finally:
         os.close(status_write)
+    with _LIVE_LOCK:
+        _LIVE_GROUPS.add(process.pid)
+        stopping = _STOPPING.is_set()
+    if stopping:
+        kill_group(process.pid)
     readers = [CappedReader(process.stdout, output_cap), CappedReader(process.stderr, output_cap)]
     for reader in readers:
         reader.start()
@@ -213,6 +243,8 @@ def run(
     finally:
         kill_group(process.pid)
         process.wait()
+        with _LIVE_LOCK:
+            _LIVE_GROUPS.discard(process.pid)
     seconds = time.perf_counter() - started
     for reader in readers:
         reader.join(timeout=5)

@@ -132,6 +132,8 @@ FILE_METHODS = {"write_text": "file-write", "write_bytes": "file-write", "touch"
                 "hardlink_to": "file-write", "read_text": "file-read", "read_bytes": "file-read"}
 MUTATING_METHODS = frozenset({"append", "extend", "insert", "add", "update", "setdefault", "__setitem__", "pop",
                               "popitem"})
+BATCHNORM_STATE = frozenset({"running_mean", "running_var", "num_batches_tracked"})
+DEVICE_MOVES = frozenset({"to", "cuda", "cpu", "type", "contiguous", "detach", "float", "double", "half"})
 CACHE_DECORATORS = re.compile(r"functools\.(cache|lru_cache|cached_property)|cache|lru_cache|cached_property")
 PLAIN_ANNOTATIONS = re.compile(r"(int|float|bool|str|bytes|None|torch\.dtype|tuple(\[.*\])?|"
                                r"(int|float|bool|str) \| None)")
@@ -234,11 +236,45 @@ def _is_state(node: ast.AST, shared: set[str]) -> str | None:
     return None
 
 
-def forward_findings(tree: ast.Module, resolve: Resolve, add: Add) -> None:
-    """try-except and cross-call-cache: rules about `forward` and every function of the file it calls."""
+def _state_stores(function: ast.AST, shared: set[str]) -> Iterator[tuple[ast.AST, str, ast.AST | None]]:
+    """(target, 'self.x' or module name, assigned value) for each store into state in `function`."""
+    for node in ast.walk(function):
+        if isinstance(node, ast.Assign | ast.AugAssign | ast.AnnAssign):
+            for target in node.targets if isinstance(node, ast.Assign) else [node.target]:
+                holder = target.value if isinstance(target, ast.Subscript) else target
+                state = _is_state(holder, shared) if isinstance(holder, ast.Attribute | ast.Subscript) or (
+                    holder is not target) else None  # rebinding a plain local name is not state
+                if state:
+                    yield target, state, node.value
+
+
+def written_state(tree: ast.Module) -> frozenset[str]:
+    """The `self.<attr>` a file's forward (and what it calls) stores into: run over the problem's reference,
+    the state a kernel may mirror (an RNN's hidden state that the reference itself carries across calls)."""
+    return frozenset(state for function in _reachable(tree)
+                     for _, state, _ in _state_stores(function, set()) if state.startswith("self."))
+
+
+def _mirrors(state: str, value: ast.AST | None, mirrored: frozenset[str]) -> bool:
+    """Whether a store is the reference's own cross-call state, not a cache: what the reference stores too,
+    BatchNorm's running statistics (updated by the reference's nn.BatchNorm in training mode), or a tensor
+    attribute moved to the input's device or dtype (`self.h0 = self.h0.to(x.device)`)."""
+    attr = state.removeprefix("self.")
+    if state in mirrored or (state.startswith("self.") and (attr in BATCHNORM_STATE or attr.startswith("running_"))):
+        return True
+    return (isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr in DEVICE_MOVES
+            and ast.unparse(value.func.value) == state)
+
+
+def forward_findings(tree: ast.Module, resolve: Resolve, add: Add, mirrored: frozenset[str] = frozenset()) -> None:
+    """try-except and cross-call-cache: rules about `forward` and every function of the file it calls.
+    `mirrored`: the state the problem's reference stores across calls itself (`written_state`)."""
     module_names = _module_names(tree)
     for function in _reachable(tree):
         shared = module_names - _local_names(function)
+        for target, state, value in _state_stores(function, shared):
+            if not _mirrors(state, value, mirrored):
+                add("cross-call-cache", target, f"stores into {state} across calls")
         for node in ast.walk(function):
             if isinstance(node, ast.Try | ast.TryStar) and node.handlers:
                 add("try-except", node, f"try/except in {function.name}")  # type: ignore[attr-defined]
@@ -248,13 +284,6 @@ def forward_findings(tree: ast.Module, resolve: Resolve, add: Add) -> None:
                     add("try-except", node.context_expr, "contextlib.suppress swallows errors")
             elif isinstance(node, ast.Global):
                 add("cross-call-cache", node, f"global {', '.join(node.names)} rebinds module state")
-            elif isinstance(node, ast.Assign | ast.AugAssign | ast.AnnAssign):
-                for target in node.targets if isinstance(node, ast.Assign) else [node.target]:
-                    holder = target.value if isinstance(target, ast.Subscript) else target
-                    state = _is_state(holder, shared) if isinstance(holder, ast.Attribute | ast.Subscript) or (
-                        holder is not target) else None  # rebinding a plain local name is not state
-                    if state:
-                        add("cross-call-cache", target, f"stores into {state} across calls")
             elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
                   and node.func.attr in MUTATING_METHODS and _is_state(node.func.value, shared)):
                 add("cross-call-cache", node, f"mutates {_is_state(node.func.value, shared)} across calls")

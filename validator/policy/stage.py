@@ -304,8 +304,9 @@ class _Report:
                                       severity=rule.severity)
 
 
-def policy_findings(source: str, filename: str, backend: str) -> list[Finding]:
-    """Every rule the kernel source breaks, in line order; never executes it."""
+def policy_findings(source: str, filename: str, backend: str, reference: str | None = None) -> list[Finding]:
+    """Every rule the kernel source breaks, in line order; never executes it. `reference`: the problem file's
+    source, whose own cross-call state (an RNN's hidden state) a kernel may mirror."""
     report = _Report(filename, backend)
     try:
         tree = ast.parse(source, filename=filename)
@@ -316,8 +317,15 @@ def policy_findings(source: str, filename: str, backend: str) -> list[Finding]:
         return list(report.found.values())
     checker = _Checker(tree, report)
     checker.visit(tree)
-    rules.forward_findings(tree, checker.names.resolve, report.add)
+    rules.forward_findings(tree, checker.names.resolve, report.add, _reference_state(reference))
     return sorted(report.found.values(), key=lambda f: (f.line or 0, f.column or 0, f.code))
+
+
+def _reference_state(reference: str | None) -> frozenset[str]:
+    try:
+        return rules.written_state(ast.parse(reference)) if reference else frozenset()
+    except (SyntaxError, ValueError):
+        return frozenset()
 
 
 def unavailable(machine: Machine, options: RunOptions) -> str | None:
@@ -331,7 +339,8 @@ def run_stage(context: StageContext) -> StageRun:
     findings: list[Finding] = []
     base = Path(context.shown).parent / context.submission.slug
     for entry in context.submission.kernels:
-        problem = context.catalogue.get(entry.level, entry.problem_id)
+        problem = (context.catalogue.resolve(entry.level, entry.problem_id, entry.problem_sha256)
+                   or context.catalogue.get(entry.level, entry.problem_id))
         key = problem.key if problem else f"level{entry.level}/{entry.problem_id}"
         shown = (base / entry.path).as_posix()
         try:
@@ -341,7 +350,8 @@ def run_stage(context: StageContext) -> StageRun:
             findings.append(Finding("kernel-unreadable", STAGE, message, file=shown, problem=key,
                                     json_path=entry.json_path))
             continue
-        for finding in policy_findings(source, shown, entry.backend):
+        reference = problem.path.read_text(encoding="utf-8") if problem else None
+        for finding in policy_findings(source, shown, entry.backend, reference):
             findings.append(Finding(finding.code, STAGE, finding.message, file=shown, line=finding.line,
                                     column=finding.column, problem=key, severity=finding.severity))
     return StageRun(findings)

@@ -19,8 +19,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from validator import jsonfile
-from validator.atomic import write_text_atomic
+from validator import files
+from validator.files import write_text_atomic
 from validator.results.layout import baseline_cache_path
 from validator.results.records import Flag, ProblemResult, Status, Timing
 
@@ -63,8 +63,8 @@ def cache_path(results_dir: Path, hardware: str) -> Path:
 def load_cache(path: Path) -> dict[str, dict[str, Any]]:
     """Entries by problem sha256; an unreadable or foreign cache counts as empty (it is only a cache)."""
     try:
-        data = jsonfile.read_json(path, jsonfile.RESULTS_BYTES, expected="a baseline cache")
-    except jsonfile.JsonError:  # deep nesting included: a hostile cache file is only an empty cache
+        data = files.read_json(path, files.RESULTS_BYTES, expected="a baseline cache")
+    except files.JsonError:  # deep nesting included: a hostile cache file is only an empty cache
         return {}
     if not isinstance(data, dict) or data.get("cache_version") != CACHE_VERSION:
         return {}

@@ -12,8 +12,8 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-from validator import jsonfile
-from validator.atomic import write_text_atomic
+from validator import files
+from validator.files import write_text_atomic
 
 RESULTS_SCHEMA_VERSION = 1
 
@@ -181,4 +181,4 @@ def save(results: ResultsFile, path: Path) -> None:
 
 def load(path: Path) -> ResultsFile:
     """Raises JsonError (a ValueError) for unusable JSON, KeyError/TypeError/ValueError for a wrong shape."""
-    return from_dict(jsonfile.read_json(path, jsonfile.RESULTS_BYTES, expected="a results file"))
+    return from_dict(files.read_json(path, files.RESULTS_BYTES, expected="a results file"))

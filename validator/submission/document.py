@@ -1,6 +1,6 @@
 """Read a submission document from disk so that no input, however broken, raises past this module.
 
-The parsing and its limits are `validator.jsonfile`'s (the one JSON reader of the project); this module
+The parsing and its limits are `validator.files`'s (the one JSON reader of the project); this module
 turns its errors into the located Finding the load stage reports.
 """
 
@@ -9,11 +9,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from validator import jsonfile
+from validator import files
 from validator.findings import Finding
 
-MAX_DOCUMENT_BYTES = jsonfile.SUBMISSION_BYTES
-MAX_DEPTH = jsonfile.MAX_DEPTH
+MAX_DOCUMENT_BYTES = files.SUBMISSION_BYTES
+MAX_DEPTH = files.MAX_DEPTH
 
 
 class DocumentError(Exception):
@@ -26,8 +26,8 @@ def read_json(path: Path, shown: str | None = None) -> Any:
     """Parse `path` as one strict JSON value or raise DocumentError carrying a located Finding."""
     shown = shown if shown is not None else str(path)
     try:
-        return jsonfile.read_json(path, MAX_DOCUMENT_BYTES, shown, "a submission document")
-    except jsonfile.JsonError as exc:
+        return files.read_json(path, MAX_DOCUMENT_BYTES, shown, "a submission document")
+    except files.JsonError as exc:
         problem = exc.problem
         raise DocumentError(
             Finding(problem.code, "load", problem.message, file=shown, line=problem.line, column=problem.column)

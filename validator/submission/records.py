@@ -11,6 +11,7 @@ from typing import Any
 
 from validator.catalogue.problems import Catalogue
 from validator.findings import Finding
+from validator.submission.arity import arity_mismatches
 
 MAX_KERNEL_BYTES = 512 * 1024  # the largest real KernelBench kernels are ~40 KB; this leaves 10x room
 
@@ -139,11 +140,14 @@ def _problem_findings(entry: KernelEntry, catalogue: Catalogue, shown: str) -> l
                     f"no problem with level {entry.level} and id {entry.problem_id} in {catalogue.root}",
                     file=shown, json_path=entry.json_path)
         ]
-    if problem.sha256 != entry.problem_sha256:
+    if problem.sha256 != entry.problem_sha256 and catalogue.resolve(entry.level, entry.problem_id,
+                                                                    entry.problem_sha256) is None:
+        known = ", ".join(f"{p.version or 'local'} {p.sha256[:12]} ({p.name})"
+                          for p in catalogue.versions_of(entry.level, entry.problem_id))
         return [
             Finding("problem-hash-mismatch", "semantics",
-                    f"kernel was written against version {entry.problem_sha256[:12]} of {problem.key}; "
-                    f"the catalogue has version {problem.sha256[:12]} (sha256 {problem.sha256})",
+                    f"kernel was written against version {entry.problem_sha256[:12]} of {problem.key}, which is "
+                    f"no known version of it; known: {known}",
                     file=shown, json_path=f"{entry.json_path}.problem_sha256", problem=problem.key)
         ]
     return []
@@ -171,7 +175,21 @@ def semantic_findings(submission: Submission, catalogue: Catalogue, shown: str) 
             )
             continue
         first_seen[key] = entry.index
-        findings.extend(_problem_findings(entry, catalogue, shown))
-        path_problems = _path_findings(entry, submission.kernel_dir, shown)
-        findings.extend(path_problems or _source_findings(entry, kernel_shown(shown, submission.slug, entry)))
+        problem_bad = _problem_findings(entry, catalogue, shown)
+        kernel_file = kernel_shown(shown, submission.slug, entry)
+        source_bad = _path_findings(entry, submission.kernel_dir, shown) or _source_findings(entry, kernel_file)
+        findings.extend([*problem_bad, *source_bad])
+        if not problem_bad and not source_bad:
+            findings.extend(_arity_findings(entry, catalogue, kernel_file))
     return findings
+
+
+def _arity_findings(entry: KernelEntry, catalogue: Catalogue, kernel_file: str) -> list[Finding]:
+    """ModelNew's constructor and forward against the version of the problem the kernel was written for."""
+    problem = catalogue.resolve(entry.level, entry.problem_id, entry.problem_sha256)
+    if problem is None:
+        return []
+    source = entry.file.read_bytes().decode("utf-8")
+    return [Finding(f"kernel-arity-{m.method.strip('_')}", "semantics", m.message, file=kernel_file,
+                    json_path=f"{entry.json_path}.path", problem=problem.key)
+            for m in arity_mismatches(source, problem.path)]

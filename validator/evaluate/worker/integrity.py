@@ -43,7 +43,7 @@ WATCHED_MODULES = (
     "builtins", "time", "threading", "_thread", "json", "gc", "numpy",
     "torch", "torch.cuda", "torch.nn.functional", "torch.profiler", "torch.autograd", "torch.backends.cudnn",
     "validator.evaluate.worker.correctness", "validator.evaluate.worker.timing", "validator.evaluate.worker.integrity",
-    "validator.evaluate.worker.run", "validator.atomic", "validator.results.records",
+    "validator.evaluate.worker.run", "validator.files", "validator.results.records",
     "validator.catalogue.problem_module", "validator.evaluate.jobs",
 )  # fmt: skip
 """Modules whose callables (functions, classes, submodules) must keep their identity."""

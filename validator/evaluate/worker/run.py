@@ -23,8 +23,8 @@ from dataclasses import asdict, fields
 from pathlib import Path
 from typing import Any
 
-from validator.atomic import write_text_atomic
 from validator.evaluate.jobs import Job, read_job
+from validator.files import write_text_atomic
 from validator.protocol import PROTOCOL, Protocol, Tolerance
 from validator.results.baselines import REFERENCE_MODULE
 from validator.results.records import Flag, ProblemResult, Status
@@ -202,7 +202,7 @@ class Evaluation:
         return problem_input_scales(self.problem, self.protocol.input_scales)
 
     def declared_tolerances(self) -> None:
-        """Widen `tolerances` where the problem declares TOLERANCES (its fp32 reference is itself further than
+        """Widen `tolerances` where the problem's overlay declares tolerances (its fp32 reference is itself further than
         the protocol's tolerance from a float64 run: the catalogue's ill-conditioned filter), and say so."""
         from validator.catalogue.problem_module import problem_tolerances
 
@@ -210,7 +210,7 @@ class Evaluation:
         wider = ", ".join(f"{k} atol={t.atol:g} rtol={t.rtol:g}" for k, t in self.tolerances.items()
                           if t != self.protocol.tolerances.get(k))
         if wider:
-            self.note("tolerance-declared", f"the problem declares {wider} (TOLERANCES)")
+            self.note("tolerance-declared", f"the problem's overlay declares {wider}")
 
     def reference_model(self) -> Any:
         from validator.catalogue.problem_module import make_model

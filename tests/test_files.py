@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from validator import jsonfile
+from validator import files
 from validator.evaluate.jobs import Job
 from validator.evaluate.scheduler import WorkItem, _read_output
 from validator.results import records
@@ -28,22 +28,22 @@ def test_unusable_json_is_refused_with_a_code_and_the_file_name(tmp_path: Path, 
     text, code = CASES[name]
     path = tmp_path / f"{name}.json"
     path.write_text(text, encoding="utf-8")
-    with pytest.raises(jsonfile.JsonError) as caught:
-        jsonfile.read_json(path, 10 * jsonfile.MiB)
+    with pytest.raises(files.JsonError) as caught:
+        files.read_json(path, 10 * files.MiB)
     assert caught.value.problem.code == code and str(path) in str(caught.value)
 
 
 def test_brackets_inside_strings_do_not_count_as_nesting() -> None:
     text = '{"a": "' + "[" * 10_000 + '\\"]"}'
-    assert jsonfile.nesting_depth(text) == 1
-    assert jsonfile.parse_json(text.encode(), "x", 1 << 20) == {"a": "[" * 10_000 + '"]'}
+    assert files.nesting_depth(text) == 1
+    assert files.parse_json(text.encode(), "x", 1 << 20) == {"a": "[" * 10_000 + '"]'}
 
 
 def test_the_size_limit_is_checked_before_parsing(tmp_path: Path) -> None:
     path = tmp_path / "big.json"
     path.write_text("[" + "1," * 1000 + "1]")
-    with pytest.raises(jsonfile.JsonError, match="at most 100"):
-        jsonfile.read_json(path, 100)
+    with pytest.raises(files.JsonError, match="at most 100"):
+        files.read_json(path, 100)
 
 
 def test_a_results_file_nested_too_deep_is_a_value_error_not_a_recursion_error(tmp_path: Path) -> None:

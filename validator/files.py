@@ -1,18 +1,26 @@
-"""The one reader of JSON the project did not write itself in this process: submissions, workflow artifacts,
-worker output, shards, results files. No input, however broken, raises past it anything but `JsonError`.
+"""Files the project reads and writes, handled so that no input breaks it and no crash leaves half a file.
 
-Every document is held to a size limit (its kind's) and one nesting limit, checked before the recursive
-parser sees it, and to strict JSON: no NaN/Infinity literals, no duplicate keys (the later one would
-silently win), UTF-8 only, no NUL byte.
+Reading: the one reader of JSON the project did not write itself in this process (submissions, workflow
+artifacts, worker output, shards, results files). No input, however broken, raises past it anything but
+`JsonError`. Every document is held to a size limit (its kind's) and one nesting limit, checked before the
+recursive parser sees it, and to strict JSON: no NaN/Infinity literals, no duplicate keys (the later one
+would silently win), UTF-8 only, no NUL byte.
+
+Writing: to a temporary file beside the target, fsync, then rename over it, so a crash or a full disk never
+leaves a half-written file in place of a good one.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import re
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from validator.findings import UserError
 
 MAX_DEPTH = 32
 """Deepest nesting of objects and arrays anything the project reads needs (a results file needs 5)."""
@@ -119,3 +127,28 @@ def read_json(path: Path, max_bytes: int, shown: str | None = None, expected: st
     except OSError as exc:
         raise fail("file-unreadable", f"cannot be read: {exc.strerror or exc}") from None
     return parse_json(raw, shown, max_bytes, expected)
+
+
+def write_text_atomic(path: Path, text: str) -> None:
+    """Write to a temporary file beside `path`, fsync, then rename over it (atomic on POSIX)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        Path(tmp).replace(path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def check_writable_target(path: Path | None, flag: str) -> None:
+    """Fail before any work if an output file named by `flag` could not be written, so no run is wasted."""
+    if path is None:
+        return
+    if path.is_dir():
+        raise UserError(f"{flag} {path}: is a directory; expected a file name")
+    if not path.parent.is_dir():
+        raise UserError(f"{flag} {path}: directory {path.parent} does not exist")

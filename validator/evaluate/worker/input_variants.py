@@ -1,0 +1,85 @@
+"""Hidden input variants made from upstream's own `get_inputs()` draw, without touching the problem file.
+
+KernelBench draws most inputs uniform on [0, 1): positive, similar draw to draw, so a kernel that assumes
+non-negative inputs, hard-codes a mean, or ignores an input can pass on them. Judging each trial also on
+these variants, of the same shapes and dtypes, takes those shortcuts away:
+
+    scaled-x3        every floating input times 3
+    scaled-x0.01     every floating input times 0.01
+    negated          every floating input negated
+    standard-normal  a fresh N(0, 1) draw of every floating input (seeded by the harness's secret)
+
+Integer and bool inputs (indices, labels, masks) and non-tensor inputs are passed through untouched: scaling
+an index or a label changes what the problem means. Pure functions; the worker wiring is the judge's.
+(Kept apart from correctness.py, already at the module-size limit.)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import torch
+
+VARIANTS = ("scaled-x3", "scaled-x0.01", "negated", "standard-normal")
+HIDDEN = ("negated", "standard-normal")
+"""The variants every problem is judged on besides upstream's draw; scaled ones depend on the problem."""
+
+
+def _map_floating(value: Any, change: Callable[[torch.Tensor], torch.Tensor]) -> Any:
+    if isinstance(value, torch.Tensor):
+        return change(value) if value.is_floating_point() or value.is_complex() else value
+    if isinstance(value, list | tuple):
+        return type(value)(_map_floating(v, change) for v in value)
+    return value
+
+
+def _normal_like(seed: int) -> Callable[[torch.Tensor], torch.Tensor]:
+    generators: dict[torch.device, torch.Generator] = {}
+
+    def draw(t: torch.Tensor) -> torch.Tensor:
+        if t.device not in generators:  # one generator per device, each seeded alike: reproducible per input
+            generators[t.device] = torch.Generator(device=t.device).manual_seed(seed)
+        fresh = torch.randn(t.shape, dtype=torch.float32 if t.is_complex() else t.dtype, device=t.device,
+                            generator=generators[t.device])
+        return fresh.to(t.dtype)
+
+    return draw
+
+
+def make_variant(inputs: Sequence[Any], variant: str, seed: int = 0) -> list[Any]:
+    """New inputs of `variant` from `inputs` (which are left as they are): `upstream` (the draw as given),
+    `negated`, `standard-normal` (`seed` only matters for it) or `scaled-x<factor>` for any positive factor."""
+    if variant == "upstream":
+        return list(inputs)
+    change: Callable[[torch.Tensor], torch.Tensor]
+    if variant == "negated":
+        change = torch.neg
+    elif variant == "standard-normal":
+        change = _normal_like(seed)
+    elif variant.startswith("scaled-x") and _factor(variant) is not None:
+        factor = _factor(variant)
+        change = lambda t: t * factor  # noqa: E731
+    else:
+        raise ValueError(f"unknown input variant {variant!r}; expected upstream, negated, standard-normal or "
+                         "scaled-x<factor>")
+    return [_map_floating(v, change) for v in inputs]
+
+
+def _factor(variant: str) -> float | None:
+    try:
+        factor = float(variant.removeprefix("scaled-x"))
+    except ValueError:
+        return None
+    return factor if factor > 0 else None
+
+
+def trial_variants(scales: Sequence[float], hidden: Sequence[str] = HIDDEN) -> tuple[str, ...]:
+    """The variant of each correctness trial, in turn: upstream's own draw first, then the hidden variants,
+    then each scale the problem allows (the protocol's, or its overlay's narrower list)."""
+    return ("upstream", *hidden, *(f"scaled-x{s:g}" for s in scales if s != 1.0))
+
+
+def all_variants(inputs: Sequence[Any], seed: int = 0) -> dict[str, list[Any]]:
+    """Upstream's draw (`upstream`, the inputs as given) and every hidden variant of it."""
+    return {name: make_variant(inputs, name, seed) for name in ("upstream", *VARIANTS)}
