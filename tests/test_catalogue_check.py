@@ -88,12 +88,12 @@ def test_measured_memory_over_24_gb_fails_and_an_eager_time_off_target_only_warn
     assert _codes(result, Severity.WARNING) == ["outside-time-target"]
 
 
-def test_an_ill_conditioned_problem_fails_at_full_size_and_names_the_input_scale() -> None:
+def test_an_ill_conditioned_problem_fails_at_full_size_and_names_the_input_variant() -> None:
     problem = next(p for p in CORPUS_PROBLEMS if p.key == "level1/20_IllConditioned")
     result = check_problem(problem, CheckSpec(reduced=False, slow_forward_s=None))
     assert (result.status, _codes(result, Severity.ERROR)) == ("failed", ["ill-conditioned"])
     message = next(f.message for f in result.findings if f.code == "ill-conditioned")
-    assert "at input scale x100 the fp32 reference is not within half its tolerance of a float64 run" in message
+    assert "on the scaled-x100 inputs the fp32 reference is not within half its tolerance of a float64 run" in message
     reduced = check_problem(problem, SPEC)  # at reduced sizes only CPU runs are affected: a warning
     assert "at reduced sizes" in next(f.message for f in reduced.findings if f.code == "ill-conditioned")
 

@@ -60,20 +60,7 @@ def cpu_outcomes(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Outcome]
 
 
 CPU_CASES = [c for c in CASES if c.runs_in("cpu")]
-# Upstream's 19_ReLU draws its input uniform on [0, 1), where ReLU is the identity: these attacks need a negative
-# input to show, so they pass until the judge adds the hidden negated / standard-normal input variants
-# (validator/evaluate/worker/input_variants.py; issue 20 point 3). Strict: once caught, drop them from here.
-NEEDS_HIDDEN_VARIANTS = frozenset({"input-mutated/mutate_input_to_match.py",
-                                   "output-aliases-reference/gc_scan_reference.py"})
-
-
-def _mark(cases: list[Case]) -> list:
-    reason = "upstream's uniform [0, 1) ReLU input is its own ReLU; needs the hidden input variants"
-    return [pytest.param(c, marks=pytest.mark.xfail(strict=True, reason=reason)) if c.file in NEEDS_HIDDEN_VARIANTS
-            else c for c in cases]
-
-
-@pytest.mark.parametrize("case", _mark(CPU_CASES), ids=_ids(CPU_CASES))
+@pytest.mark.parametrize("case", CPU_CASES, ids=_ids(CPU_CASES))
 def test_the_case_is_caught_on_cpu(case: Case, cpu_outcomes: dict[str, Outcome]):
     got = cpu_outcomes[case.name]
     assert caught(case, got, "cpu"), f"expected {case.expected('cpu')}, got {got}"
@@ -88,7 +75,7 @@ GPU_CASES = [c for c in CASES if c.runs_in("gpu")]
 
 
 @pytest.mark.gpu
-@pytest.mark.parametrize("case", _mark(GPU_CASES), ids=_ids(GPU_CASES))
+@pytest.mark.parametrize("case", GPU_CASES, ids=_ids(GPU_CASES))
 def test_the_case_is_caught_on_gpu(case: Case, gpu_outcomes: dict[str, Outcome]):
     got = gpu_outcomes[case.name]
     assert caught(case, got, "gpu"), f"expected {case.expected('gpu')}, got {got}"

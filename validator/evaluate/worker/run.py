@@ -196,6 +196,14 @@ class Evaluation:
         made = make_inputs(self.problem, self.seed(purpose, index), self.device, generate_on_device=self.gpu)
         return scale_floating(made, scale)
 
+    def trial_inputs(self, trial: int) -> list[Any]:
+        """Correctness trial `trial`: a fresh draw of the problem's own inputs, turned into the trial's variant
+        (upstream's draw, negated, standard-normal, or a scale the problem allows)."""
+        from validator.evaluate.worker.input_variants import make_variant, trial_variants
+
+        variants = trial_variants(self.input_scales())
+        return make_variant(self.inputs("trial", trial), variants[trial % len(variants)], self.seed("variant", trial))
+
     def input_scales(self) -> tuple[float, ...]:
         from validator.catalogue.problem_module import problem_input_scales
 
@@ -218,12 +226,11 @@ class Evaluation:
         return make_model(self.problem, self.model_seed, self.device, generate_on_device=self.gpu)
 
     def compute_references(self) -> None:
-        from validator.evaluate.worker.correctness import precision_references, reference_outputs, specs_of, trial_scale
+        from validator.evaluate.worker.correctness import precision_references, reference_outputs, specs_of
 
         self.declared_tolerances()  # a malformed TOLERANCES stops the problem before any submitted code runs
         model = self.reference_model()
-        trial = lambda t: self.inputs("trial", t, trial_scale(self.input_scales(), t))  # noqa: E731
-        self.expected, self.container = reference_outputs(model, trial, self.protocol.correctness_trials)
+        self.expected, self.container = reference_outputs(model, self.trial_inputs, self.protocol.correctness_trials)
         self.specs = specs_of(self.expected[0])
         if all(str(e.dtype) == "torch.float32" for e in self.expected[0]):
             try:
@@ -306,12 +313,11 @@ class Evaluation:
             inputs_unchanged,
             poison,
             refill_inputs,
-            trial_scale,
         )  # fmt: skip
 
         buffers = None
         for t, expected in enumerate(self.expected):
-            pristine = self.inputs("trial", t, trial_scale(self.input_scales(), t))
+            pristine = self.trial_inputs(t)
             if buffers is None:
                 buffers = clone_inputs(pristine)
             else:
