@@ -357,7 +357,7 @@ def test_problems_judged_by_their_own_scales_or_tolerances_say_so_on_their_page_
     (tree.problems_dir / "overlay.json").write_text(json.dumps(overlay), encoding="utf-8")
     files = {f.uri: f for f in generate(sources_for(tree)).files}
     page = html.unescape(text_of(files, f"problems/{key}.md"))  # Jinja escapes the apostrophes
-    assert ("Correctness: input scales ×1, ×0.01 (the board's overlay; the protocol's are ×1, ×0.01, ×100) · "
+    assert ("Correctness: input scales ×1, ×0.01 (the board's overlay; the protocol's are ×1, ×0.01, ×3, ×100) · "
             "float32 atol 0.001, rtol 0.002 (the board's overlay; the protocol's are 0.0001 and 0.0001)") in page
     assert "**Correctness**: input scales ×1, ×0.01" in page and "the evidence, measured" in page
     assert upstream.splitlines()[-1] in page.split("## Reference code", 1)[1]  # upstream's file, shown apart
@@ -365,5 +365,5 @@ def test_problems_judged_by_their_own_scales_or_tolerances_say_so_on_their_page_
     assert f"| [{key}](problems/{key}.md) | ×1, ×0.01 | float32 atol 0.001, rtol 0.002 |" in methodology
     plain_key = sorted((tree.problems_dir / "level1").glob("*.py"))[0].stem
     plain = html.unescape(text_of(files, f"problems/level1/{plain_key}.md"))
-    assert "Correctness: input scales ×1, ×0.01, ×100 · the protocol's tolerances" in plain
+    assert "Correctness: input scales ×1, ×0.01, ×3, ×100 · the protocol's tolerances" in plain
     assert methodology.count("](problems/level") == 1

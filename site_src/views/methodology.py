@@ -100,12 +100,15 @@ def departures(model: SiteModel) -> list[dict[str, str]]:
 
 
 def build(model: SiteModel, out: SiteBuild) -> None:
+    from site_src.views.problems import scales_text
+
     markdown = render(
         "methodology.md.j2",
         departures=departures(model),
         protocol=PROTOCOL,
         protocol_rows=protocol_rows(PROTOCOL),
         tolerances=tolerance_rows(PROTOCOL),
+        scales=scales_text(tuple(s for s in PROTOCOL.input_scales if s != 1.0)),
         scoring_doc=scoring_definitions(),
         thresholds=", ".join(f"{p:g}" for p in scoring.THRESHOLDS),
         statuses=STATUS_MEANING,
