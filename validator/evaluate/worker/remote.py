@@ -1,0 +1,266 @@
+"""The judge's handle on its runner: starts it sandboxed, hands it exactly the hashed bytes, and reads its
+replies as data.
+
+The judge copies the kernel and problem files into the runner's private job directory after checking their
+sha256 against the job (a file changed since planning is refused, `kernel-changed`), and the kernel's
+compiled artefacts after checking them against the build's manifest (`cache-tampered`). Each reply's
+header is checked against what the judge expects (structure, shape, dtype) before any payload byte is
+read, and payloads are bounded by the expected size. A failing status the runner reports is taken as it
+is (a runner can only incriminate itself); it never decides a passing one.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from validator.evaluate import channel
+from validator.evaluate.jobs import Job
+from validator.isolation import bwrap, sandbox
+
+_perf_counter = time.perf_counter
+RUNNER_MODULE = "validator.evaluate.worker.runner"
+FAILING = {"incorrect", "rejected", "runtime_error", "compile_error", "oom"}
+"""Statuses a runner may report about itself; anything else it says about a failure is a protocol error."""
+
+
+class RunnerFailed(Exception):
+    """The runner reported a failure, broke the protocol, or died; `status` and `code` say which."""
+
+    def __init__(self, status: str, code: str, message: str) -> None:
+        super().__init__(message)
+        self.status, self.code, self.message = status, code, message
+
+
+@dataclass(frozen=True)
+class Expected:
+    """What the judge will accept as a call's outputs: the reference's structure."""
+
+    container: str | None
+    """`tuple` or `list` when the reference returned one, else None."""
+    specs: Sequence[tuple[tuple[int, ...], str]]
+    """(shape, dtype name) of each output."""
+
+    def check(self, header: dict[str, Any], described: Sequence[channel.Described]) -> tuple[str, str] | None:
+        """(code, message) for the first way the announced outputs differ from the reference's, else None."""
+        if header.get("container") != self.container or len(described) != len(self.specs):
+            shown = header.get("container") or "a tensor"
+            return "wrong-structure", f"returned {shown} of {len(described)}; expected {self.container or 'a tensor'}"
+        for i, (d, (shape, dtype)) in enumerate(zip(described, self.specs, strict=True)):
+            where = f"output {i}: " if len(self.specs) > 1 else ""
+            if d.kind != "Tensor":
+                return "wrong-type", f"{where}returned {d.kind}; expected torch.Tensor"
+            if tuple(d.shape) != tuple(shape):
+                return "wrong-shape", f"{where}shape {tuple(d.shape)}; expected {tuple(shape)}"
+            if d.dtype != dtype:
+                return "wrong-dtype", f"{where}dtype torch.{d.dtype}; expected torch.{dtype}"
+        return None
+
+    @property
+    def nbytes(self) -> int:
+        return sum(channel.Described(dtype, tuple(shape)).nbytes for shape, dtype in self.specs)
+
+
+def expected_of(tensors: Sequence[torch.Tensor], container: type | None) -> Expected:
+    return Expected(container.__name__ if container else None,
+                    [(tuple(t.shape), str(t.dtype).removeprefix("torch.")) for t in tensors])
+
+
+def copy_verified(source: Path, sha256: str, target: Path) -> None:
+    data = source.read_bytes()
+    if hashlib.sha256(data).hexdigest() != sha256:
+        raise RunnerFailed("rejected", "kernel-changed", f"{source.name} changed after it was hashed at planning "
+                           "time; the run evaluates only the bytes it checked")
+    target.write_bytes(data)
+
+
+class Runner:
+    """One sandboxed runner process for one job; `close()` ends its whole tree."""
+
+    def __init__(self, job: Job, workdir: Path, isolation: str) -> None:
+        self.job, self.isolation = job, isolation
+        self.dir = workdir / "runner"
+        self.dir.mkdir(mode=0o700)
+        copy_verified(Path(job.kernel_path), job.kernel_sha256, self.dir / "kernel.py")
+        copy_verified(Path(job.problem_path), job.problem_sha256, self.dir / "problem.py")
+        _copy_cache(job, self.dir)
+        self.confined = isolation == "bubblewrap"
+        self.root = Path(bwrap.JOB_MOUNT) if self.confined else self.dir
+        env = self._env()
+        self.stack = contextlib.ExitStack()
+        argv = [sys.executable, "-m", RUNNER_MODULE]
+        if self.confined:
+            bwrap.prepare_job_dir(self.dir)
+            fd = self.stack.enter_context(bwrap.seccomp_fd())
+            uid = bwrap.runner_uid()
+            self.process = subprocess.Popen(
+                bwrap.command(argv, self.dir, gpu=not job.interpret, seccomp_fd=fd), env=bwrap.environment(env),
+                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
+                pass_fds=(fd,) if fd is not None else (), user=uid, group=uid,
+                extra_groups=[] if uid is not None else None)
+        else:  # no bubblewrap: the old confinement (limits, network namespace); recorded as `sandbox: none`
+            limits = sandbox.Limits.for_timeout(job.protocol.get("problem_timeout_s", 300.0), 1 << 30)
+            status_read, status_write = os.pipe()
+            try:
+                self.process = subprocess.Popen(
+                    sandbox.confined_argv(argv, limits, True, status_write), cwd=self.dir,
+                    env=sandbox.scrubbed_env({**env, "PYTHONPATH": str(Path(__file__).resolve().parents[3])},
+                                             self.dir),
+                    stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
+                    pass_fds=(status_write,))
+            finally:
+                os.close(status_write)
+            with os.fdopen(status_read, "rb") as status:
+                self.network = sandbox.read_isolation_status(status.read())[1]
+        self.log = sandbox.CappedReader(self.process.stderr, sandbox.OUTPUT_CAP)
+        self.log.start()
+        self.stopped = False
+        self.ready = False  # its "ready" (torch imported) is read before the first request's reply
+
+    @property
+    def cache_source(self) -> Path:
+        return Path(self.job.extensions_dir).parent
+
+    def inside(self, name: str) -> str:
+        """A file of the runner's directory as the runner sees it."""
+        return str(self.root / name)
+
+    def describe_isolation(self) -> str:
+        if self.confined:
+            return f"runner in bubblewrap ({bwrap.describe()})"
+        return ("sandbox: none: bubblewrap was not available, so the runner ran with resource limits only, as "
+                f"the same user ({self.network}); not a verified result")
+
+    def keep_caches(self) -> None:
+        """After a warm-up: its compiler caches back into the kernel's own cache entry (per content hash, so
+        only this kernel ever reads them), and the entry's manifest recorded again."""
+        from validator.isolation.manifest import record_tree
+
+        source = self.cache_source
+        if not source.is_dir():
+            return
+        for name in ("triton", "inductor"):
+            produced = self.dir / "cache" / name
+            if produced.is_dir() and not any(p.is_symlink() for p in produced.rglob("*")):
+                shutil.rmtree(source / name, ignore_errors=True)
+                shutil.copytree(produced, source / name)
+        record_tree(source)
+
+    def _env(self) -> dict[str, str]:
+        env = {"TRITON_CACHE_DIR": str(self.root / "cache" / "triton"),
+               "TORCH_EXTENSIONS_DIR": str(self.root / "cache" / "ext"),
+               "TORCHINDUCTOR_CACHE_DIR": str(self.root / "cache" / "inductor")}
+        for name in ("CUDA_VISIBLE_DEVICES", "CUDA_DEVICE_ORDER", "TORCH_CUDA_ARCH_LIST", "CUDA_HOME", "MAX_JOBS"):
+            if name in os.environ:
+                env[name] = os.environ[name]
+        if self.job.interpret:
+            env["TRITON_INTERPRET"] = "1"
+        return env
+
+    # -- requests ---------------------------------------------------------------------------------------
+
+    def request(self, header: dict[str, Any], tensors: Sequence[torch.Tensor] = ()) -> dict[str, Any]:
+        """Send one request and return the reply header (payload still unread: see `outputs`)."""
+        try:
+            channel.send(self.process.stdin, header, tensors)
+        except (BrokenPipeError, OSError) as exc:
+            raise self._died(f"the runner stopped reading requests ({exc})") from None
+        if not self.ready:
+            self._reply(0)
+            self.ready = True
+        reply, self.described = self._reply(0)
+        return reply
+
+    def _reply(self, budget: int = 0) -> tuple[dict[str, Any], list[channel.Described]]:
+        try:
+            reply, described = channel.read_header(self.process.stdout)
+        except channel.ChannelError as exc:
+            raise self._died(str(exc)) from None
+        if reply.get("ok") is not True:
+            status, code = str(reply.get("status", "")), str(reply.get("code", ""))[:80] or "runner-failed"
+            if status not in FAILING:
+                raise RunnerFailed("runtime_error", "runner-protocol", f"the runner answered {str(reply)[:300]}")
+            raise RunnerFailed(status, code, str(reply.get("message", ""))[:4000])
+        return reply, described
+
+    def outputs(self, reply: dict[str, Any], expected: Expected, device: torch.device) -> list[torch.Tensor]:
+        """The outputs a reply announced, if they have the reference's structure; read and moved to `device`."""
+        wrong = expected.check(reply, self.described)
+        if wrong is not None:
+            self.close()  # its payload is never read: the channel is abandoned with the runner
+            raise RunnerFailed("incorrect", *wrong)
+        try:
+            tensors = channel.read_tensors(self.process.stdout, self.described, expected.nbytes)
+        except channel.ChannelError as exc:
+            raise self._died(str(exc)) from None
+        return [t.to(device) for t in tensors]
+
+    def _died(self, why: str) -> RunnerFailed:
+        self.close()
+        code = self.process.returncode
+        exit_text = sandbox.describe_status(code) if code is not None else "stopped answering"
+        tail = "\n".join(self.log.text().strip().splitlines()[-8:])[-1500:]
+        oom = any(sign in tail for sign in ("CUDA out of memory", "OutOfMemoryError", "MemoryError"))
+        status, reason = ("oom", "out-of-memory") if oom else ("runtime_error", "runner-exited")
+        return RunnerFailed(status, reason, f"the runner {exit_text} ({why})\n{tail}".strip())
+
+    # -- the judge's control over the runner's process tree ------------------------------------------------
+
+    def pause(self) -> None:
+        """SIGSTOP the runner's process group while the judge times the reference alone."""
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(self.process.pid, signal.SIGSTOP)
+            self.stopped = True
+
+    def resume(self) -> None:
+        if self.stopped:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(self.process.pid, signal.SIGCONT)
+            self.stopped = False
+
+    def close(self) -> None:
+        """End the runner and everything it started (its pid namespace dies with bwrap's init)."""
+        if self.process.poll() is None:
+            with contextlib.suppress(OSError):
+                self.resume()
+                channel.send(self.process.stdin, {"op": "exit"})
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self.process.wait(timeout=2)
+        sandbox.kill_group(self.process.pid)
+        self.process.wait()
+        for stream in (self.process.stdin, self.process.stdout):
+            with contextlib.suppress(OSError):
+                stream.close()
+        self.log.join(timeout=2)
+        self.stack.close()
+
+
+def _copy_cache(job: Job, runner_dir: Path) -> None:
+    """The kernel's compiled artefacts, copied into the runner's directory after checking the build's manifest:
+    the runner never sees the shared cache, and a file planted there is refused, never loaded."""
+    from validator.isolation.manifest import verify_tree
+
+    source = Path(job.extensions_dir).parent
+    target = runner_dir / "cache"
+    target.mkdir()
+    if not source.is_dir() or Path(job.extensions_dir) == Path(os.devnull) / "ext":
+        return
+    problem = verify_tree(source)
+    if problem:
+        raise RunnerFailed("rejected", "cache-tampered", f"the build cache for this kernel was changed after its "
+                           f"build ({problem}); it is not used")
+    for name in ("ext", "triton", "inductor"):
+        if (source / name).is_dir():
+            shutil.copytree(source / name, target / name, symlinks=False)
