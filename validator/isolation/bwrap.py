@@ -69,18 +69,21 @@ def runner_uid() -> int | None:
 def _others_can_read(path: Path) -> bool:
     """Can a user who owns nothing reach `path`? (A Python under root's HOME is not: then the runner keeps
     uid 0 outside, confined by its namespaces, no capabilities and the read-only mounts, and says so.)"""
-    for part in [path.resolve(), *path.resolve().parents]:
-        if not part.stat().st_mode & 0o001:
-            return False
-    return True
+    return all(part.stat().st_mode & 0o001 for part in [path.resolve(), *path.resolve().parents])
 
 
 def _python_dirs() -> list[str]:
-    here = Path.cwd().resolve()
+    """The interpreter's directories and its import path, minus the checkout and the working directory (a
+    virtual environment's site-packages inside the checkout is kept: only that directory becomes visible)."""
+    checkout, here = Path(__file__).resolve().parents[2], Path.cwd().resolve()
     dirs = {sys.prefix, sys.base_prefix, sys.exec_prefix, str(Path(sys.executable).resolve().parent)}
-    dirs |= {p for p in sys.path if p and Path(p).is_dir() and Path(p).resolve() != here}
-    package = Path(__file__).resolve().parents[1]
-    return sorted(d for d in dirs if Path(d).exists() and Path(d).resolve() not in (package.parent, here))
+    dirs |= {p for p in sys.path if p and Path(p).is_dir()}
+
+    def allowed(path: Path) -> bool:
+        inside = any(path == root or path.is_relative_to(root) for root in (checkout, here))
+        return not inside or path.name in ("site-packages", "dist-packages")
+
+    return sorted(d for d in dirs if Path(d).exists() and allowed(Path(d).resolve()))
 
 
 def command(argv: Sequence[str], job_dir: Path, *, gpu: bool, seccomp_fd: int | None,
@@ -192,7 +195,7 @@ def _outside_paths(checkout: Path) -> list[str]:
     bound = [Path(p).resolve() for p in _python_dirs()]
     home = Path.home()
     entries = [p for p in (home.iterdir() if home.is_dir() else []) if not any(b.is_relative_to(p) for b in bound)]
-    return [str(checkout), *(str(p) for p in entries[:20])]
+    return [str(checkout / "pyproject.toml"), str(checkout / "validator"), *(str(p) for p in entries[:20])]
 
 
 def probe(timeout_s: float = 60.0) -> Isolation:
@@ -208,7 +211,7 @@ def probe(timeout_s: float = 60.0) -> Isolation:
         env = environment({"KB_OUTSIDE": ":".join(_outside_paths(checkout))})
         argv = command([sys.executable, "-c", PROBE], job, gpu=False, seccomp_fd=fd)
         try:
-            done = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=timeout_s,
+            done = subprocess.run(argv, check=False, env=env, capture_output=True, text=True, timeout=timeout_s,
                                   pass_fds=(fd,) if fd is not None else (), user=runner_uid(),
                                   group=runner_uid(), extra_groups=[] if runner_uid() is not None else None)
         except (OSError, subprocess.SubprocessError) as exc:

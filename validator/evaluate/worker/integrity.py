@@ -33,9 +33,13 @@ REJECT_CODES = frozenset(
         "background-thread",
         "persisting-l2",
         "precision-lowered",
+        "timing-unverified",
+        "kernel-changed",
+        "cache-tampered",
     }
 )
-"""Evidence of an exploit: the result is REJECTED."""
+"""Evidence of an exploit: the result is REJECTED. (The last three are the judge's: a reported time its own
+clock contradicts, a kernel file or a cache entry changed after it was hashed.)"""
 REVIEW_CODES = frozenset({"speedup-review", "host-device-mismatch"})
 """Plausible but suspicious: a correct result is held as NEEDS_REVIEW."""
 

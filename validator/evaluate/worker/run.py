@@ -305,8 +305,9 @@ class Evaluation:
         protocol = self.protocol
         if not self.gpu:
             protocol = dataclasses.replace(protocol, warmup_calls=1, min_rounds=4, max_rounds=4)
-        judge = JudgeSide(self.reference_model(), self.runner, lambda i: self.inputs("timing", i),
-                                 lambda i: self.spec("timing", i), self.shape, self.tolerances, self.device)
+        judge = JudgeSide(self.reference_model(), self.runner, inputs=lambda i: self.inputs("timing", i),
+                          spec=lambda i: self.spec("timing", i), shape=self.shape, tolerances=self.tolerances,
+                          device=self.device)
         series = judge.run(protocol, self.seed("order") % (1 << 31), gpu=self.gpu)
         if series.failure is not None:
             raise Stop(status_for(series.failure.code), series.failure.code, series.failure.message)
