@@ -29,6 +29,7 @@ from validator.evaluate import gpu_env, sharding, warmup
 from validator.evaluate.jobs import Job
 from validator.evaluate.scheduler import Device, SchedulerConfig, WorkItem, run_all
 from validator.findings import Finding, Severity, UserError
+from validator.isolation import bwrap
 from validator.machine import Machine
 from validator.protocol import PROTOCOL
 from validator.results import baselines
@@ -51,7 +52,7 @@ def unavailable(machine: Machine, options: RunOptions) -> str | None:
         return "--build-only: evaluation was not asked for"
     if not options.gpu_stages:
         return "--no-gpu was given"
-    return machine.cannot_run_gpu()
+    return None if options.evaluate.interpret else machine.cannot_run_gpu()
 
 
 def select_devices(machine: Machine, gpus: Sequence[int] | None) -> tuple[list[Device], str]:
@@ -108,11 +109,11 @@ def _decided_without_running(context: StageContext, key: str) -> tuple[Status, s
     return None
 
 
-def plan(context: StageContext, tools: Toolchain, secret: bytes, interpret: bool) -> list[
+def plan(context: StageContext, tools: Toolchain, secret: bytes, interpret: bool, sandbox: str = "none") -> list[
     tuple[WorkItem, ProblemResult | None]
 ]:
     """One work item per problem of this shard, from the build stage's results; with the result already
-    decided where the kernel must not or cannot run."""
+    decided where the kernel must not or cannot run. `sandbox` is how judges confine their runners."""
     planned, keys = [], []
     for entry in context.submission.kernels:
         problem = context.catalogue.get(entry.level, entry.problem_id)
@@ -127,7 +128,7 @@ def plan(context: StageContext, tools: Toolchain, secret: bytes, interpret: bool
             kernel_sha256=built.build.kernel_sha256 if built else entry.sha256(), backend=entry.backend,
             extensions_dir=str(cache_dir / "ext"), seed=job_seed(secret, problem.key),
             protocol=PROTOCOL.to_dict(), own_kernel_names=own_kernel_names(entry.file.read_text(errors="replace")),
-            interpret=interpret,
+            interpret=interpret, sandbox=sandbox,
         )
         item = WorkItem(job, entry.path, toolchain.worker_cache_env(cache_dir, entry.backend))
         known = _decided_without_running(context, problem.key)
@@ -282,6 +283,23 @@ def _header(context: StageContext, hardware: str, environment: results.Environme
     )
 
 
+def runner_isolation(verified: bool, console: Console | None) -> bwrap.Isolation:
+    """How runners will be confined here (bubblewrap, probed property by property). A verified run refuses to
+    go on without it (fail closed); a local run warns and records `sandbox: none` in its results."""
+    from rich.markup import escape
+
+    isolation = bwrap.probe()
+    if isolation.confined:
+        return isolation
+    if verified:
+        raise UserError(f"--verified needs the runner sandbox, which is not available here: {isolation.detail}. "
+                        "Install bubblewrap (see the maintainers' page) or run without --verified")
+    if console is not None:
+        console.print(f"[yellow]warning:[/] runners are not sandboxed ({escape(isolation.detail)}); kernels run "
+                      "with resource limits only, as your user, and the results record `sandbox: none`")
+    return isolation
+
+
 def run_stage(context: StageContext) -> StageRun:
     machine, shard, options = context.machine, context.options.shard, context.options.evaluate
     if options.interpret:  # real workers on CPU tensors with TRITON_INTERPRET=1, no timing
@@ -289,7 +307,8 @@ def run_stage(context: StageContext) -> StageRun:
     else:
         devices, gpu_name = select_devices(machine, options.gpus)
     tools = toolchain.toolchain(machine, context.options)
-    planned = plan(context, tools, secrets.token_bytes(32), options.interpret)
+    isolation = runner_isolation(options.verified, context.options.console)
+    planned = plan(context, tools, secrets.token_bytes(32), options.interpret, isolation.sandbox)
     hardware = results.hardware_key(gpu_name)
     path = options.results_dir / hardware / f"{context.submission.slug}{sharding.shard_suffix(shard)}.json"
     config = SchedulerConfig(
@@ -299,7 +318,8 @@ def run_stage(context: StageContext) -> StageRun:
     )
     visible = [d.visible for d in devices if d.visible]
     extra = {"arch": tools.arch, "launcher": config.launcher, "problem_timeout_s": config.timeout_s,
-             "shard": list(shard) if shard else None, "uid": os.getuid()}
+             "shard": list(shard) if shard else None, "uid": os.getuid(), "sandbox": isolation.sandbox,
+             "sandbox_detail": isolation.detail}
     header = _header(context, hardware, gpu_env.environment(machine, gpu_name, visible, extra))
     console = context.options.console
     with gpu_env.ClockSampler(visible) as sampler, progress.EvaluationView(console, len(planned)) as view:

@@ -16,6 +16,7 @@ it once and a verified run refuses to evaluate unless it passes (fail closed).
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import os
 import shutil
@@ -35,7 +36,7 @@ SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib64", "/lib32", "/opt/conda"
 ETC_FILES = ("ld.so.cache", "ld.so.conf", "ld.so.conf.d", "nsswitch.conf", "passwd", "group", "localtime",
              "alternatives", "ssl/certs", "hosts")
 """Of /etc only what the dynamic loader, libc and compilers read; never the whole directory."""
-GPU_DIRS = ("/sys", "/usr/local/cuda", "/proc/driver/nvidia")
+GPU_DIRS = ("/sys", "/usr/local/cuda")
 
 
 @dataclass(frozen=True)
@@ -87,8 +88,9 @@ def _python_dirs() -> list[str]:
 
 
 def command(argv: Sequence[str], job_dir: Path, *, gpu: bool, seccomp_fd: int | None,
-            extra_ro: Sequence[str] = ()) -> list[str]:  # fmt: skip
-    """The bwrap command line that runs `argv` confined, with `job_dir` as /job."""
+            extra_ro: Sequence[str] = (), binds: Sequence[tuple[str, str]] = ()) -> list[str]:  # fmt: skip
+    """The bwrap command line that runs `argv` confined, with `job_dir` as /job and each (source, target) of
+    `binds` writable at `target` (a kernel's own cache entry, at the path its build recorded)."""
     bwrap = bwrap_path()
     if bwrap is None:
         raise FileNotFoundError("bwrap")
@@ -96,27 +98,34 @@ def command(argv: Sequence[str], job_dir: Path, *, gpu: bool, seccomp_fd: int | 
     args = [bwrap, "--unshare-user", "--unshare-pid", "--unshare-ipc", "--unshare-net", "--unshare-uts",
             "--unshare-cgroup-try", "--die-with-parent", "--cap-drop", "ALL", "--uid", str(uid), "--gid", str(uid),
             "--hostname", "kb-runner"]
-    for path in SYSTEM_DIRS:
-        if Path(path).exists():
-            args += ["--ro-bind", path, path]
-    for name in ETC_FILES:
-        if Path("/etc", name).exists():
-            args += ["--ro-bind", f"/etc/{name}", f"/etc/{name}"]
-    for path in (*_python_dirs(), *extra_ro, *_configured_extra()):
+    for path in _read_only(gpu, extra_ro):
         args += ["--ro-bind", path, path]
     package = Path(__file__).resolve().parents[1]
     args += ["--ro-bind", str(package), f"{PACKAGE_MOUNT}/{package.name}", "--proc", "/proc", "--dev", "/dev",
              "--tmpfs", "/tmp", "--tmpfs", "/dev/shm", "--bind", str(job_dir), JOB_MOUNT, "--chdir", JOB_MOUNT]
-    if gpu:
-        for path in GPU_DIRS:
-            if Path(path).exists():
-                args += ["--ro-bind", path, path]
-        for device in sorted(Path("/dev").glob("nvidia*")):
-            args += ["--dev-bind", str(device), str(device)]
+    for source, target in binds:
+        args += ["--bind", source, target]
+    for name, value in (("HOME", JOB_MOUNT), ("TMPDIR", "/tmp"), ("TMP", "/tmp"), ("TEMP", "/tmp"),
+                        ("XDG_CACHE_HOME", f"{JOB_MOUNT}/.cache"), ("PYTHONPATH", PACKAGE_MOUNT)):
+        args += ["--setenv", name, value]  # whatever environment the caller passed, these name the inside
+    for device in sorted(Path("/dev").glob("nvidia*")) if gpu else ():
+        args += ["--dev-bind", str(device), str(device)]
     args += ["--remount-ro", "/"]  # the empty root bwrap builds on is a tmpfs: no writes outside /job and /tmp
     if seccomp_fd is not None:
         args += ["--seccomp", str(seccomp_fd)]
     return [*args, "--", *argv]
+
+
+def _read_only(gpu: bool, extra: Sequence[str]) -> list[str]:
+    """Everything mounted read-only at its own path: system directories, a few /etc files, the interpreter,
+    the caller's extras and KB_SANDBOX_EXTRA_RO; on a GPU also /sys and the CUDA toolkit."""
+    paths = [p for p in SYSTEM_DIRS if Path(p).exists()]
+    paths += [f"/etc/{name}" for name in ETC_FILES if Path("/etc", name).exists()]
+    more = [*_python_dirs(), *extra, *_configured_extra(), *(GPU_DIRS if gpu else ())]
+    for path in more:  # a path under one already bound (/usr/local/cuda under /usr) is visible as it is
+        if Path(path).exists() and not any(Path(path).is_relative_to(p) for p in paths):
+            paths.append(path)
+    return paths
 
 
 def _configured_extra() -> list[str]:
@@ -226,6 +235,12 @@ def probe(timeout_s: float = 60.0) -> Isolation:
     if wrong:
         return Isolation("none", f"bwrap ran but these properties did not hold: {wrong}", seen)
     return Isolation("bubblewrap", describe(), seen)
+
+
+@functools.cache
+def machine_isolation() -> Isolation:
+    """`probe()`, once per process (the build stage asks for every kernel)."""
+    return probe()
 
 
 def describe() -> str:

@@ -190,15 +190,18 @@ def run(
     env: Mapping[str, str] | None = None,
     isolate_network: bool = True,
     output_cap: int = OUTPUT_CAP,
+    pass_fds: Sequence[int] = (),
 ) -> SandboxResult:
-    """Run `argv` confined in `workdir` (see `private_dir`), wait at most `timeout_s`, then kill its group."""
+    """Run `argv` confined in `workdir` (see `private_dir`), wait at most `timeout_s`, then kill its group.
+    `pass_fds` stay open in the child (bubblewrap's seccomp program)."""
     status_read, status_write = os.pipe()
     started = time.perf_counter()
     try:
         process = subprocess.Popen(
             confined_argv(argv, limits, isolate_network, status_write),
             cwd=workdir, env=scrubbed_env(env or {}, workdir), stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True, pass_fds=(status_write,),
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
+            pass_fds=(status_write, *pass_fds),
         )
     finally:
         os.close(status_write)

@@ -105,8 +105,11 @@ class Runner:
             bwrap.prepare_job_dir(self.dir)
             fd = self.stack.enter_context(bwrap.seccomp_fd())
             uid = bwrap.runner_uid()
+            ext_copy = self.dir / "cache" / "ext"
+            binds = [(str(ext_copy), job.extensions_dir)] if ext_copy.is_dir() else []
             self.process = subprocess.Popen(
-                bwrap.command(argv, self.dir, gpu=not job.interpret, seccomp_fd=fd), env=bwrap.environment(env),
+                bwrap.command(argv, self.dir, gpu=not job.interpret, seccomp_fd=fd, binds=binds),
+                env=bwrap.environment(env),
                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
                 pass_fds=(fd,) if fd is not None else (), user=uid, group=uid,
                 extra_groups=[] if uid is not None else None)
@@ -159,8 +162,10 @@ class Runner:
         record_tree(source)
 
     def _env(self) -> dict[str, str]:
-        env = {"TRITON_CACHE_DIR": str(self.root / "cache" / "triton"),
-               "TORCH_EXTENSIONS_DIR": str(self.root / "cache" / "ext"),
+        # In the sandbox the extension's private copy is bound at the path its build used, so the extension
+        # builder finds it up to date instead of rebuilding it for a new directory. (Unconfined, that path is
+        # the shared entry itself: `sandbox: none` protects nothing anyway.)
+        env = {"TRITON_CACHE_DIR": str(self.root / "cache" / "triton"), "TORCH_EXTENSIONS_DIR": self.job.extensions_dir,
                "TORCHINDUCTOR_CACHE_DIR": str(self.root / "cache" / "inductor")}
         for name in ("CUDA_VISIBLE_DEVICES", "CUDA_DEVICE_ORDER", "TORCH_CUDA_ARCH_LIST", "CUDA_HOME", "MAX_JOBS"):
             if name in os.environ:
