@@ -27,7 +27,7 @@ def writable_kernel() -> bool:
             for path in root.glob(pattern):
                 if path.resolve().is_relative_to(here):
                     continue
-                with contextlib.suppress(OSError), open(path, "ab"):
+                with contextlib.suppress(OSError), path.open("ab"):
                     return True
     return False
 
