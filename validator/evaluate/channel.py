@@ -59,10 +59,9 @@ def send(stream: IO[bytes], header: dict[str, Any], tensors: Sequence[torch.Tens
     raw = json.dumps(header).encode()
     stream.write(_LENGTH.pack(len(raw)) + raw)
     for t in tensors:
-        host = t.detach().contiguous().cpu()
+        host = t.detach().contiguous().cpu().reshape(-1)  # 1-D: a 0-dim tensor cannot be viewed as bytes
         if host.numel():
-            stream.write(memoryview(host.view(torch.uint8).numpy()) if host.dtype != torch.uint8
-                         else memoryview(host.numpy()))
+            stream.write(memoryview(host.view(torch.uint8).numpy()))
     stream.flush()
 
 

@@ -213,12 +213,14 @@ class Runner:
         return [t.to(device) for t in tensors]
 
     def _died(self, why: str) -> RunnerFailed:
+        """The runner died (`runner-exited`) or, alive, broke the wire format (`runner-protocol`); it is ended."""
+        alive = self.process.poll() is None
         self.close()
-        code = self.process.returncode
-        exit_text = sandbox.describe_status(code) if code is not None else "stopped answering"
+        exit_text = "broke the channel protocol" if alive else sandbox.describe_status(self.process.returncode)
         tail = "\n".join(self.log.text().strip().splitlines()[-8:])[-1500:]
         oom = any(sign in tail for sign in ("CUDA out of memory", "OutOfMemoryError", "MemoryError"))
-        status, reason = ("oom", "out-of-memory") if oom else ("runtime_error", "runner-exited")
+        reason = "runner-protocol" if alive else "runner-exited"
+        status, reason = ("oom", "out-of-memory") if oom else ("runtime_error", reason)
         return RunnerFailed(status, reason, f"the runner {exit_text} ({why})\n{tail}".strip())
 
     # -- the judge's control over the runner's process tree ------------------------------------------------
