@@ -55,7 +55,7 @@ def test_the_runner_has_its_own_user_mount_pid_ipc_net_and_uts_namespaces(tmp_pa
         print(json.dumps({{k: os.readlink(f"/proc/self/ns/{{k}}") for k in {kinds!r}}}))
     """, tmp_path)
     for kind in kinds:
-        assert seen[kind] != os.readlink(f"/proc/self/ns/{kind}"), kind
+        assert seen[kind] != str(Path(f"/proc/self/ns/{kind}").readlink()), kind
 
 
 @needs_sandbox
@@ -164,7 +164,7 @@ def _read(path: Path) -> bytes:
 
 def test_a_verified_run_refuses_to_evaluate_without_the_sandbox(monkeypatch):
     monkeypatch.setattr(bwrap, "probe", lambda: bwrap.Isolation("none", "bwrap is not installed"))
-    with pytest.raises(UserError, match="--verified needs the runner sandbox.*bwrap is not installed"):
+    with pytest.raises(UserError, match=r"--verified needs the runner sandbox.*bwrap is not installed"):
         evaluate_stage.runner_isolation(verified=True, console=None)
     assert evaluate_stage.runner_isolation(verified=False, console=None).sandbox == "none"
 
