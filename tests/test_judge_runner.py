@@ -19,6 +19,7 @@ from validator.evaluate.worker import run as worker
 from validator.evaluate.worker.judge_timing import SPAN_RELATIVE, span_verdict
 from validator.evaluate.worker.remote import Expected, expected_of
 from validator.isolation import manifest, seccomp
+from validator.protocol import PROTOCOL
 from validator.results.records import Status
 
 RELU = REPO / "tests" / "redteam" / "control" / "relu_triton.py"
@@ -153,3 +154,28 @@ def test_the_judge_writes_a_correct_result_for_an_honest_kernel_and_leaves_its_d
 
 def job_bytes(job) -> bytes:
     return Path(job.kernel_path).read_bytes()
+
+
+def test_the_warm_up_markers_the_parent_writes_later_do_not_count_as_tampering(tmp_path: Path):
+    from validator.evaluate.warmup import MARKER_DIR
+
+    entry = tmp_path / "entry"
+    (entry / "inductor").mkdir(parents=True)
+    (entry / "inductor" / "graph.py").write_text("compiled")
+    manifest.record_tree(entry)
+    (entry / "inductor" / MARKER_DIR).mkdir()
+    (entry / "inductor" / MARKER_DIR / "problem-sha").touch()
+    assert manifest.verify_tree(entry) is None
+
+
+@pytest.mark.gpu
+def test_on_the_gpu_the_bound_passes_an_honest_kernel_and_rejects_a_shortened_report(tmp_path: Path):
+    protocol = PROTOCOL.to_dict() | {"time_budget_s": 3.0}
+    honest = worker.evaluate_job(make_job("level1/19_ReLU", RELU, tmp_path, interpret=False, protocol=protocol),
+                                 tmp_path)
+    assert honest.status is Status.CORRECT, honest.error
+    assert "timing-bound" in {f.code for f in honest.flags}
+    forged = REPO / "tests" / "redteam" / "sandbox-escape" / "forged_timing_reply.py"
+    caught = worker.evaluate_job(make_job("level1/19_ReLU", forged, tmp_path, interpret=False, protocol=protocol),
+                                 tmp_path)
+    assert (caught.status, caught.flags[-1].code) == (Status.REJECTED, "timing-unverified")

@@ -16,6 +16,9 @@ from validator.atomic import write_text_atomic
 NAME = "manifest.json"
 COVERED = ("ext", "triton", "inductor")
 """The subdirectories a runner receives; logs and markers beside them are not loaded by anything."""
+SKIPPED = frozenset({"kb-warmed"})
+"""Directories inside those that only the trusted parent writes and nothing loads (the warm-up's markers,
+`validator.evaluate.warmup.MARKER_DIR`), written after a manifest and so left out of it."""
 
 
 def _digests(root: Path) -> dict[str, str]:
@@ -25,6 +28,8 @@ def _digests(root: Path) -> dict[str, str]:
         if not base.is_dir():
             continue
         for path in sorted(base.rglob("*")):
+            if SKIPPED & set(path.relative_to(base).parts):
+                continue
             if path.is_symlink():
                 out[str(path.relative_to(root))] = "symlink"
             elif path.is_file():

@@ -251,10 +251,18 @@ def _user_task_count() -> int:
     return count
 
 
+def _lower(kind: int, soft: int, hard: int) -> None:
+    """Set a limit, never above the one already in force (a judge confining its runner is itself confined)."""
+    _, current = resource.getrlimit(kind)
+    if current != resource.RLIM_INFINITY:
+        soft, hard = min(soft, current), min(hard, current)
+    resource.setrlimit(kind, (soft, hard))
+
+
 def apply_limits(limits: Limits) -> None:
-    resource.setrlimit(resource.RLIMIT_CPU, (limits.cpu_seconds, limits.cpu_seconds + 5))
-    resource.setrlimit(resource.RLIMIT_FSIZE, (limits.file_bytes, limits.file_bytes))
-    resource.setrlimit(resource.RLIMIT_NOFILE, (limits.open_files, limits.open_files))
+    _lower(resource.RLIMIT_CPU, limits.cpu_seconds, limits.cpu_seconds + 5)
+    _lower(resource.RLIMIT_FSIZE, limits.file_bytes, limits.file_bytes)
+    _lower(resource.RLIMIT_NOFILE, limits.open_files, limits.open_files)
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
     tasks = _user_task_count() + limits.processes
     _, hard = resource.getrlimit(resource.RLIMIT_NPROC)

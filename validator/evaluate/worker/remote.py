@@ -19,7 +19,7 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -132,10 +132,6 @@ class Runner:
         self.stopped = False
         self.ready = False  # its "ready" (torch imported) is read before the first request's reply
 
-    @property
-    def cache_source(self) -> Path:
-        return Path(self.job.extensions_dir).parent
-
     def inside(self, name: str) -> str:
         """A file of the runner's directory as the runner sees it."""
         return str(self.root / name)
@@ -147,19 +143,18 @@ class Runner:
                 f"the same user ({self.network}); not a verified result")
 
     def keep_caches(self) -> None:
-        """After a warm-up: its compiler caches back into the kernel's own cache entry (per content hash, so
-        only this kernel ever reads them), and the entry's manifest recorded again."""
+        """After a warm-up: its compiler caches merged back into the job's cache directories (per kernel content
+        hash, or the compiler baseline's own), and each entry's manifest recorded again."""
         from validator.isolation.manifest import record_tree
 
-        source = self.cache_source
-        if not source.is_dir():
-            return
-        for name in ("triton", "inductor"):
+        for name, shared in cache_sources(self.job).items():
             produced = self.dir / "cache" / name
-            if produced.is_dir() and not any(p.is_symlink() for p in produced.rglob("*")):
-                shutil.rmtree(source / name, ignore_errors=True)
-                shutil.copytree(produced, source / name)
-        record_tree(source)
+            if name == "ext" or not produced.is_dir() or any(p.is_symlink() for p in produced.rglob("*")):
+                continue
+            shared.mkdir(parents=True, exist_ok=True)
+            with _locked(shared.parent):  # warm-ups of several problems may share one entry
+                _merge_tree(produced, shared)
+                record_tree(shared.parent)
 
     def _env(self) -> dict[str, str]:
         # In the sandbox the extension's private copy is bound at the path its build used, so the extension
@@ -254,20 +249,57 @@ class Runner:
         self.stack.close()
 
 
+def cache_sources(job: Job) -> dict[str, Path]:
+    """The job's compiled artefacts: its extension (the build's entry) and the compiler caches the scheduler
+    chose for it (TRITON_CACHE_DIR, TORCHINDUCTOR_CACHE_DIR in the judge's environment)."""
+    sources = {"ext": Path(job.extensions_dir)}
+    for name, variable in (("triton", "TRITON_CACHE_DIR"), ("inductor", "TORCHINDUCTOR_CACHE_DIR")):
+        if os.environ.get(variable):
+            sources[name] = Path(os.environ[variable])
+    return {name: path for name, path in sources.items() if path.parent != Path(os.devnull)}
+
+
 def _copy_cache(job: Job, runner_dir: Path) -> None:
-    """The kernel's compiled artefacts, copied into the runner's directory after checking the build's manifest:
+    """The job's compiled artefacts, copied into the runner's directory after checking each entry's manifest:
     the runner never sees the shared cache, and a file planted there is refused, never loaded."""
     from validator.isolation.manifest import verify_tree
 
-    source = Path(job.extensions_dir).parent
     target = runner_dir / "cache"
     target.mkdir()
-    if not source.is_dir() or Path(job.extensions_dir) == Path(os.devnull) / "ext":
-        return
-    problem = verify_tree(source)
-    if problem:
-        raise RunnerFailed("rejected", "cache-tampered", f"the build cache for this kernel was changed after its "
-                           f"build ({problem}); it is not used")
-    for name in ("ext", "triton", "inductor"):
-        if (source / name).is_dir():
-            shutil.copytree(source / name, target / name, symlinks=False)
+    for name, source in cache_sources(job).items():
+        if not source.is_dir():
+            continue
+        with _locked(source.parent):
+            problem = verify_tree(source.parent)
+            if problem:
+                raise RunnerFailed("rejected", "cache-tampered", f"the build cache for this kernel was changed "
+                                   f"after its build ({problem}); it is not used")
+            shutil.copytree(source, target / name, symlinks=False)
+
+
+@contextlib.contextmanager
+def _locked(entry: Path) -> Iterator[None]:
+    """An exclusive lock on a cache entry between judges (separate processes): a copy-in never sees a
+    half-merged warm-up, and a manifest always covers what was merged."""
+    import fcntl
+
+    with (entry / ".judge.lock").open("a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+
+
+def _merge_tree(produced: Path, into: Path) -> None:
+    """Add a warm-up's new or changed files to the shared entry, each replaced atomically; never delete."""
+    for path in produced.rglob("*"):
+        if not path.is_file():
+            continue
+        target = into / path.relative_to(produced)
+        if target.is_file() and target.read_bytes() == path.read_bytes():
+            continue
+        target.parent.mkdir(parents=True, exist_ok=True)
+        staging = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+        shutil.copyfile(path, staging)
+        staging.replace(target)

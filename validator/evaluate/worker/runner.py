@@ -71,6 +71,7 @@ class Runner:
             self.device = torch.device("cuda", 0)
             torch.cuda.set_device(self.device)
             torch.cuda.init()
+        _preimport(req["backend"])
         integrity.force_full_precision()
         problem = load_problem_module(_verified(req["problem"], req["problem_sha256"]), reduced=req["reduced"])
         self.guard = integrity.Guard(integrity.PersistingL2() if self.gpu else None)
@@ -212,6 +213,30 @@ class Runner:
             raise Refused(status, code, f"{where}: {describe(exc)}") from None
         _require(self.guard.after(where))
         return value
+
+
+def _preimport(backend: str) -> None:
+    """Libraries' import-time work happens before the guards take their snapshot (torch._dynamo rebinds
+    torch.manual_seed; the profiler loads it). The compiler baseline is trusted code: dynamo's patching of
+    nn.Module on its first call happens here, not under the guards, and inductor compiles in this process
+    (a pool would start threads the thread watch rightly counts), with tqdm's monitor thread off."""
+    import contextlib
+    import importlib
+
+    for name in ("triton", "triton.language", "torch.utils.cpp_extension", "torch._dynamo"):
+        with contextlib.suppress(ImportError):
+            importlib.import_module(name)
+    if backend != "torch-compile":
+        return
+    import torch._inductor.config as inductor_config
+    from torch._dynamo.mutation_guard import install_generation_tagging_init
+
+    install_generation_tagging_init()
+    inductor_config.compile_threads = 1
+    with contextlib.suppress(ImportError):
+        import tqdm
+
+        tqdm.tqdm.monitor_interval = 0
 
 
 def _same_layout(buffers: list[Any] | None, values: list[Any]) -> bool:
