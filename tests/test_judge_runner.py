@@ -179,3 +179,30 @@ def test_on_the_gpu_the_bound_passes_an_honest_kernel_and_rejects_a_shortened_re
     caught = worker.evaluate_job(make_job("level1/19_ReLU", forged, tmp_path, interpret=False, protocol=protocol),
                                  tmp_path)
     assert (caught.status, caught.flags[-1].code) == (Status.REJECTED, "timing-unverified")
+
+
+def test_the_scheduler_starts_runners_ahead_and_each_serves_one_job_then_ends(tmp_path: Path):
+    from validator.evaluate.scheduler import WORKER, Device, SchedulerConfig, WorkItem, run_all
+    from validator.isolation.bwrap import machine_isolation
+
+    if not machine_isolation().confined:
+        pytest.skip(f"bubblewrap unavailable here: {machine_isolation().detail}")
+    escape = REPO / "tests" / "redteam" / "sandbox-escape" / "detached_child.py"
+    items = [WorkItem(make_job("level1/19_ReLU", kernel, tmp_path, interpret=True), kernel.name)
+             for kernel in (RELU, escape, RELU)]
+    config = SchedulerConfig((Device("cpu", ""),), 300, target=WORKER, launcher="spawn", probe_after_crash=False,
+                             base_env={"TRITON_INTERPRET": "1"}, prepare_runners=True)
+    results: list = []
+    run_all(items, config, on_result=results.append)
+    assert [r.status for r in results] == [Status.CORRECT, Status.INCORRECT, Status.CORRECT]
+    for result in results:
+        assert "started ahead" in next(f.message for f in result.flags if f.code == "sandbox")
+    left = [p for p in Path("/proc").glob("[0-9]*/cmdline") if b"600.4242" in _read(p)]
+    assert left == []
+
+
+def _read(path: Path) -> bytes:
+    try:
+        return path.read_bytes()
+    except OSError:
+        return b""

@@ -146,6 +146,8 @@ def _cached(build: KernelBuild) -> BuildResult | None:
         status = BuildStatus(marker["status"])
     except (OSError, ValueError, KeyError):
         return None
+    if marker.get("sandbox") != bwrap.machine_isolation().sandbox:  # built at another path
+        return None
     if not status.usable:
         return None
     if build.backend == "cuda" and status == BuildStatus.COMPILED and not _built_libraries(build):
@@ -196,17 +198,17 @@ def _environment(build: KernelBuild, tools: Toolchain, max_jobs: int) -> dict[st
 def _run_build(build: KernelBuild, tools: Toolchain, workdir: Path, timeout_s: float,
                max_jobs: int) -> sandbox.SandboxResult:  # fmt: skip
     """Import the kernel's verified copy in a child: in bubblewrap where it works (the kernel's own cache
-    entry writable at its path, nothing else), else with the resource limits and network namespace only."""
+    entry writable at bwrap.CACHE_MOUNT, nothing else), else with the resource limits and network namespace
+    only. The marker records which, since an extension built at one path is rebuilt at another."""
     limits = sandbox.Limits.for_timeout(timeout_s, BUILD_FILE_BYTES, processes=512)
     env = _environment(build, tools, max_jobs)
     if not bwrap.machine_isolation().confined:
         return sandbox.run([sys.executable, "-c", IMPORT_SCRIPT, str(workdir / "kernel.py")], workdir=workdir,
                            timeout_s=timeout_s, limits=limits, env=env)
-    cache = str(build.cache_dir)
     with bwrap.seccomp_fd() as fd:
         argv = bwrap.command([sys.executable, "-c", IMPORT_SCRIPT, f"{bwrap.JOB_MOUNT}/kernel.py"], workdir,
                              gpu=False, seccomp_fd=fd, extra_ro=[p for p in (tools.cuda_home,) if p],
-                             binds=[(cache, cache)])
+                             cache_dir=build.cache_dir)
         bwrap.prepare_job_dir(workdir)
         bwrap.prepare_job_dir(build.cache_dir)
         return sandbox.run(argv, workdir=workdir, timeout_s=timeout_s, limits=limits, env=env,
@@ -237,7 +239,8 @@ def build_one(build: KernelBuild, tools: Toolchain, timeout_s: float, max_jobs: 
     write_text_atomic(build.cache_dir / "build.log", result.stdout + result.stderr)
     if status.usable:
         marker = {"status": status.value, "message": message, "seconds": round(result.seconds, 2),
-                  "kernel_sha256": build.kernel_sha256, "arch": tools.arch, "torch": tools.torch, "cuda": tools.cuda}
+                  "kernel_sha256": build.kernel_sha256, "arch": tools.arch, "torch": tools.torch, "cuda": tools.cuda,
+                  "sandbox": bwrap.machine_isolation().sandbox}
         write_text_atomic(build.marker, json.dumps(marker, indent=1))
         record_tree(build.cache_dir)  # by this trusted process, after the build child has ended
     return BuildResult(build, status, False, result.seconds, message, "" if status.usable else tail)

@@ -14,7 +14,8 @@ from pathlib import Path
 from typing import Any
 
 JOB_VERSION = 3
-"""Version 3: `sandbox`, how the judge confines its runner. Version 2: typed `interpret`, `reduced` and
+"""Version 3: `sandbox`, how the judge confines its runner, and `runner_dir`/`runner_pid` for a runner started
+ahead. Version 2: typed `interpret`, `reduced` and
 `warm_only` fields instead of an `options` dict."""
 
 
@@ -52,6 +53,11 @@ class Job:
     sandbox: str = "none"
     """`bubblewrap` (the runner in bwrap, see validator.isolation.bwrap) or `none` (limits and a network
     namespace only: a contributor's machine without bubblewrap; never a verified run)."""
+    runner_dir: str = ""
+    """A runner the scheduler started ahead for this job (validator.evaluate.worker.launch.prepare): its
+    directory, holding job/, cache/ and the FIFOs; empty when the judge starts its own."""
+    runner_pid: int = 0
+    """That runner's process id (and process group), for the judge to stop, resume and end it."""
     version: int = JOB_VERSION
     """The contract's version; a worker refuses a job written for another."""
 

@@ -27,7 +27,7 @@ from validator.build.stage import BuildStatus
 from validator.build.toolchain import Toolchain
 from validator.evaluate import gpu_env, sharding, warmup
 from validator.evaluate.jobs import Job
-from validator.evaluate.scheduler import Device, SchedulerConfig, WorkItem, run_all
+from validator.evaluate.scheduler import WORKER, Device, SchedulerConfig, WorkItem, run_all
 from validator.findings import Finding, Severity, UserError
 from validator.isolation import bwrap
 from validator.machine import Machine
@@ -314,7 +314,7 @@ def run_stage(context: StageContext) -> StageRun:
     config = SchedulerConfig(
         tuple(devices), PROTOCOL.problem_timeout_s * options.timeout_scale, target=options.worker,
         launcher=options.launcher, probe_after_crash=not options.interpret,
-        base_env=_worker_env(tools, options.interpret),
+        base_env=_worker_env(tools, options.interpret), prepare_runners=isolation.confined and options.worker == WORKER,
     )
     visible = [d.visible for d in devices if d.visible]
     extra = {"arch": tools.arch, "launcher": config.launcher, "problem_timeout_s": config.timeout_s,

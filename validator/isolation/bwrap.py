@@ -30,6 +30,9 @@ from pathlib import Path
 from validator.isolation import seccomp
 
 JOB_MOUNT = "/job"
+CACHE_MOUNT = "/kbcache"
+"""Where a build or runner sees its kernel's cache entry (ext/, triton/, inductor/), whatever its host path:
+a compiled extension records its build directory, so one fixed path lets a runner reuse it as built."""
 PACKAGE_MOUNT = "/kb"
 NOBODY = 65534
 SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib64", "/lib32", "/opt/conda")
@@ -88,9 +91,9 @@ def _python_dirs() -> list[str]:
 
 
 def command(argv: Sequence[str], job_dir: Path, *, gpu: bool, seccomp_fd: int | None,
-            extra_ro: Sequence[str] = (), binds: Sequence[tuple[str, str]] = ()) -> list[str]:  # fmt: skip
-    """The bwrap command line that runs `argv` confined, with `job_dir` as /job and each (source, target) of
-    `binds` writable at `target` (a kernel's own cache entry, at the path its build recorded)."""
+            extra_ro: Sequence[str] = (), cache_dir: Path | None = None) -> list[str]:  # fmt: skip
+    """The bwrap command line that runs `argv` confined, with `job_dir` as /job and `cache_dir` (a kernel's
+    own cache entry, or a runner's private copy of it) writable at CACHE_MOUNT."""
     bwrap = bwrap_path()
     if bwrap is None:
         raise FileNotFoundError("bwrap")
@@ -103,10 +106,13 @@ def command(argv: Sequence[str], job_dir: Path, *, gpu: bool, seccomp_fd: int | 
     package = Path(__file__).resolve().parents[1]
     args += ["--ro-bind", str(package), f"{PACKAGE_MOUNT}/{package.name}", "--proc", "/proc", "--dev", "/dev",
              "--tmpfs", "/tmp", "--tmpfs", "/dev/shm", "--bind", str(job_dir), JOB_MOUNT, "--chdir", JOB_MOUNT]
-    for source, target in binds:
-        args += ["--bind", source, target]
-    for name, value in (("HOME", JOB_MOUNT), ("TMPDIR", "/tmp"), ("TMP", "/tmp"), ("TEMP", "/tmp"),
-                        ("XDG_CACHE_HOME", f"{JOB_MOUNT}/.cache"), ("PYTHONPATH", PACKAGE_MOUNT)):
+    settings = [("HOME", JOB_MOUNT), ("TMPDIR", "/tmp"), ("TMP", "/tmp"), ("TEMP", "/tmp"),
+                ("XDG_CACHE_HOME", f"{JOB_MOUNT}/.cache"), ("PYTHONPATH", PACKAGE_MOUNT)]
+    if cache_dir is not None:
+        args += ["--bind", str(cache_dir), CACHE_MOUNT]
+        settings += [("TORCH_EXTENSIONS_DIR", f"{CACHE_MOUNT}/ext"), ("TRITON_CACHE_DIR", f"{CACHE_MOUNT}/triton"),
+                     ("TORCHINDUCTOR_CACHE_DIR", f"{CACHE_MOUNT}/inductor")]
+    for name, value in settings:
         args += ["--setenv", name, value]  # whatever environment the caller passed, these name the inside
     for device in sorted(Path("/dev").glob("nvidia*")) if gpu else ():
         args += ["--dev-bind", str(device), str(device)]
@@ -158,12 +164,20 @@ def seccomp_fd() -> Iterator[int | None]:
 
 
 def prepare_job_dir(path: Path) -> None:
-    """Make a job directory usable by the runner's uid (and by no one else but us)."""
+    """Make a job directory usable by the runner's uid (and by no one else but us). bwrap, started as that
+    uid, must also reach it: our private temporary directories above it become traversable (o+x, never
+    listable); nothing in them is visible inside the sandbox, and the job file with the seed is gone by then."""
     uid = runner_uid()
     if uid is not None:
         os.chown(path, uid, uid)
         for child in path.rglob("*"):
             os.chown(child, uid, uid, follow_symlinks=False)
+        temporary = Path(tempfile.gettempdir()).resolve()
+        for parent in path.resolve().parents:
+            if parent == temporary or not parent.is_relative_to(temporary):
+                break
+            if parent.stat().st_uid == os.getuid():
+                parent.chmod(parent.stat().st_mode | 0o001)
     path.chmod(0o700)
 
 

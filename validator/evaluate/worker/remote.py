@@ -17,7 +17,6 @@ import os
 import shutil
 import signal
 import subprocess
-import sys
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -28,10 +27,10 @@ import torch
 
 from validator.evaluate import channel
 from validator.evaluate.jobs import Job
+from validator.evaluate.worker import launch
 from validator.isolation import bwrap, sandbox
 
 _perf_counter = time.perf_counter
-RUNNER_MODULE = "validator.evaluate.worker.runner"
 FAILING = {"incorrect", "rejected", "runtime_error", "compile_error", "oom"}
 """Statuses a runner may report about itself; anything else it says about a failure is a protocol error."""
 
@@ -91,46 +90,41 @@ class Runner:
 
     def __init__(self, job: Job, workdir: Path, isolation: str) -> None:
         self.job, self.isolation = job, isolation
-        self.dir = workdir / "runner"
-        self.dir.mkdir(mode=0o700)
+        self.confined = isolation == "bubblewrap"
+        self.base = Path(job.runner_dir) if job.runner_dir and self.confined else None
+        if self.base is not None:  # started ahead by the scheduler, waiting for this judge
+            self.dir, self.cache = self.base / "job", self.base / "cache"
+        else:
+            self.dir, self.cache = workdir / "runner", workdir / "runner-cache"
+            self.dir.mkdir(mode=0o700)
+            self.cache.mkdir(mode=0o700)
         copy_verified(Path(job.kernel_path), job.kernel_sha256, self.dir / "kernel.py")
         copy_verified(Path(job.problem_path), job.problem_sha256, self.dir / "problem.py")
-        _copy_cache(job, self.dir)
-        self.confined = isolation == "bubblewrap"
+        _copy_cache(job, self.cache)
         self.root = Path(bwrap.JOB_MOUNT) if self.confined else self.dir
-        env = self._env()
-        self.stack = contextlib.ExitStack()
-        argv = [sys.executable, "-m", RUNNER_MODULE]
-        if self.confined:
-            bwrap.prepare_job_dir(self.dir)
-            fd = self.stack.enter_context(bwrap.seccomp_fd())
-            uid = bwrap.runner_uid()
-            ext_copy = self.dir / "cache" / "ext"
-            binds = [(str(ext_copy), job.extensions_dir)] if ext_copy.is_dir() else []
-            self.process = subprocess.Popen(
-                bwrap.command(argv, self.dir, gpu=not job.interpret, seccomp_fd=fd, binds=binds),
-                env=bwrap.environment(env),
-                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
-                pass_fds=(fd,) if fd is not None else (), user=uid, group=uid,
-                extra_groups=[] if uid is not None else None)
-        else:  # no bubblewrap: the old confinement (limits, network namespace); recorded as `sandbox: none`
-            limits = sandbox.Limits.for_timeout(job.protocol.get("problem_timeout_s", 300.0), 1 << 30)
-            status_read, status_write = os.pipe()
-            try:
-                self.process = subprocess.Popen(
-                    sandbox.confined_argv(argv, limits, True, status_write), cwd=self.dir,
-                    env=sandbox.scrubbed_env({**env, "PYTHONPATH": str(Path(__file__).resolve().parents[3])},
-                                             self.dir),
-                    stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
-                    pass_fds=(status_write,))
-            finally:
-                os.close(status_write)
-            with os.fdopen(status_read, "rb") as status:
-                self.network = sandbox.read_isolation_status(status.read())[1]
-        self.log = sandbox.CappedReader(self.process.stderr, sandbox.OUTPUT_CAP)
-        self.log.start()
+        self.network, self.log = "", None
+        if self.base is not None:
+            bwrap.prepare_job_dir(self.dir)  # the copies, for the runner's uid
+            bwrap.prepare_job_dir(self.cache)
+            self.process: Any = launch.Adopted(self.base, job.runner_pid)
+        elif self.confined:
+            pipe = subprocess.PIPE
+            self.process = launch.spawn_confined(self.dir, self.cache, launch.runner_env(os.environ),
+                                                 gpu=not job.interpret, streams=(pipe, pipe, pipe))
+        else:  # no bubblewrap: limits and a network namespace only; recorded as `sandbox: none`
+            env = launch.runner_env(os.environ) | {
+                "TORCH_EXTENSIONS_DIR": job.extensions_dir, "TRITON_CACHE_DIR": str(self.cache / "triton"),
+                "TORCHINDUCTOR_CACHE_DIR": str(self.cache / "inductor")}
+            self.process, self.network = launch.spawn_unconfined(self.dir, env,
+                                                                 job.protocol.get("problem_timeout_s", 300.0))
+        if self.process.stderr is not None:
+            self.log = sandbox.CappedReader(self.process.stderr, sandbox.OUTPUT_CAP)
+            self.log.start()
         self.stopped = False
         self.ready = False  # its "ready" (torch imported) is read before the first request's reply
+
+    def log_text(self) -> str:
+        return self.log.text() if self.log is not None else launch.log_tail(self.base) if self.base else ""
 
     def inside(self, name: str) -> str:
         """A file of the runner's directory as the runner sees it."""
@@ -138,7 +132,8 @@ class Runner:
 
     def describe_isolation(self) -> str:
         if self.confined:
-            return f"runner in bubblewrap ({bwrap.describe()})"
+            ahead = "; started ahead by the scheduler" if self.base is not None else ""
+            return f"runner in bubblewrap ({bwrap.describe()}{ahead})"
         return ("sandbox: none: bubblewrap was not available, so the runner ran with resource limits only, as "
                 f"the same user ({self.network}); not a verified result")
 
@@ -148,26 +143,13 @@ class Runner:
         from validator.isolation.manifest import record_tree
 
         for name, shared in cache_sources(self.job).items():
-            produced = self.dir / "cache" / name
+            produced = self.cache / name
             if name == "ext" or not produced.is_dir() or any(p.is_symlink() for p in produced.rglob("*")):
                 continue
             shared.mkdir(parents=True, exist_ok=True)
             with _locked(shared.parent):  # warm-ups of several problems may share one entry
                 _merge_tree(produced, shared)
                 record_tree(shared.parent)
-
-    def _env(self) -> dict[str, str]:
-        # In the sandbox the extension's private copy is bound at the path its build used, so the extension
-        # builder finds it up to date instead of rebuilding it for a new directory. (Unconfined, that path is
-        # the shared entry itself: `sandbox: none` protects nothing anyway.)
-        env = {"TRITON_CACHE_DIR": str(self.root / "cache" / "triton"), "TORCH_EXTENSIONS_DIR": self.job.extensions_dir,
-               "TORCHINDUCTOR_CACHE_DIR": str(self.root / "cache" / "inductor")}
-        for name in ("CUDA_VISIBLE_DEVICES", "CUDA_DEVICE_ORDER", "TORCH_CUDA_ARCH_LIST", "CUDA_HOME", "MAX_JOBS"):
-            if name in os.environ:
-                env[name] = os.environ[name]
-        if self.job.interpret:
-            env["TRITON_INTERPRET"] = "1"
-        return env
 
     # -- requests ---------------------------------------------------------------------------------------
 
@@ -212,7 +194,7 @@ class Runner:
         alive = self.process.poll() is None
         self.close()
         exit_text = "broke the channel protocol" if alive else sandbox.describe_status(self.process.returncode)
-        tail = "\n".join(self.log.text().strip().splitlines()[-8:])[-1500:]
+        tail = "\n".join(self.log_text().strip().splitlines()[-8:])[-1500:]
         oom = any(sign in tail for sign in ("CUDA out of memory", "OutOfMemoryError", "MemoryError"))
         reason = "runner-protocol" if alive else "runner-exited"
         status, reason = ("oom", "out-of-memory") if oom else ("runtime_error", reason)
@@ -233,7 +215,8 @@ class Runner:
             self.stopped = False
 
     def close(self) -> None:
-        """End the runner and everything it started (its pid namespace dies with bwrap's init)."""
+        """End the runner and everything it started (its pid namespace dies with bwrap's init). A runner the
+        scheduler started ahead is reaped by the scheduler, its parent."""
         if self.process.poll() is None:
             with contextlib.suppress(OSError):
                 self.resume()
@@ -242,11 +225,12 @@ class Runner:
                 self.process.wait(timeout=2)
         sandbox.kill_group(self.process.pid)
         self.process.wait()
+        self.process.returncode = self.process.returncode if self.process.returncode is not None else -9
         for stream in (self.process.stdin, self.process.stdout):
             with contextlib.suppress(OSError):
                 stream.close()
-        self.log.join(timeout=2)
-        self.stack.close()
+        if self.log is not None:
+            self.log.join(timeout=2)
 
 
 def cache_sources(job: Job) -> dict[str, Path]:
@@ -259,13 +243,11 @@ def cache_sources(job: Job) -> dict[str, Path]:
     return {name: path for name, path in sources.items() if path.parent != Path(os.devnull)}
 
 
-def _copy_cache(job: Job, runner_dir: Path) -> None:
-    """The job's compiled artefacts, copied into the runner's directory after checking each entry's manifest:
-    the runner never sees the shared cache, and a file planted there is refused, never loaded."""
+def _copy_cache(job: Job, target: Path) -> None:
+    """The job's compiled artefacts, copied into the runner's cache directory after checking each entry's
+    manifest: the runner never sees the shared cache, and a file planted there is refused, never loaded."""
     from validator.isolation.manifest import verify_tree
 
-    target = runner_dir / "cache"
-    target.mkdir()
     for name, source in cache_sources(job).items():
         if not source.is_dir():
             continue
