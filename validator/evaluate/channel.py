@@ -65,14 +65,16 @@ def send(stream: IO[bytes], header: dict[str, Any], tensors: Sequence[torch.Tens
     stream.flush()
 
 
-def _read_exactly(stream: IO[bytes], count: int) -> bytes:
-    data = bytearray()
-    while len(data) < count:
-        chunk = stream.read(count - len(data))
-        if not chunk:
-            raise ChannelError("the other side closed the channel mid-message" if data else "channel closed")
-        data += chunk
-    return bytes(data)
+def _read_exactly(stream: IO[bytes], count: int) -> bytearray:
+    """`count` bytes into one buffer allocated once (outputs can be gigabytes: no chunk list, no copies)."""
+    data = bytearray(count)
+    view, done = memoryview(data), 0
+    while done < count:
+        got = stream.readinto(view[done:])  # type: ignore[attr-defined]
+        if not got:
+            raise ChannelError("the other side closed the channel mid-message" if done else "channel closed")
+        done += got
+    return data
 
 
 def read_header(stream: IO[bytes]) -> tuple[dict[str, Any], list[Described]]:
@@ -105,7 +107,7 @@ def read_tensors(stream: IO[bytes], described: Sequence[Described], budget: int)
         if not d.nbytes:
             out.append(torch.empty(d.shape, dtype=DTYPES[d.dtype]))
             continue
-        raw = bytearray(_read_exactly(stream, d.nbytes))
+        raw = _read_exactly(stream, d.nbytes)
         out.append(torch.frombuffer(raw, dtype=torch.uint8).view(DTYPES[d.dtype]).reshape(d.shape))
     return out
 

@@ -24,7 +24,8 @@ from validator.isolation import bwrap, sandbox
 RUNNER_MODULE = "validator.evaluate.worker.runner"
 PASSED_THROUGH = ("CUDA_VISIBLE_DEVICES", "CUDA_DEVICE_ORDER", "TORCH_CUDA_ARCH_LIST", "CUDA_HOME", "MAX_JOBS",
                   "TRITON_INTERPRET")
-RUNNER_FILE_BYTES = 1 << 30
+RUNNER_FILE_BYTES = 256 << 20
+"""RLIMIT_FSIZE of a runner: its log and any file it writes (a flood ends it with SIGXFSZ)."""
 PACKAGE_PARENT = str(Path(__file__).resolve().parents[3])
 
 
@@ -42,8 +43,9 @@ def spawn_confined(job_dir: Path, cache_dir: Path, env: Mapping[str, str], *, gp
     uid = bwrap.runner_uid()
     status_read, status_write = os.pipe()
     with bwrap.seccomp_fd() as fd:
+        toolkit = [env["CUDA_HOME"]] if Path(env.get("CUDA_HOME") or "/nonexistent").is_dir() else []
         argv = bwrap.command([sys.executable, "-m", RUNNER_MODULE], job_dir, gpu=gpu, seccomp_fd=fd,
-                             cache_dir=cache_dir)
+                             cache_dir=cache_dir, extra_ro=toolkit)  # headers an extension's build depends on
         try:
             process = subprocess.Popen(
                 sandbox.confined_argv(argv, limits, False, status_write),
