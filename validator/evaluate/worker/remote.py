@@ -191,6 +191,9 @@ class Runner:
 
     def _died(self, why: str) -> RunnerFailed:
         """The runner died (`runner-exited`) or, alive, broke the wire format (`runner-protocol`); it is ended."""
+        deadline = time.monotonic() + 1.0  # a runner that closed the channel by dying may not be gone yet
+        while self.process.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.02)
         alive = self.process.poll() is None
         self.close()
         exit_text = "broke the channel protocol" if alive else sandbox.describe_status(self.process.returncode)
