@@ -160,7 +160,11 @@ class Runner:
         except (BrokenPipeError, OSError) as exc:
             raise self._died(f"the runner stopped reading requests ({exc})") from None
         if not self.ready:
-            self._reply(0)
+            try:
+                self._reply(0)
+            except RunnerFailed as failed:  # no kernel code has run yet: the sandbox or the machine failed
+                raise RunnerFailed("runtime_error", "harness-error", f"the runner did not start: {failed.message}") \
+                    from None
             self.ready = True
         reply, self.described = self._reply(0)
         return reply

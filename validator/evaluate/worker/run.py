@@ -162,7 +162,7 @@ class Evaluation:
         """Build ModelNew and call it once on a trial input, so the compile caches the timed run reads are
         filled (`warmup`); checks nothing, and ends as `not_run`: a warm-up is never a measurement."""
         self.load_kernel()
-        self.runner.request({"op": "call", "inputs": self.spec("trial", 0)})
+        self.runner.request({"op": "call", "inputs": self.spec("trial", 0), "discard": True})
         self.runner.close()
         self.runner.keep_caches()
         raise Stop(Status.NOT_RUN, "warm-up", "warm-up only: the compile caches were filled")
