@@ -8,6 +8,8 @@ on every case that names what it must do.
 from __future__ import annotations
 
 import json
+import os
+import secrets
 import subprocess
 import sys
 from pathlib import Path
@@ -19,21 +21,26 @@ from runner import Case, Outcome, caught, load_cases
 
 RUNNER = Path(__file__).resolve().parent / "redteam" / "runner.py"
 CASES = load_cases()
-STATUS_DIRECTORIES = {"runtime-error", "timeout", "oom", "compile-error", "control", "policy"}
+STATUS_DIRECTORIES = {"runtime-error", "timeout", "oom", "compile-error", "control", "policy", "sandbox-escape"}
+"""Directories named for a status or a class of attack rather than a reason code (`sandbox-escape`: attempts
+on the judge, the sandbox and the host, whose failure looks like wrong output or a dead runner)."""
 
 
 def _ids(cases: list[Case]) -> list[str]:
     return [c.name.rsplit("/", 1)[-1] for c in cases]
 
 
-def _run_corpus(mode: str, tmp: Path, parallel: int) -> dict[str, Outcome]:
+def _run_corpus(mode: str, tmp: Path, parallel: int) -> tuple[dict[str, Outcome], list[str]]:
     out = tmp / f"redteam-{mode}.json"
     command = [sys.executable, str(RUNNER), "--mode", mode, "-j", str(parallel), "--json", str(out)]
-    done = subprocess.run(command, capture_output=True, text=True, timeout=1500, check=False)
+    env = {**os.environ, "KB_REDTEAM_CANARY": secrets.token_hex(16)}  # in the runner's environment from exec on
+    done = subprocess.run(command, capture_output=True, text=True, timeout=1500, check=False, env=env)
     if not out.exists():
         pytest.fail(f"the red-team runner wrote no outcomes:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}")
     print(done.stdout)
-    return {name: Outcome(**{**o, "codes": tuple(o["codes"])}) for name, o in json.loads(out.read_text()).items()}
+    data = json.loads(out.read_text())
+    outcomes = {name: Outcome(**{**o, "codes": tuple(o["codes"])}) for name, o in data["outcomes"].items()}
+    return outcomes, data["leftovers"]
 
 
 def test_the_corpus_has_at_least_25_hostile_or_broken_kernels_each_with_an_expectation():
@@ -55,8 +62,13 @@ def test_each_case_lives_in_a_directory_named_for_its_reason_code():
 
 
 @pytest.fixture(scope="module")
-def cpu_outcomes(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Outcome]:
+def cpu_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, Outcome], list[str]]:
     return _run_corpus("cpu", tmp_path_factory.mktemp("redteam"), parallel=2)
+
+
+@pytest.fixture(scope="module")
+def cpu_outcomes(cpu_run: tuple[dict[str, Outcome], list[str]]) -> dict[str, Outcome]:
+    return cpu_run[0]
 
 
 CPU_CASES = [c for c in CASES if c.runs_in("cpu")]
@@ -66,9 +78,23 @@ def test_the_case_is_caught_on_cpu(case: Case, cpu_outcomes: dict[str, Outcome])
     assert caught(case, got, "cpu"), f"expected {case.expected('cpu')}, got {got}"
 
 
+def test_no_case_leaves_a_mark_or_a_process_outside_its_sandbox_on_cpu(cpu_run):
+    assert cpu_run[1] == []
+
+
 @pytest.fixture(scope="module")
-def gpu_outcomes(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Outcome]:
+def gpu_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, Outcome], list[str]]:
     return _run_corpus("gpu", tmp_path_factory.mktemp("redteam"), parallel=4)
+
+
+@pytest.fixture(scope="module")
+def gpu_outcomes(gpu_run: tuple[dict[str, Outcome], list[str]]) -> dict[str, Outcome]:
+    return gpu_run[0]
+
+
+@pytest.mark.gpu
+def test_no_case_leaves_a_mark_or_a_process_outside_its_sandbox_on_the_gpu(gpu_run):
+    assert gpu_run[1] == []
 
 
 GPU_CASES = [c for c in CASES if c.runs_in("gpu")]

@@ -21,7 +21,7 @@ ENTRIES = [k for k in json.loads((REPO / "submissions" / "kernelbench-team.json"
 @pytest.mark.parametrize("entry", ENTRIES, ids=[e["path"].removesuffix(".py") for e in ENTRIES])
 def test_a_team_triton_kernel_is_correct_in_cpu_interpret_mode(entry, tmp_path):
     problem = load_catalogue(REPO / "problems").get(entry["level"], entry["problem_id"])
-    job = make_job(problem.key, TEAM / entry["path"], tmp_path, {"interpret": True})
+    job = make_job(problem.key, TEAM / entry["path"], tmp_path, interpret=True)
     data = finish(*start_worker(job, tmp_path / "run"), timeout=300)
     assert data["status"] == "correct", (entry["path"], data["error"], data["flags"])
 

@@ -15,6 +15,7 @@ import pytest
 
 from validator.evaluate.jobs import Job, write_job
 from validator.evaluate.worker import run as worker
+from validator.isolation.bwrap import machine_isolation
 from validator.protocol import PROTOCOL
 from validator.results.records import Status, problem_from_dict
 from validator.submission.kernel_names import own_kernel_names
@@ -39,6 +40,7 @@ def make_job(problem: str, kernel: Path, tmp: Path, *, interpret: bool, protocol
         kernel_path=str(kernel), kernel_sha256=hashlib.sha256(source.encode()).hexdigest(),
         backend="cuda" if "cuda" in kernel.name else "triton", extensions_dir=str(tmp / "ext"), seed=20261122,
         protocol=protocol or PROTOCOL.to_dict(), own_kernel_names=own_kernel_names(source), interpret=interpret,
+        sandbox=machine_isolation().sandbox,
     )  # fmt: skip
 
 
@@ -70,7 +72,7 @@ def test_the_example_triton_kernels_pass_every_check_in_cpu_interpret_mode(tmp_p
         assert data["status"] == "correct", (name, data["error"])
         assert [f for f in data["flags"] if f["severity"] != "info"] == [], name
         assert data["key"] == problem and data["max_abs_error"] is not None
-        assert {f["code"] for f in data["flags"]} >= {"precision-check", "gpu-checks-skipped"}
+        assert {f["code"] for f in data["flags"]} >= {"precision-check", "timing-meaningless", "sandbox"}
         result = problem_from_dict(data)  # the engine reads it back with the results module
         assert result.status is Status.CORRECT and result.reference is None
 
@@ -89,7 +91,7 @@ def test_a_problem_that_cannot_load_is_a_harness_error_not_blamed_on_the_kernel(
     job = make_job("level1/19_ReLU", EXAMPLES / "level1_23_softmax_triton.py", tmp_path, interpret=True)
     result = worker.evaluate_job(replace(job, problem_path=str(tmp_path / "gone.py")))
     assert result.status is Status.RUNTIME_ERROR
-    assert [f.code for f in result.flags] == ["harness-error"]
+    assert [f.code for f in result.flags if f.code != "sandbox"] == ["harness-error"]
 
 
 def test_the_protocol_travels_through_the_job_unchanged():
@@ -117,7 +119,9 @@ class CompilationError(Exception):
     ],
 )
 def test_exceptions_from_kernel_code_map_to_statuses(exc: Exception, status: Status):
-    assert worker.classify(exc)[0] is status
+    from validator.evaluate.worker import runner
+
+    assert runner.classify(exc)[0] == status.value
 
 
 def test_long_error_messages_are_truncated():
@@ -141,33 +145,34 @@ class FakeEvent:
 
 
 def test_the_timing_phase_interleaves_verifies_and_fills_the_result(tmp_path: Path, monkeypatch):
-    """The worker's GPU timing phase, driven on CPU tensors with a host clock in place of CUDA events."""
-    import _thread
-    import threading
-
+    """The judge's GPU timing phase, driven on CPU tensors: a host clock in place of CUDA events for the
+    reference, the runner's CPU clock for the kernel, and the bound's allowance widened to the CPU's noise."""
     import torch
 
-    from validator.evaluate.worker import timing
+    from validator.evaluate.worker import judge_timing, timing
 
-    for module in (threading, _thread):  # the worker's thread counter wraps these; restore them afterwards
-        for name in ("_start_new_thread", "_start_joinable_thread", "start_new_thread", "start_joinable_thread"):
-            if hasattr(module, name):
-                monkeypatch.setattr(module, name, getattr(module, name))
     monkeypatch.setattr(timing, "_Event", FakeEvent)
     monkeypatch.setattr(timing, "_synchronize", lambda: None)
     monkeypatch.setattr(timing, "flush_buffer", lambda device, factor: torch.empty(1 << 16))
+    monkeypatch.setattr(judge_timing, "SPAN_FLOOR_MS", judge_timing.CPU_FLOOR_MS)
+    monkeypatch.setattr(judge_timing, "SPAN_RELATIVE", judge_timing.CPU_RELATIVE)
     protocol = PROTOCOL.to_dict() | {"time_budget_s": 2.0, "min_rounds": 5, "max_rounds": 12}
     kernel = REPO / "tests" / "redteam" / "control" / "relu_triton.py"
     job = make_job("level1/19_ReLU", kernel, tmp_path, interpret=True, protocol=protocol)
     monkeypatch.setenv("TRITON_INTERPRET", "1")
-    evaluation = worker.Evaluation(job, worker.protocol_from_dict(job.protocol))
-    for phase in ("setup", "compute_references", "guard", "import_kernel", "build_kernel_model",
-                  "check_correctness", "time"):  # fmt: skip
-        getattr(evaluation, phase)()
+    evaluation = worker.Evaluation(job, worker.protocol_from_dict(job.protocol), tmp_path)
+    try:
+        for phase in ("setup", "start_runner", "compute_references", "load_kernel", "check_correctness"):
+            getattr(evaluation, phase)()
+        evaluation.gpu = True  # from here on the GPU path: interleaved rounds, a recorded series
+        evaluation.time()
+    finally:
+        evaluation.close()
     result = evaluation.result(1.0)
     assert result.status is Status.CORRECT, result.error
     assert 5 <= result.rounds <= 12 and result.reference.n == result.rounds == result.kernel.n
     assert result.speedup_ci[0] <= result.speedup <= result.speedup_ci[1]
+    assert "timing-bound" in {f.code for f in result.flags}
 
 
 def test_an_implausible_speedup_or_unseen_host_time_holds_a_correct_result_for_review(tmp_path: Path):
@@ -197,7 +202,7 @@ def test_the_example_kernels_pass_every_check_on_the_gpu(tmp_path: Path):
         assert data["speedup"] > 0 and data["rounds"] >= PROTOCOL.min_rounds
         assert data["own_kernel_fraction"] > 0, name
         codes = {f["code"] for f in data["flags"]}
-        assert "persisting-l2-reset" in codes and "no-custom-kernel" not in codes
+        assert {"timing-bound", "sandbox"} <= codes and "no-custom-kernel" not in codes
 
 
 DOUBLING_PROBLEM = '''import torch
@@ -260,7 +265,9 @@ def test_a_problem_that_declares_tighter_tolerances_stops_before_the_kernel_is_i
     (tmp_path / "overlay.json").write_text(json.dumps({"schema_version": 1, "problems": {"level1/1_Doubling": entry}}))
     kernel = tmp_path / "kernel_triton.py"
     kernel.write_text(ONE_ELEMENT_OFF, encoding="utf-8")
-    job = replace(make_job("level1/19_ReLU", kernel, tmp_path, interpret=True), problem_path=str(problem))
+    job = replace(make_job("level1/19_ReLU", kernel, tmp_path, interpret=True), problem_path=str(problem),
+                  problem_sha256=hashlib.sha256(problem.read_bytes()).hexdigest())
     result = worker.evaluate_job(job)
-    assert result.status is Status.RUNTIME_ERROR and [f.code for f in result.flags] == ["harness-error"]
+    assert result.status is Status.RUNTIME_ERROR
+    assert [f.code for f in result.flags if f.code != "sandbox"] == ["harness-error"]
     assert "tighter than the protocol's" in result.error

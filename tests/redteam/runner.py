@@ -3,10 +3,10 @@
     python tests/redteam/runner.py --mode cpu            # CI: Triton interpreter, reduced sizes
     python tests/redteam/runner.py --mode gpu -j 4       # the GPU machine
 
-This process imports torch, Triton and the worker once and never touches CUDA, then forks one child per
-case (the engine's zygote does the same): each child is a fresh worker with its own CUDA context. A case
-whose child crashes or hangs is mapped the way the engine maps it (runtime_error, timeout). Exit status 0
-when every case was caught.
+This process imports torch, Triton and the judge once and never touches CUDA, then forks one judge per
+case (the engine's zygote does the same); each judge starts its own sandboxed runner (bubblewrap where
+`bwrap` works, as the engine does). A case whose judge crashes or hangs is mapped the way the engine maps
+it (runtime_error, timeout). Exit status 0 when every case was caught.
 """
 
 from __future__ import annotations
@@ -80,7 +80,7 @@ def caught(case: Case, outcome: Outcome, mode: str) -> bool:
     return False
 
 
-def write_job(case: Case, workdir: Path, mode: str) -> tuple[Path, Path]:
+def write_job(case: Case, workdir: Path, mode: str, sandbox: str = "none") -> tuple[Path, Path]:
     """Copy the case's kernel to workdir/kernel.py and write the Job the engine would write for it."""
     from validator.evaluate.jobs import Job, write_job
     from validator.protocol import PROTOCOL
@@ -99,7 +99,7 @@ def write_job(case: Case, workdir: Path, mode: str) -> tuple[Path, Path]:
         kernel_path=str(kernel), kernel_sha256=hashlib.sha256(source.encode()).hexdigest(), backend="triton",
         extensions_dir=str(workdir / "ext"), seed=int.from_bytes(os.urandom(8), "little") >> 1,
         protocol=protocol, own_kernel_names=own_kernel_names(source),
-        interpret=mode == "cpu", reduced=True,
+        interpret=mode == "cpu", reduced=True, sandbox=sandbox,
     )
     write_job(job, workdir / "job.json")
     return workdir / "job.json", workdir / "out.json"
@@ -154,12 +154,15 @@ def run_cases(cases: list[Case], mode: str, root: Path, parallel: int, timeout_s
     import triton  # noqa: F401
 
     import validator.evaluate.worker.run  # noqa: F401
+    from validator.isolation import bwrap
 
+    isolation = bwrap.probe()
+    print(f"runner sandbox: {isolation.sandbox} ({isolation.detail})", flush=True)
     pending, running, outcomes = list(cases), [], {}
     while pending or running:
         while pending and len(running) < parallel:
             case = pending.pop(0)
-            job, out = write_job(case, root / case.name.replace("/", "__"), mode)
+            job, out = write_job(case, root / case.name.replace("/", "__"), mode, isolation.sandbox)
             sys.stdout.flush()
             sys.stderr.flush()
             pid = os.fork()
@@ -178,6 +181,41 @@ def run_cases(cases: list[Case], mode: str, root: Path, parallel: int, timeout_s
             outcomes[item.case.name] = _outcome(item.out, status, time.perf_counter() - item.started)
             running.remove(item)
     return outcomes
+
+
+MARK_NAMES = ("kb-redteam-mark-everywhere", "kb-redteam-planted")
+DETACHED_SIGN = b"600.4242"
+
+
+def leftovers(root: Path | None = None) -> list[str]:
+    """What escape cases may have left outside their sandbox: mark files in HOME, the checkout, the shared
+    temporary directories and the build cache, and detached `sleep 600.4242` processes. Removed once listed."""
+    places = {Path.home(), Path("/root"), Path("/tmp"), Path("/dev/shm"), Path("/var/tmp"), Path("/work"),
+              REPO, REPO.parent, *REPO.parents, Path.home() / ".cache" / "kb-validate" / "kernels"}
+    found = []
+    for place in places:
+        for name in MARK_NAMES:
+            mark = place / name
+            if mark.exists() or mark.is_symlink():
+                found.append(str(mark))
+                _remove(mark)
+    for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
+        try:
+            if DETACHED_SIGN in cmdline.read_bytes():
+                found.append(f"process {cmdline.parent.name} (sleep 600.4242)")
+                os.kill(int(cmdline.parent.name), signal.SIGKILL)  # started by a case of this run
+        except OSError:
+            continue
+    return found
+
+
+def _remove(path: Path) -> None:
+    import shutil
+
+    if path.is_dir() and not path.is_symlink():
+        shutil.rmtree(path, ignore_errors=True)
+    else:
+        path.unlink(missing_ok=True)
 
 
 def table(cases: list[Case], outcomes: dict[str, Outcome], mode: str) -> str:
@@ -204,14 +242,30 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", type=Path, default=None, help="write outcomes here")
     args = parser.parse_args(argv)
     cases = [c for c in load_cases() if c.runs_in(args.mode) and (args.only is None or c.name in args.only)]
+    os.environ.setdefault(CANARY, secrets_token())
     with tempfile.TemporaryDirectory(prefix="kb-redteam-") as tmp:
+        (Path(tmp) / "canary.txt").write_text(f"{CANARY}={os.environ[CANARY]}\n")  # outside every job directory
         outcomes = run_cases(cases, args.mode, Path(tmp), args.parallel, args.timeout)
+    left = leftovers()
     if args.json:
-        args.json.write_text(json.dumps({k: asdict(v) for k, v in outcomes.items()}, indent=1), encoding="utf-8")
+        data = {k: asdict(v) for k, v in outcomes.items()}
+        args.json.write_text(json.dumps({"outcomes": data, "leftovers": left}, indent=1), encoding="utf-8")
     print(table(cases, outcomes, args.mode))
+    if left:
+        print(f"LEFT BEHIND outside the sandbox (now removed): {left}")
     missed = [c.name for c in cases if not caught(c, outcomes[c.name], args.mode)]
     print(f"{len(cases) - len(missed)}/{len(cases)} caught ({args.mode})" + (f"; missed: {missed}" if missed else ""))
-    return 1 if missed else 0
+    return 1 if missed or left else 0
+
+
+CANARY = "KB_REDTEAM_CANARY"
+"""An environment variable (and a file beside the job directories) that read_secrets must not find."""
+
+
+def secrets_token() -> str:
+    import secrets
+
+    return secrets.token_hex(16)
 
 
 if __name__ == "__main__":

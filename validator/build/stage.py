@@ -14,8 +14,10 @@ extension was built by then, that is reported as "needs a GPU to import", not as
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
+import shutil
 import sys
 import threading
 import time
@@ -32,7 +34,8 @@ from validator.build.toolchain import Toolchain, cache_root, compiler_env, kerne
 from validator.evaluate import sharding
 from validator.files import write_text_atomic
 from validator.findings import Finding, Severity, StageOutcome
-from validator.isolation import sandbox
+from validator.isolation import bwrap, sandbox
+from validator.isolation.manifest import COVERED, record_tree, verify_tree
 from validator.machine import Machine
 from validator.protocol import PROTOCOL
 from validator.run_context import StageRun
@@ -139,10 +142,14 @@ def plan(context: StageContext, tools: Toolchain) -> list[KernelBuild]:
 
 
 def _cached(build: KernelBuild) -> BuildResult | None:
+    if verify_tree(build.cache_dir) is not None:  # changed since its build (or built before manifests): rebuild
+        return None
     try:
         marker = json.loads(build.marker.read_text(encoding="utf-8"))
         status = BuildStatus(marker["status"])
     except (OSError, ValueError, KeyError):
+        return None
+    if marker.get("sandbox") != bwrap.machine_isolation().sandbox:  # built at another path
         return None
     if not status.usable:
         return None
@@ -191,6 +198,27 @@ def _environment(build: KernelBuild, tools: Toolchain, max_jobs: int) -> dict[st
     return env | compiler_env(tools)
 
 
+def _run_build(build: KernelBuild, tools: Toolchain, workdir: Path, timeout_s: float, max_jobs: int, *,
+               lock: int) -> sandbox.SandboxResult:  # fmt: skip
+    """Import the kernel's verified copy in a child: in bubblewrap where it works (the kernel's own cache
+    entry writable at bwrap.CACHE_MOUNT, nothing else), else with the resource limits and network namespace
+    only. The marker records which, since an extension built at one path is rebuilt at another. The child
+    inherits the extension directory's `lock`, so no second build starts there while any of its processes live."""
+    limits = sandbox.Limits.for_timeout(timeout_s, BUILD_FILE_BYTES, processes=512)
+    env = _environment(build, tools, max_jobs)
+    if not bwrap.machine_isolation().confined:
+        return sandbox.run([sys.executable, "-c", IMPORT_SCRIPT, str(workdir / "kernel.py")], workdir=workdir,
+                           timeout_s=timeout_s, limits=limits, env=env, pass_fds=(lock,))
+    with bwrap.seccomp_fd() as fd:
+        argv = bwrap.command([sys.executable, "-c", IMPORT_SCRIPT, f"{bwrap.JOB_MOUNT}/kernel.py"], workdir,
+                             gpu=False, seccomp_fd=fd, extra_ro=[p for p in (tools.cuda_home,) if p],
+                             cache_dir=build.cache_dir)
+        bwrap.prepare_job_dir(workdir)
+        bwrap.prepare_job_dir(build.cache_dir)
+        return sandbox.run(argv, workdir=workdir, timeout_s=timeout_s, limits=limits, env=env,
+                           isolate_network=False, pass_fds=(lock, fd) if fd is not None else (lock,))
+
+
 def build_one(build: KernelBuild, tools: Toolchain, timeout_s: float, max_jobs: int) -> BuildResult:
     cached = _cached(build)
     if cached is not None:
@@ -202,22 +230,27 @@ def build_one(build: KernelBuild, tools: Toolchain, timeout_s: float, max_jobs: 
         cached = _cached(build)  # another run may have built it while this one waited for the lock
         if cached is not None:
             return cached
+        for name in COVERED:  # whatever an earlier, unverified build left is not built upon
+            shutil.rmtree(build.cache_dir / name, ignore_errors=True)
         build.ext_dir.mkdir(parents=True, exist_ok=True)
         build.triton_dir.mkdir(parents=True, exist_ok=True)
         with sandbox.private_dir("kb-build-") as workdir:
-            result = sandbox.run(
-                [sys.executable, "-c", IMPORT_SCRIPT, str(build.kernel_path)], workdir=workdir,
-                timeout_s=timeout_s, limits=sandbox.Limits.for_timeout(timeout_s, BUILD_FILE_BYTES, processes=512),
-                env=_environment(build, tools, max_jobs), keep_fds=(lock,),
-            )
+            kernel = workdir / "kernel.py"
+            data = build.kernel_path.read_bytes()
+            if hashlib.sha256(data).hexdigest() != build.kernel_sha256:
+                return BuildResult(build, BuildStatus.FAILED, False, 0.0, f"{build.shown} changed after it was "
+                                   "hashed; only the checked bytes are built (kernel-changed)")
+            kernel.write_bytes(data)
+            result = _run_build(build, tools, workdir, timeout_s, max_jobs, lock=lock)
         status, message = classify(build, result, timeout_s)
         tail = _tail(result)
         write_text_atomic(build.cache_dir / "build.log", result.stdout + result.stderr)
         if status.usable:
             marker = {"status": status.value, "message": message, "seconds": round(result.seconds, 2),
                       "kernel_sha256": build.kernel_sha256, "arch": tools.arch, "torch": tools.torch,
-                      "cuda": tools.cuda}
+                      "cuda": tools.cuda, "sandbox": bwrap.machine_isolation().sandbox}
             write_text_atomic(build.marker, json.dumps(marker, indent=1))
+            record_tree(build.cache_dir)  # by this trusted process, after the build child has ended
         return BuildResult(build, status, False, result.seconds, message, "" if status.usable else tail)
 
 
@@ -291,7 +324,7 @@ def summary(outcomes: Sequence[BuildResult], tools: Toolchain, seconds: float, r
 
 
 def unavailable(machine: Machine, options: RunOptions) -> str | None:
-    if options.build.arch is None and not machine.has_gpu:
+    if options.build.arch is None and not machine.has_gpu and not options.evaluate.interpret:
         return "no GPU here to take the target architecture from; pass --arch (e.g. --arch 9.0) to build anyway"
     return None
 

@@ -43,10 +43,11 @@ class ProblemModuleError(Exception):
         self.code = code
 
 
-def load_problem_module(path: Path | str, *, reduced: bool) -> ModuleType:
+def load_problem_module(path: Path | str, *, reduced: bool, sizes: dict[str, Any] | None = None) -> ModuleType:
     """Execute `path` as a new module object (never cached in sys.modules, so each call is fresh).
 
-    With `reduced`, the overlay's reduced_sizes are applied; without valid ones it raises ProblemModuleError.
+    With `reduced`, the overlay's reduced_sizes are applied (or `sizes`, for a copy of the file away from its
+    overlay, as the runner's is); without valid ones it raises ProblemModuleError.
     """
     path = Path(path)
     digest = hashlib.sha256(str(path.resolve()).encode()).hexdigest()[:12]
@@ -64,7 +65,7 @@ def load_problem_module(path: Path | str, *, reduced: bool) -> ModuleType:
     if missing:
         raise ProblemModuleError("format", f"{path.name} defines no callable {', '.join(missing)}")
     if reduced:
-        apply_reduced_sizes(module)
+        apply_reduced_sizes(module, sizes)
     return module
 
 
@@ -76,9 +77,9 @@ def module_overlay(module: ModuleType) -> Overlay:
         raise ProblemModuleError("overlay", str(exc)) from exc
 
 
-def reduced_sizes(module: ModuleType) -> dict[str, Any]:
-    """The overlay's reduced sizes for `module`, checked: existing module globals only."""
-    sizes = module_overlay(module).reduced_sizes
+def reduced_sizes(module: ModuleType, sizes: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The overlay's reduced sizes for `module` (or `sizes`), checked: existing module globals only."""
+    sizes = module_overlay(module).reduced_sizes if sizes is None else sizes
     if not sizes:
         raise ProblemModuleError("reduced-sizes", "the overlay gives no reduced_sizes; cannot run at reduced size")
     unknown = sorted(k for k in sizes if k not in vars(module))
@@ -88,9 +89,9 @@ def reduced_sizes(module: ModuleType) -> dict[str, Any]:
     return sizes
 
 
-def apply_reduced_sizes(module: ModuleType) -> None:
+def apply_reduced_sizes(module: ModuleType, sizes: dict[str, Any] | None = None) -> None:
     """Rebind the module globals reduced_sizes names (get_inputs/get_init_inputs read them at call time)."""
-    for name, value in reduced_sizes(module).items():
+    for name, value in reduced_sizes(module, sizes).items():
         setattr(module, name, value)
 
 

@@ -47,6 +47,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="mark the results verified (a maintainer's runner; needs --provenance)")
     parser.add_argument("--compile-baseline", action="store_true",
                         help="also time torch.compile of each reference (cached per hardware and problem hash)")
+    parser.add_argument("--interpret", action="store_true",
+                        help="run every stage on the CPU (policy, build, sandbox, judge, runner) with Triton's "
+                             "interpreter and reduced sizes: correctness only, timings meaningless and not recorded")
 
 
 ARCH = re.compile(r"^\d{1,2}\.\d[af]?$")
@@ -93,6 +96,9 @@ def run_options(args: argparse.Namespace, out: Console) -> RunOptions:
         raise UserError(f"--timeout-scale {args.timeout_scale}: expected a positive number")
     if args.build_jobs is not None and args.build_jobs < 1:
         raise UserError(f"--build-jobs {args.build_jobs}: expected at least 1")
+    if args.verified and args.interpret:
+        raise UserError("--verified and --interpret exclude each other: interpreter runs time nothing and are never "
+                        "verified results")
     _directory_option(args.results_dir, "--results-dir")
     _directory_option(args.cache_dir, "--cache-dir")
     build = BuildOptions(arch=args.arch, cache_dir=args.cache_dir, jobs=args.build_jobs, only=args.build_only,
@@ -100,7 +106,7 @@ def run_options(args: argparse.Namespace, out: Console) -> RunOptions:
     evaluate = EvaluateOptions(
         results_dir=args.results_dir, gpus=_gpus(args.gpus), force=args.force, timeout_scale=args.timeout_scale,
         launcher=args.launcher, provenance=_provenance(args.provenance, args.verified), verified=args.verified,
-        compile_baseline=args.compile_baseline,
+        compile_baseline=args.compile_baseline, interpret=args.interpret,
     )
     return RunOptions(problems_dir=args.problems_dir, gpu_stages=not args.no_gpu,
                       shard=parse_shard(args.shard) if args.shard else None, build=build, evaluate=evaluate,

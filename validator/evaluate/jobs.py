@@ -1,9 +1,9 @@
 """The contract between the engine (parent) and a worker (one fresh, sandboxed process per problem).
 
-The parent writes a Job as JSON, starts the worker with `python -m validator.evaluate.worker.run JOB.json OUT.json`,
-and reads back the worker's JSON, which is a `validator.results.records.ProblemResult` as a dict. Exit code,
+The parent writes a Job as JSON, starts the judge with `python -m validator.evaluate.worker.run JOB.json OUT.json`,
+and reads back the judge's JSON, which is a `validator.results.records.ProblemResult` as a dict. Exit code,
 timeout and unreadable output are three distinct outcomes the parent turns into statuses itself.
-The parent never imports measured code.
+Neither the parent nor the judge imports measured code: the judge's sandboxed runner does.
 """
 
 from __future__ import annotations
@@ -13,8 +13,10 @@ from dataclasses import MISSING, asdict, dataclass, fields
 from pathlib import Path
 from typing import Any
 
-JOB_VERSION = 2
-"""Version 2: typed `interpret`, `reduced` and `warm_only` fields instead of an `options` dict."""
+JOB_VERSION = 3
+"""Version 3: `sandbox`, how the judge confines its runner, and `runner_dir`/`runner_pid` for a runner started
+ahead. Version 2: typed `interpret`, `reduced` and
+`warm_only` fields instead of an `options` dict."""
 
 
 @dataclass(frozen=True)
@@ -48,6 +50,14 @@ class Job:
     """Use the problem's reduced sizes; None means: reduced exactly when `interpret`."""
     warm_only: bool = False
     """Only fill the compile caches (the warm-up): build ModelNew, call it once, judge nothing."""
+    sandbox: str = "none"
+    """`bubblewrap` (the runner in bwrap, see validator.isolation.bwrap) or `none` (limits and a network
+    namespace only: a contributor's machine without bubblewrap; never a verified run)."""
+    runner_dir: str = ""
+    """A runner the scheduler started ahead for this job (validator.evaluate.worker.launch.prepare): its
+    directory, holding job/, cache/ and the FIFOs; empty when the judge starts its own."""
+    runner_pid: int = 0
+    """That runner's process id (and process group), for the judge to stop, resume and end it."""
     version: int = JOB_VERSION
     """The contract's version; a worker refuses a job written for another."""
 

@@ -1,8 +1,10 @@
-"""Runs evaluation jobs: one worker process at a time per GPU, jobs from a shared queue.
+"""Runs evaluation jobs: one judge process at a time per GPU, jobs from a shared queue.
 
-Every job is a fresh process (forked from a pre-imported-torch zygote, or spawned), confined by the
-sandbox and pinned to one GPU through CUDA_VISIBLE_DEVICES. However a worker ends (exit status,
-timeout, unreadable output) becomes a `ProblemResult` here; the parent never imports measured code.
+Every job is a fresh judge (forked from a pre-imported-torch zygote, or spawned), confined by the
+sandbox and pinned to one GPU through CUDA_VISIBLE_DEVICES; the judge's runner, the one process that
+imports the kernel, is started in bubblewrap while the previous job runs (`prepare_runners`). However a
+judge ends (exit status, timeout, unreadable output) becomes a `ProblemResult` here; the parent never
+imports measured code.
 After a crash or hang the GPU gets a health probe before its next job; a GPU that fails it takes no
 more jobs, and what no healthy GPU is left to run is recorded as not run.
 """
@@ -11,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import subprocess
 import threading
 from collections import deque
 from collections.abc import Callable, Sequence
@@ -58,6 +61,9 @@ class SchedulerConfig:
     """`zygote` (fork from a pre-imported-torch server) or `spawn` (a fresh interpreter per job)."""
     probe_after_crash: bool = True
     base_env: dict[str, str] = field(default_factory=dict)
+    prepare_runners: bool = False
+    """Start each job's sandboxed runner while the previous job runs (`worker.launch.prepare`), so its
+    `import torch` is off the critical path; only for the real judge, with bubblewrap."""
 
 
 def _base(item: WorkItem, status: Status, error: str, seconds: float = 0.0) -> ProblemResult:
@@ -120,6 +126,15 @@ def crashed(run: sandbox.SandboxResult) -> bool:
     return run.timed_out or (run.returncode or 0) < 0 or any(s in run.stderr for s in CUDA_FAULT_SIGNS)
 
 
+@dataclass
+class _Prepared:
+    """A runner started ahead, with the private directory it lives in."""
+
+    base: Path
+    process: subprocess.Popen
+    stack: contextlib.ExitStack
+
+
 class _Launcher:
     """Starts one job process on one device: from the device's zygote, or spawned when that fails."""
 
@@ -129,6 +144,7 @@ class _Launcher:
         self.stack = contextlib.ExitStack()
         self.zygote_failed = config.launcher != "zygote"
         self.notes: list[str] = []
+        self.spare: _Prepared | None = None
 
     def _env(self, item: WorkItem) -> dict[str, str]:
         return {
@@ -161,7 +177,39 @@ class _Launcher:
         return sandbox.run(self.config.target.argv(args), workdir=workdir, timeout_s=self.config.timeout_s,
                            limits=limits, env=env)
 
+    def take_runner(self, item: WorkItem) -> _Prepared | None:
+        """A runner started ahead for `item` (or now, the first time), and the next job's started already."""
+        if not (self.config.prepare_runners and item.job.sandbox == "bubblewrap"):
+            return None
+        runner = self.spare or self._prepare()
+        self.spare = self._prepare() if runner is not None else None
+        return runner
+
+    def _prepare(self) -> _Prepared | None:
+        from validator.evaluate.worker import launch
+
+        stack = contextlib.ExitStack()
+        base = stack.enter_context(sandbox.private_dir("kb-runner-")) / "runner"
+        env = {**self.config.base_env, "CUDA_VISIBLE_DEVICES": self.device.visible, "CUDA_DEVICE_ORDER": "PCI_BUS_ID"}
+        try:
+            process = launch.prepare(base, env, gpu="TRITON_INTERPRET" not in self.config.base_env)
+        except (OSError, subprocess.SubprocessError) as exc:
+            stack.close()
+            self.config = dataclasses.replace(self.config, prepare_runners=False)
+            self.notes.append(f"{self.device.label}: could not start a runner ahead, judges start their own: {exc}")
+            return None
+        return _Prepared(base, process, stack)
+
+    @staticmethod
+    def release(runner: _Prepared | None) -> None:
+        if runner is not None:
+            sandbox.kill_group(runner.process.pid)
+            runner.process.wait()
+            runner.stack.close()
+
     def close(self) -> None:
+        self.release(self.spare)
+        self.spare = None
         if self.zygote is not None:
             self.zygote.close()
             self.zygote = None
@@ -174,9 +222,15 @@ def run_one(item: WorkItem, launcher: _Launcher) -> tuple[ProblemResult, bool]:
     timeout_s = launcher.config.timeout_s
     with sandbox.private_dir("kb-job-") as workdir:
         job_path, out_path = workdir / "job.json", workdir / "result.json"
-        write_job(item.job, job_path)
-        limits = sandbox.Limits.for_timeout(timeout_s, WORKER_FILE_BYTES)
-        run = launcher.run(item, workdir, [str(job_path), str(out_path)], limits)
+        runner = launcher.take_runner(item)
+        try:
+            job = item.job if runner is None else dataclasses.replace(
+                item.job, runner_dir=str(runner.base), runner_pid=runner.process.pid)
+            write_job(job, job_path)
+            limits = sandbox.Limits.for_timeout(timeout_s, WORKER_FILE_BYTES)
+            run = launcher.run(item, workdir, [str(job_path), str(out_path)], limits)
+        finally:
+            launcher.release(runner)
         return to_result(item, run, out_path, timeout_s), crashed(run)
 
 

@@ -27,8 +27,9 @@ from validator.build.stage import BuildStatus
 from validator.build.toolchain import Toolchain
 from validator.evaluate import gpu_env, sharding, warmup
 from validator.evaluate.jobs import Job
-from validator.evaluate.scheduler import Device, SchedulerConfig, WorkItem, run_all
+from validator.evaluate.scheduler import WORKER, Device, SchedulerConfig, WorkItem, run_all
 from validator.findings import Finding, Severity, UserError
+from validator.isolation import bwrap
 from validator.machine import Machine
 from validator.protocol import PROTOCOL
 from validator.results import baselines, layout
@@ -53,7 +54,7 @@ def unavailable(machine: Machine, options: RunOptions) -> str | None:
         return "--build-only: evaluation was not asked for"
     if not options.gpu_stages:
         return "--no-gpu was given"
-    return machine.cannot_run_gpu()
+    return None if options.evaluate.interpret else machine.cannot_run_gpu()
 
 
 def select_devices(machine: Machine, gpus: Sequence[int] | None) -> tuple[list[Device], str]:
@@ -110,11 +111,11 @@ def _decided_without_running(context: StageContext, key: str) -> tuple[Status, s
     return None
 
 
-def plan(context: StageContext, tools: Toolchain, secret: bytes, interpret: bool) -> list[
+def plan(context: StageContext, tools: Toolchain, secret: bytes, interpret: bool, sandbox: str = "none") -> list[
     tuple[WorkItem, ProblemResult | None]
 ]:
     """One work item per problem of this shard, from the build stage's results; with the result already
-    decided where the kernel must not or cannot run."""
+    decided where the kernel must not or cannot run. `sandbox` is how judges confine their runners."""
     planned, keys = [], []
     for entry in context.submission.kernels:
         # the version the kernel was written for (semantics accepted only known ones)
@@ -130,7 +131,7 @@ def plan(context: StageContext, tools: Toolchain, secret: bytes, interpret: bool
             kernel_sha256=built.build.kernel_sha256 if built else entry.sha256(), backend=entry.backend,
             extensions_dir=str(cache_dir / "ext"), seed=job_seed(secret, problem.key),
             protocol=PROTOCOL.to_dict(), own_kernel_names=own_kernel_names(entry.file.read_text(errors="replace")),
-            interpret=interpret,
+            interpret=interpret, sandbox=sandbox,
         )
         item = WorkItem(job, entry.path, toolchain.worker_cache_env(cache_dir, entry.backend))
         known = _decided_without_running(context, problem.key)
@@ -286,6 +287,23 @@ def _header(context: StageContext, hardware: str, environment: results.Environme
     )
 
 
+def runner_isolation(verified: bool, console: Console | None) -> bwrap.Isolation:
+    """How runners will be confined here (bubblewrap, probed property by property). A verified run refuses to
+    go on without it (fail closed); a local run warns and records `sandbox: none` in its results."""
+    from rich.markup import escape
+
+    isolation = bwrap.probe()
+    if isolation.confined:
+        return isolation
+    if verified:
+        raise UserError(f"--verified needs the runner sandbox, which is not available here: {isolation.detail}. "
+                        "Install bubblewrap (see the maintainers' page) or run without --verified")
+    if console is not None:
+        console.print(f"[yellow]warning:[/] runners are not sandboxed ({escape(isolation.detail)}); kernels run "
+                      "with resource limits only, as your user, and the results record `sandbox: none`")
+    return isolation
+
+
 def run_stage(context: StageContext) -> StageRun:
     machine, shard, options = context.machine, context.options.shard, context.options.evaluate
     if options.interpret:  # real workers on CPU tensors with TRITON_INTERPRET=1, no timing
@@ -293,17 +311,19 @@ def run_stage(context: StageContext) -> StageRun:
     else:
         devices, gpu_name = select_devices(machine, options.gpus)
     tools = toolchain.toolchain(machine, context.options)
-    planned = plan(context, tools, secrets.token_bytes(32), options.interpret)
+    isolation = runner_isolation(options.verified, context.options.console)
+    planned = plan(context, tools, secrets.token_bytes(32), options.interpret, isolation.sandbox)
     hardware = layout.hardware_key(gpu_name)
     path = layout.results_path(options.results_dir, hardware, context.submission.slug, shard)
     config = SchedulerConfig(
         tuple(devices), PROTOCOL.problem_timeout_s * options.timeout_scale, target=options.worker,
         launcher=options.launcher, probe_after_crash=not options.interpret,
-        base_env=_worker_env(tools, options.interpret),
+        base_env=_worker_env(tools, options.interpret), prepare_runners=isolation.confined and options.worker == WORKER,
     )
     visible = [d.visible for d in devices if d.visible]
     extra = {"arch": tools.arch, "launcher": config.launcher, "problem_timeout_s": config.timeout_s,
-             "shard": list(shard) if shard else None, "uid": os.getuid()}
+             "shard": list(shard) if shard else None, "uid": os.getuid(), "sandbox": isolation.sandbox,
+             "sandbox_detail": isolation.detail}
     header = _header(context, hardware, gpu_env.environment(machine, gpu_name, visible, extra))
     console = context.options.console
     with gpu_env.ClockSampler(visible) as sampler, progress.EvaluationView(console, len(planned)) as view:

@@ -29,7 +29,7 @@ BACKENDS = frozenset({"torch-compile"})
 """Backends that compile at their first call, on the GPU, and keep what they compiled in a cache."""
 MAX_PER_DEVICE = 12
 """Warm-ups at a time on one GPU: each needs a CPU core and, briefly, the problem's memory."""
-MARKER_DIR = "kb-warmed"
+MARKER_DIR = "kb-warmed"  # left out of cache manifests (validator.isolation.manifest.SKIPPED)
 """Folder of the inductor cache that holds one empty file per problem whose warm-up filled that cache."""
 
 

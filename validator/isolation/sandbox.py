@@ -212,10 +212,10 @@ def run(
     env: Mapping[str, str] | None = None,
     isolate_network: bool = True,
     output_cap: int = OUTPUT_CAP,
-    keep_fds: Sequence[int] = (),
+    pass_fds: Sequence[int] = (),
 ) -> SandboxResult:
     """Run `argv` confined in `workdir` (see `private_dir`), wait at most `timeout_s`, then kill its group.
-    `keep_fds` stay open in the child (a lock held for as long as it lives)."""
+    `pass_fds` stay open in the child (bubblewrap's seccomp program; a lock held for as long as it lives)."""
     status_read, status_write = os.pipe()
     started = time.perf_counter()
     try:
@@ -223,7 +223,7 @@ def run(
             confined_argv(argv, limits, isolate_network, status_write),
             cwd=workdir, env=scrubbed_env(env or {}, workdir), stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
-            pass_fds=(status_write, *keep_fds),
+            pass_fds=(status_write, *pass_fds),
         )
     finally:
         os.close(status_write)
@@ -280,10 +280,18 @@ def _user_task_count() -> int:
     return count
 
 
+def _lower(kind: int, soft: int, hard: int) -> None:
+    """Set a limit, never above the one already in force (a judge confining its runner is itself confined)."""
+    _, current = resource.getrlimit(kind)
+    if current != resource.RLIM_INFINITY:
+        soft, hard = min(soft, current), min(hard, current)
+    resource.setrlimit(kind, (soft, hard))
+
+
 def apply_limits(limits: Limits) -> None:
-    resource.setrlimit(resource.RLIMIT_CPU, (limits.cpu_seconds, limits.cpu_seconds + 5))
-    resource.setrlimit(resource.RLIMIT_FSIZE, (limits.file_bytes, limits.file_bytes))
-    resource.setrlimit(resource.RLIMIT_NOFILE, (limits.open_files, limits.open_files))
+    _lower(resource.RLIMIT_CPU, limits.cpu_seconds, limits.cpu_seconds + 5)
+    _lower(resource.RLIMIT_FSIZE, limits.file_bytes, limits.file_bytes)
+    _lower(resource.RLIMIT_NOFILE, limits.open_files, limits.open_files)
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
     tasks = _user_task_count() + limits.processes
     _, hard = resource.getrlimit(resource.RLIMIT_NPROC)

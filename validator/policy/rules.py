@@ -81,6 +81,14 @@ RULES: tuple[Rule, ...] = (
          "assignment in `forward` or a function it calls; `functools.cache`/`lru_cache` on functions that may "
          "take tensors", "outputs cached by input identity or replayed across calls pass without computing"),
     Rule("validator-import", ERROR, "`import validator`", "the harness is not an API for kernels"),
+    Rule("process-control", ERROR, "`os._exit`, `os.abort`, `os.kill`, `os.killpg`, `sys.exit`, `signal`, "
+         "`sys.argv`; `_exit(`, `kill(`, `syscall(`, `vfork(`, `posix_spawn(`, `exec*(` in sources",
+         "ending the process early, signalling others or reading the harness's arguments only serves an escape "
+         "(the judge survives these anyway: see the threat model)"),
+    Rule("escape-helpers", ERROR, "`pkgutil.resolve_name` and `pkgutil` loaders, `importlib` helpers, "
+         "`webbrowser`, `torch.load`; numpy's `tofile`, `fromfile`, `save*`, `load*`, `memmap`; `io.FileIO`, "
+         "`io.open`, `os.fdopen`, `mmap`, `torch.save`; `open(`, `write(` in sources",
+         "each reaches files, objects or code by a route the other rules do not name"),
     Rule("syntax-error", ERROR, "source that does not parse", "nothing can be checked"),
 )
 RULES_BY_CODE = {rule.code: rule for rule in RULES}
@@ -110,6 +118,9 @@ NAME_PATTERNS: tuple[tuple[str, str], ...] = (
      "tensor-subclass"),
     (r"torch\.(set_float32_matmul_precision|autocast|set_default_dtype|set_autocast_\w+)|torch\.(cuda\.)?amp",
      "precision-toggle"),
+    (r"os\.(_exit|abort|kill|killpg|pidfd_open)|sys\.(exit|argv|orig_argv)|signal", "process-control"),
+    (r"pkgutil|webbrowser|mmap|torch\.(save|load)|io\.(FileIO|open|open_code)|os\.fdopen|codecs\.open|"
+     r"numpy\.(fromfile|save|savez\w*|savetxt|load|loadtxt|genfromtxt|memmap|lib\.format)", "escape-helpers"),
 )
 _NAME_RES = tuple((re.compile(rf"(?:{pattern})(?:\..*)?"), code) for pattern, code in NAME_PATTERNS)
 
@@ -129,7 +140,8 @@ FRAME_ATTRIBUTES = frozenset({
 })
 FILE_METHODS = {"write_text": "file-write", "write_bytes": "file-write", "touch": "file-write",
                 "unlink": "file-write", "rmdir": "file-write", "symlink_to": "file-write",
-                "hardlink_to": "file-write", "read_text": "file-read", "read_bytes": "file-read"}
+                "hardlink_to": "file-write", "read_text": "file-read", "read_bytes": "file-read",
+                "tofile": "escape-helpers", "fromfile": "escape-helpers"}
 MUTATING_METHODS = frozenset({"append", "extend", "insert", "add", "update", "setdefault", "__setitem__", "pop",
                               "popitem"})
 BATCHNORM_STATE = frozenset({"running_mean", "running_var", "num_batches_tracked"})
@@ -149,6 +161,8 @@ SOURCE_PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = tuple((re.compile(p),
     (r"\bfopen\s*\(|\b(std::)?[io]?fstream\b|\bofstream\b", "file-write"),
     (r"<sys/socket\.h>|\bsocket\s*\(", "network"),
     (r"\bdlopen\s*\(|\bdlsym\s*\(", "dynamic-code"),
+    (r"\b(_exit|_Exit|kill|killpg|tgkill|syscall|vfork|posix_spawnp?|exec[lv]p?e?)\s*\(", "process-control"),
+    (r"(?<![\w.>:])(open|openat|creat|write|pwrite)\s*\(", "escape-helpers"),
 ))
 
 

@@ -1,6 +1,7 @@
 """Walks the garbage collector's objects to find the harness's expected output (probing a few elements with
-the reference op) and returns it. Caught at runtime because the output shares storage with a tensor the
-harness holds; a copy of it would be caught only by the static policy (gc access)."""
+the reference op) and returns it, or zeros when it finds none. Since the judge/runner split the reference
+lives in the judge's process, out of reach: the scan finds nothing and the zeros are judged incorrect.
+(Before the split the output's storage overlapping a harness-held tensor got it rejected.)"""
 import gc
 
 import torch
@@ -35,4 +36,4 @@ class ModelNew(nn.Module):
             same_kind = type(obj) is torch.Tensor and obj is not x and obj.shape == x.shape
             if same_kind and obj.device == x.device and torch.equal(obj.reshape(-1)[:32], probe):
                 return obj
-        return relu(x)
+        return torch.zeros_like(x)

@@ -390,6 +390,8 @@ class PrecisionSet:
     """The reference run in float64 (parameters and floating inputs upcast)."""
     reference_error: float
     """Norm-wise error of the fp32 reference itself against `ref64`."""
+    index: int = 0
+    """0: a draw from the problem's distribution; 1: the same widened over decades (`widen_dynamic_range`)."""
 
 
 def precision_references(model: Any, make: Callable[[int], list[Any]], widen_seed: int) -> list[PrecisionSet]:
@@ -407,5 +409,5 @@ def precision_references(model: Any, make: Callable[[int], list[Any]], widen_see
             error = max(normwise_error(a, b) for a, b in zip(ref32, ref64, strict=True))
             poison(ref32)
             if math.isfinite(error):
-                sets.append(PrecisionSet(inputs, [r.detach() for r in ref64], error))
+                sets.append(PrecisionSet(inputs, [r.detach() for r in ref64], error, index))
     return sets

@@ -1,8 +1,12 @@
-"""Runtime anti-cheat checks inside the worker: each catches one class of harness exploit and names it
-with a stable reason code (the threat-model page lists them with the tests that prove them).
+"""Runtime anti-cheat checks: each catches one class of harness exploit and names it with a stable reason
+code (the threat-model page lists them with the tests that prove them).
 
-The worker builds every watcher here before it imports the kernel module, so the state they compare
-against was taken while only the harness, torch and the trusted problem file had run.
+Since the judge/runner split the guards (identity snapshot, thread watch, output ledger, precision switches,
+persisting L2) run in the runner, the kernel's own process: they are advisory, naming a cheat precisely, and
+can only count against the kernel; the judge's own comparisons and clock are what a kernel cannot get past.
+The runner builds every watcher before it imports the kernel module, so the state they compare against was
+taken while only the harness, torch and the trusted problem file had run. The profiler attribution and the
+reason-code sets are shared with the judge.
 """
 
 from __future__ import annotations
@@ -33,9 +37,13 @@ REJECT_CODES = frozenset(
         "background-thread",
         "persisting-l2",
         "precision-lowered",
+        "timing-unverified",
+        "kernel-changed",
+        "cache-tampered",
     }
 )
-"""Evidence of an exploit: the result is REJECTED."""
+"""Evidence of an exploit: the result is REJECTED. (The last three are the judge's: a reported time its own
+clock contradicts, a kernel file or a cache entry changed after it was hashed.)"""
 REVIEW_CODES = frozenset({"speedup-review", "host-device-mismatch"})
 """Plausible but suspicious: a correct result is held as NEEDS_REVIEW."""
 

@@ -1,20 +1,19 @@
-"""One evaluation worker: `python -m validator.evaluate.worker.run JOB.json OUT.json`.
+"""The judge: `python -m validator.evaluate.worker.run JOB.json OUT.json`, one per (submission, problem).
 
-Runs in a fresh, sandboxed process per (submission, problem). Order matters, because everything the
-kernel could tamper with is fixed before its code runs:
+The judge never imports submitted code. It owns the secret seed, makes every input, runs the reference,
+and starts a runner (`worker/runner.py`, sandboxed by `isolation/bwrap.py`) that imports exactly the kernel
+bytes the job hashed and answers calls. The judge reads each output's bytes itself and compares them; it
+times the reference itself with the runner stopped, bounds every time the runner reports by its own clock
+(`timing-unverified`), and checks a random half of the timed outputs after the fact. Only the judge writes
+OUT.json (a `validator.results.records.ProblemResult`); the runner cannot see that path.
 
-1. torch and the harness modules are imported (they capture the functions they judge and time with);
-2. the reference Model produces every correctness and precision output, which the harness keeps;
-   the Model is then deleted;
-3. identities of torch/timer/harness functions are snapshotted and a thread counter installed;
-4. only now the kernel module is imported, its ModelNew built and called, and checked after every call.
-
-OUT.json is a `validator.results.records.ProblemResult`; the exit status is 0 whenever a result was written,
-whatever its status. Only a worker that cannot produce a result exits non-zero.
+The exit status is 0 whenever a result was written, whatever its status. Only a judge that cannot produce
+a result exits non-zero.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import sys
@@ -24,9 +23,9 @@ from pathlib import Path
 from typing import Any
 
 from validator.evaluate.jobs import Job, read_job
+from validator.evaluate.worker.remote import RunnerFailed
 from validator.files import write_text_atomic
 from validator.protocol import PROTOCOL, Protocol, Tolerance
-from validator.results.baselines import REFERENCE_MODULE
 from validator.results.records import Flag, ProblemResult, Status
 
 USAGE = "usage: python -m validator.evaluate.worker.run JOB.json OUT.json"
@@ -54,16 +53,6 @@ def protocol_from_dict(data: dict[str, Any]) -> Protocol:
     return Protocol(**values)
 
 
-def classify(exc: BaseException) -> tuple[Status, str]:
-    """Status and reason code for an exception raised by (or right after) kernel code."""
-    text = str(exc)
-    if type(exc).__name__ == "OutOfMemoryError" or "out of memory" in text or "can't allocate memory" in text:
-        return Status.OOM, "out-of-memory"
-    if type(exc).__name__ == "CompilationError" or type(exc).__module__.startswith("triton.compiler"):
-        return Status.COMPILE_ERROR, "compile-error"
-    return Status.RUNTIME_ERROR, "kernel-raised"
-
-
 def describe(exc: BaseException, limit: int = 1500) -> str:
     text = f"{type(exc).__name__}: {exc}".strip()
     return text if len(text) <= limit else text[: limit - 16] + " ... (truncated)"
@@ -75,22 +64,27 @@ def status_for(code: str) -> Status:
     return Status.REJECTED if code in REJECT_CODES else Status.INCORRECT
 
 
-def evaluate_job(job: Job) -> ProblemResult:
-    """Evaluate one kernel against one problem in this process; never raises for kernel misbehaviour."""
+def evaluate_job(job: Job, workdir: Path | None = None) -> ProblemResult:
+    """Judge one kernel against one problem; never raises for kernel misbehaviour. The runner's private
+    directory is made under `workdir` (a temporary directory when None)."""
+    import tempfile
+
     started = time.perf_counter()
     if job.interpret:
         os.environ["TRITON_INTERPRET"] = "1"  # read by Triton when kernels are decorated and launched
-    evaluation = Evaluation(job, protocol_from_dict(job.protocol))
-    try:
-        evaluation.run()
-    except Stop as stop:
-        evaluation.stopped(stop.status, stop.code, stop.message)
-    except Exception as exc:  # kernel faults surface here too (CUDA errors are raised at the next sync)
-        status, code = classify(exc)
-        if not evaluation.kernel_imported:
-            status, code = Status.RUNTIME_ERROR, "harness-error"
-        evaluation.stopped(status, code, describe(exc))
-    return evaluation.result(time.perf_counter() - started)
+    with tempfile.TemporaryDirectory(prefix="kb-judge-", dir=workdir) as tmp:
+        evaluation = Evaluation(job, protocol_from_dict(job.protocol), Path(tmp))
+        try:
+            evaluation.run()
+        except Stop as stop:
+            evaluation.stopped(stop.status, stop.code, stop.message)
+        except RunnerFailed as failed:
+            evaluation.stopped(Status(failed.status), failed.code, failed.message)
+        except Exception as exc:  # the judge's own failure (a bad problem file, a CUDA fault seen here)
+            evaluation.stopped(Status.RUNTIME_ERROR, "harness-error", describe(exc))
+        finally:
+            evaluation.close()
+        return evaluation.result(time.perf_counter() - started)
 
 
 def write_result(result: ProblemResult, path: Path) -> None:
@@ -100,94 +94,102 @@ def write_result(result: ProblemResult, path: Path) -> None:
 class Evaluation:
     """One evaluation's state; each method is one phase, and `run` calls them in order."""
 
-    def __init__(self, job: Job, protocol: Protocol) -> None:
-        self.job, self.protocol = job, protocol
+    def __init__(self, job: Job, protocol: Protocol, workdir: Path | None = None) -> None:
+        self.job, self.protocol, self.workdir = job, protocol, workdir
         self.gpu = not job.interpret
         self.reduced = job.use_reduced_sizes
         self.flags: list[Flag] = []
         self.final: tuple[Status, str] | None = None
-        self.kernel_imported = False
         self.max_abs: float | None = None
         self.max_rel: float | None = None
         self.series: Any = None
         self.own_fraction: float | None = None
         self.expected: list[list[Any]] = []
         self.container: type | None = None
-        self.specs: list[Any] = []
         self.precision_sets: list[Any] = []
+        self.runner: Any = None
         self.tolerances: dict[str, Any] = dict(protocol.tolerances)
         """The protocol's, widened where the problem declares TOLERANCES (set in `compute_references`)."""
 
     def run(self) -> None:
         self.setup()
+        self.start_runner()  # its imports overlap the reference work below
         if self.job.warm_only:
             return self.warm()
         self.compute_references()
-        self.guard()
-        self.import_kernel()
-        self.build_kernel_model()
+        self.load_kernel()
         self.check_correctness()
         self.check_precision()
         if self.gpu:
             self.attribute()
-            self.time()
-        else:
-            self.note("gpu-checks-skipped", "CPU interpret mode: timing, host-time cross-check, profiler "
-                      "attribution and persisting-L2 reset need a GPU and were skipped")
+        self.time()
 
     # -- phases before any submitted code runs --------------------------------------------------------
 
     def setup(self) -> None:
-        import contextlib
-        import importlib
-
         import torch
 
         from validator.catalogue.problem_module import load_problem_module
-        from validator.evaluate.worker import correctness, integrity, timing  # noqa: F401  (capture what they judge with)
+        from validator.evaluate.worker import correctness, integrity, timing  # noqa: F401
 
-        for name in ("triton", "triton.language", "torch.utils.cpp_extension", "torch._dynamo"):
-            with contextlib.suppress(ImportError):  # libraries' import-time work happens before the watchers
-                importlib.import_module(name)  # (torch._dynamo rebinds torch.manual_seed; the profiler loads it)
-        if self.job.backend == "torch-compile":  # dynamo patches nn.Module on its first call; the baseline is
-            from torch._dynamo.mutation_guard import install_generation_tagging_init  # trusted, so let that
-            install_generation_tagging_init()  # happen before the watchers look, not read it as tampering
-            import torch._inductor.config as inductor_config  # compile in this process: the sandbox's process
-
-            inductor_config.compile_threads = 1  # limit would starve a pool (the zygote read its env earlier)
-            with contextlib.suppress(ImportError):  # a progress bar the compiler shows would start tqdm's
-                import tqdm  # monitor thread, which the thread watch would rightly count against the kernel
-
-                tqdm.tqdm.monitor_interval = 0
         integrity.force_full_precision()
-        self.l2 = None
         if self.gpu:
             if not torch.cuda.is_available():
-                raise RuntimeError("no CUDA device is visible to the worker")
+                raise RuntimeError("no CUDA device is visible to the judge")
             self.device = torch.device("cuda", self.job.device)
             torch.cuda.set_device(self.device)
             torch.cuda.init()
-            self.l2 = integrity.PersistingL2()
-            self.note("persisting-l2-reset", "done before every call" if self.l2.available else
-                      "unavailable: the CUDA runtime library could not be called")
         else:
             self.device = torch.device("cpu")
         self.problem = load_problem_module(self.job.problem_path, reduced=self.reduced)
         self.model_seed = self.seed("model")
 
+    def start_runner(self) -> None:
+        from validator.evaluate.worker.remote import Runner
+
+        if self.workdir is None:
+            raise RuntimeError("the judge needs a private directory for its runner")
+        self.runner = Runner(self.job, self.workdir, self.job.sandbox)
+        self.note("sandbox", self.runner.describe_isolation())  # a run without one says so once, in its environment
+
+    def load_kernel(self) -> None:
+        from validator.catalogue.problem_module import reduced_sizes
+
+        self.runner.request({"op": "load", "kernel": self.runner.inside("kernel.py"),
+                             "kernel_sha256": self.job.kernel_sha256, "problem": self.runner.inside("problem.py"),
+                             "problem_sha256": self.job.problem_sha256, "backend": self.job.backend,
+                             "model_seed": self.model_seed, "reduced": self.reduced,
+                             "reduced_sizes": reduced_sizes(self.problem) if self.reduced else None,
+                             "interpret": self.job.interpret})
+
     def warm(self) -> None:
         """Build ModelNew and call it once on a trial input, so the compile caches the timed run reads are
         filled (`warmup`); checks nothing, and ends as `not_run`: a warm-up is never a measurement."""
-        self.guard()
-        self.import_kernel()
-        self.build_kernel_model()
-        self.call_kernel(self.inputs("trial", 0))
+        self.load_kernel()
+        self.runner.request({"op": "call", "inputs": self.spec("trial", 0), "discard": True})
+        self.runner.close()
+        self.runner.keep_caches()
         raise Stop(Status.NOT_RUN, "warm-up", "warm-up only: the compile caches were filled")
 
     def seed(self, purpose: str, index: int = 0) -> int:
         from validator.evaluate.worker.correctness import derive_seed
 
         return derive_seed(self.job.seed, purpose, index)
+
+    def spec(self, purpose: str, index: int, scale: float = 1.0, widen: int | None = None) -> dict[str, Any]:
+        """How the runner makes the same inputs as `inputs(purpose, index, scale)`: one call's seed only."""
+        return {"seed": self.seed(purpose, index), "scale": scale, "widen": widen}
+
+    def trial_variant(self, trial: int) -> str:
+        from validator.evaluate.worker.input_variants import trial_variants
+
+        variants = trial_variants(self.input_scales())
+        return variants[trial % len(variants)]
+
+    def trial_spec(self, trial: int) -> dict[str, Any]:
+        """How the runner makes the same inputs as `trial_inputs(trial)`."""
+        return {**self.spec("trial", trial), "variant": self.trial_variant(trial),
+                "variant_seed": self.seed("variant", trial)}
 
     def inputs(self, purpose: str, index: int, scale: float = 1.0) -> list[Any]:
         from validator.catalogue.problem_module import make_inputs
@@ -199,10 +201,9 @@ class Evaluation:
     def trial_inputs(self, trial: int) -> list[Any]:
         """Correctness trial `trial`: a fresh draw of the problem's own inputs, turned into the trial's variant
         (upstream's draw, negated, standard-normal, or a scale the problem allows)."""
-        from validator.evaluate.worker.input_variants import make_variant, trial_variants
+        from validator.evaluate.worker.input_variants import make_variant
 
-        variants = trial_variants(self.input_scales())
-        return make_variant(self.inputs("trial", trial), variants[trial % len(variants)], self.seed("variant", trial))
+        return make_variant(self.inputs("trial", trial), self.trial_variant(trial), self.seed("variant", trial))
 
     def input_scales(self) -> tuple[float, ...]:
         from validator.catalogue.problem_module import problem_input_scales
@@ -226,12 +227,13 @@ class Evaluation:
         return make_model(self.problem, self.model_seed, self.device, generate_on_device=self.gpu)
 
     def compute_references(self) -> None:
-        from validator.evaluate.worker.correctness import precision_references, reference_outputs, specs_of
+        from validator.evaluate.worker.correctness import precision_references, reference_outputs
+        from validator.evaluate.worker.remote import expected_of
 
         self.declared_tolerances()  # a malformed TOLERANCES stops the problem before any submitted code runs
         model = self.reference_model()
         self.expected, self.container = reference_outputs(model, self.trial_inputs, self.protocol.correctness_trials)
-        self.specs = specs_of(self.expected[0])
+        self.shape = expected_of(self.expected[0], self.container)
         if all(str(e.dtype) == "torch.float32" for e in self.expected[0]):
             try:
                 self.precision_sets = precision_references(model, lambda i: self.inputs("precision", i),
@@ -243,89 +245,20 @@ class Evaluation:
         del model
         self.sync()
 
-    def guard(self) -> None:
-        from validator.evaluate.worker.integrity import Guard
-
-        self.guard_ = Guard(self.l2)
-
     def require(self, verdict: Any) -> None:
         if not verdict.ok:
             raise Stop(status_for(verdict.code), verdict.code, verdict.message)
 
-    def run_untrusted(self, where: str, action: Any) -> Any:
-        """Run submitted code, turn its exceptions into statuses, then check nothing was tampered with."""
-        import torch
-
-        self.guard_.before()
-        try:
-            with torch.no_grad():
-                value = action()
-            self.sync()
-        except (Exception, SystemExit) as exc:
-            status, code = classify(exc)
-            raise Stop(status, code, f"{where}: {describe(exc)}") from None
-        self.require(self.guard_.after(where))
-        return value
-
-    def import_kernel(self) -> None:
-        import importlib.util
-
-        name = f"_kb_kernel_{self.job.kernel_sha256[:16] or 'unknown'}"
-        spec = importlib.util.spec_from_file_location(name, self.job.kernel_path)
-        if spec is None or spec.loader is None:
-            raise Stop(Status.COMPILE_ERROR, "compile-error", f"{self.job.kernel_path} is not importable")
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module  # Triton and inspect look kernels' sources up through their module
-        if self.job.backend == "torch-compile":  # the compiler baseline compiles the problem's own Model
-            sys.modules[REFERENCE_MODULE] = self.problem
-        self.kernel_imported = True
-        try:
-            self.run_untrusted("importing the kernel module", lambda: spec.loader.exec_module(module))
-        except Stop as stop:
-            if stop.status is Status.RUNTIME_ERROR:  # failing to import is failing to build
-                raise Stop(Status.COMPILE_ERROR, "compile-error", stop.message) from None
-            raise
-        self.kernel_module = module
-
-    def build_kernel_model(self) -> None:
-        from types import SimpleNamespace
-
-        from validator.catalogue.problem_module import make_model
-
-        model_new = getattr(self.kernel_module, "ModelNew", None)
-        if not callable(model_new):
-            raise Stop(Status.RUNTIME_ERROR, "no-modelnew", "the kernel file defines no ModelNew class")
-        shim = SimpleNamespace(Model=model_new, get_init_inputs=self.problem.get_init_inputs)
-        build = lambda: make_model(shim, self.model_seed, self.device, generate_on_device=self.gpu)  # noqa: E731
-        self.kernel = self.run_untrusted("constructing ModelNew", build)
-
-    def call_kernel(self, args: list[Any]) -> Any:
-        return self.run_untrusted("a call of ModelNew", lambda: self.kernel(*args))
-
-    def held(self) -> list[Any]:
-        return [t for e in self.expected for t in e] + [t for s in self.precision_sets for t in s.ref64]
+    def call_kernel(self, inputs: dict[str, Any]) -> list[Any]:
+        """One call in the runner on inputs made from `inputs`; its outputs, read and checked for structure here."""
+        reply = self.runner.request({"op": "call", "inputs": inputs})
+        return self.runner.outputs(reply, self.shape, self.device)
 
     def check_correctness(self) -> None:
-        from validator.evaluate.worker.correctness import (
-            check_structure,
-            check_values,
-            clone_inputs,
-            inputs_unchanged,
-            poison,
-            refill_inputs,
-        )  # fmt: skip
+        from validator.evaluate.worker.correctness import check_values, poison
 
-        buffers = None
         for t, expected in enumerate(self.expected):
-            pristine = self.trial_inputs(t)
-            if buffers is None:
-                buffers = clone_inputs(pristine)
-            else:
-                refill_inputs(buffers, pristine)
-            verdict, outs = check_structure(self.call_kernel(buffers), self.specs, self.container)
-            self.require(verdict)
-            self.require(self.guard_.ledger.check(outs, buffers, self.held()))
-            self.require(inputs_unchanged(buffers, pristine))
+            outs = self.call_kernel(self.trial_spec(t))
             verdict = check_values(outs, expected, self.tolerances)
             del outs
             self.require(verdict)
@@ -335,20 +268,12 @@ class Evaluation:
             self.expected[t] = []
 
     def check_precision(self) -> None:
-        from validator.evaluate.worker.correctness import (
-            check_structure,
-            clone_inputs,
-            normwise_error,
-            poison,
-            precision_verdict,
-        )
+        from validator.evaluate.worker.correctness import normwise_error, poison, precision_verdict
 
         verdicts = []
         for ps in self.precision_sets:
-            args = clone_inputs(ps.inputs)
-            verdict, outs = check_structure(self.call_kernel(args), self.specs, self.container)
-            self.require(verdict)
-            self.require(self.guard_.ledger.check(outs, args, self.held()))
+            widen = self.seed("widen") if ps.index == 1 else None
+            outs = self.call_kernel(self.spec("precision", ps.index, widen=widen))
             error = max(normwise_error(o, r) for o, r in zip(outs, ps.ref64, strict=True))
             verdicts.append(precision_verdict(error, ps.reference_error))
         for ps in self.precision_sets:
@@ -363,28 +288,28 @@ class Evaluation:
     # -- GPU-only phases ----------------------------------------------------------------------------------
 
     def attribute(self) -> None:
-        """Profiler pass: the submission's own kernels vs library kernels, and the streams they ran on."""
-        from validator.evaluate.worker.correctness import clone_inputs
-        from validator.evaluate.worker.integrity import attribute_gpu_time
+        """Profiler pass in the runner: advisory (it can only count against the kernel; the fraction it reports
+        is recorded as the runner's)."""
+        from validator.evaluate.worker.integrity import Attribution
 
-        pending = [clone_inputs(self.inputs("profile", i)) for i in range(3)]
-        call = lambda: self.kernel(*pending.pop())  # noqa: E731
-        profile = lambda: attribute_gpu_time(call, self.job.own_kernel_names, repeats=3)  # noqa: E731
-        found = self.run_untrusted("a call of ModelNew", profile)
-        if found is None:
+        reply = self.runner.request({"op": "attribute", "inputs": [self.spec("profile", i) for i in range(3)],
+                                     "own": list(self.job.own_kernel_names)})
+        data = reply.get("found")
+        if not isinstance(data, dict):
             self.note("profile-unavailable", "the profiler recorded no GPU activity; attribution skipped", "warning")
             return
-        self.own_fraction = round(found.own_fraction, 4)
+        try:
+            found = Attribution(float(data["own_ms"]), float(data["total_ms"]), tuple(map(int, data["streams"])),
+                                tuple(map(str, data["kernels"])), tuple(map(str, data["side_work"])))
+        except (KeyError, TypeError, ValueError):
+            raise Stop(Status.RUNTIME_ERROR, "runner-protocol", "the runner's profile could not be read") from None
+        self.own_fraction = round(min(max(found.own_fraction, 0.0), 1.0), 4)
         streams = [s for s in found.streams if s >= 0]
         suspects = found.side_suspects(self.job.own_kernel_names)
         if len(streams) > 1 and suspects:
             raise Stop(Status.REJECTED, "side-stream", f"GPU work ran on {len(streams)} streams during calls "
                        f"({', '.join(map(str, streams))}), the timed stream not seeing all of it; off it ran "
                        f"{', '.join(s[:80] for s in suspects[:4])}")
-        if len(streams) > 1:  # host time with a device-wide sync would still expose work the library left running
-            self.note("library-streams", f"library kernels ran on {len(streams) - 1} internal stream(s) "
-                      f"({', '.join(s[:60] for s in found.side_work[:4])}); the library joins them to the timed "
-                      "stream, and the host-time cross-check covers work it would not")
         if found.own_ms <= 0 and self.job.backend != "torch-compile":  # a compiler writes its own kernels
             shown = ", ".join(found.kernels[:6]) or "none"
             self.note("no-custom-kernel", f"no GPU time in the submission's own kernels "
@@ -392,30 +317,27 @@ class Evaluation:
                       "warning")
 
     def time(self) -> None:
+        """Interleaved rounds: the reference timed here with the runner stopped, the kernel in the runner
+        bounded by the judge's own span. Under --interpret a few rounds run on CPU clocks so the bound is
+        exercised; those times mean nothing and are not recorded."""
         from validator.evaluate.worker import timing
-        from validator.evaluate.worker.correctness import check_structure, check_values, poison
+        from validator.evaluate.worker.judge_timing import JudgeSide
 
-        ref_model = self.reference_model()
-
-        def after_kernel(out: Any, args: list[Any]) -> Any:
-            verdict = self.guard_.after("a timed call")
-            outs = [o for o in (out if type(out) in (list, tuple) else [out]) if type(o).__name__ == "Tensor"]
-            return self.guard_.ledger.check(outs, args, []) if verdict.ok else verdict
-
-        def verify(out: Any, ref_out: Any) -> Any:
-            expected = list(ref_out) if self.container else [ref_out]
-            verdict, outs = check_structure(out, self.specs, self.container)
-            verdict = check_values(outs, expected, self.tolerances) if verdict.ok else verdict
-            return verdict if verdict.ok else type(verdict)(False, "timed-output-mismatch", verdict.message)
-
-        hooks = timing.Hooks(lambda i: self.inputs("timing", i), self.guard_.before, after_kernel, verify, poison)
-        order_seed = self.seed("order") % (1 << 31)
-        series = self.run_untrusted("a call of ModelNew",
-            lambda: timing.run_rounds(ref_model, self.kernel, hooks, protocol=self.protocol, device=self.device,
-                                      seed=order_seed))
+        protocol = self.protocol
+        if not self.gpu:
+            protocol = dataclasses.replace(protocol, warmup_calls=1, min_rounds=4, max_rounds=4)
+        judge = JudgeSide(self.reference_model(), self.runner, inputs=lambda i: self.inputs("timing", i),
+                          spec=lambda i: self.spec("timing", i), shape=self.shape, tolerances=self.tolerances,
+                          device=self.device)
+        series = judge.run(protocol, self.seed("order") % (1 << 31), gpu=self.gpu)
         if series.failure is not None:
             raise Stop(status_for(series.failure.code), series.failure.code, series.failure.message)
+        if not self.gpu:
+            self.note("timing-meaningless", f"--interpret: {len(series.ker_ms)} rounds ran on CPU clocks to check "
+                      f"the judge's bound ({judge.describe_bound()}); no time is recorded")
+            return
         self.series = series
+        self.note("timing-bound", judge.describe_bound())
         mismatch = timing.host_device_excess(series.ker_ms, series.ker_host_ms, series.ref_ms,
                                              series.ref_host_ms, self.protocol.host_device_mismatch)
         if mismatch:
@@ -429,6 +351,10 @@ class Evaluation:
     def stopped(self, status: Status, code: str, message: str) -> None:
         self.final = (status, message)
         self.flags.append(Flag(code, message, "error"))
+
+    def close(self) -> None:
+        if self.runner is not None:
+            self.runner.close()
 
     def sync(self) -> None:
         if self.gpu:
@@ -465,7 +391,7 @@ def main(argv: list[str] | None = None) -> int:
     except (OSError, ValueError, TypeError) as exc:
         print(f"worker: cannot read job {args[0]}: {exc}", file=sys.stderr)
         return 2
-    result = evaluate_job(job)
+    result = evaluate_job(job, Path(args[1]).parent)
     write_result(result, Path(args[1]))
     if result.status not in (Status.CORRECT, Status.NEEDS_REVIEW):  # the parent's crash probe reads stderr
         print(f"worker: {result.status}: {result.error[:800]}", file=sys.stderr)

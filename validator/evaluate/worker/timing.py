@@ -102,6 +102,8 @@ class Series:
     stop: str
     """`converged`, `max-rounds`, `budget`, or `failed` (see `failure`)."""
     failure: Check | None = None
+    spans_ms: tuple[float, ...] = ()
+    """The judge's own wall-clock span of each timed kernel call (request to reply), round by round."""
 
 
 @dataclass(frozen=True)
@@ -188,9 +190,11 @@ def run_rounds(ref_fn: Callable, ker_fn: Callable, hooks: Hooks, *, protocol: An
     return _series(samples, stop, None)
 
 
-def _series(samples: list[tuple[float, float, float, float]], stop: str, failure: Check | None) -> Series:
-    columns = list(zip(*samples, strict=True)) if samples else [(), (), (), ()]
-    return Series(*(tuple(c) for c in columns), stop=stop, failure=failure)
+def _series(samples: list[tuple[float, ...]], stop: str, failure: Check | None) -> Series:
+    width = len(samples[0]) if samples else 4
+    columns = list(zip(*samples, strict=True)) if samples else [()] * width
+    return Series(*(tuple(c) for c in columns[:4]), stop=stop, failure=failure,
+                  spans_ms=tuple(columns[4]) if width > 4 else ())
 
 
 def result_fields(series: Series, protocol: Any, seed: int) -> dict[str, Any]:

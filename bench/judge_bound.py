@@ -1,0 +1,88 @@
+"""How tight the judge's timing bound is on honest kernels: per problem, the judge's span of each timed
+call against the device time the runner reported, and the allowance it was held to.
+
+Runs the real judge (and its sandboxed runner) on each kernel of a submission at full size on the GPU,
+with the protocol's timing, and prints one row per problem: the kernel's median device time, the median
+excess of the judge's span over it, the allowance (answer time, flush, reference overhead, relative part),
+the excess as a fraction of the allowance (the headroom an honest kernel leaves), and the status.
+
+    python bench/judge_bound.py submissions/kernelbench-team.json [--limit N] [--json OUT]
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+
+def main() -> int:
+    from validator.catalogue.problems import load_catalogue
+    from validator.evaluate.jobs import Job
+    from validator.evaluate.worker import judge_timing
+    from validator.evaluate.worker import run as judge
+    from validator.isolation.bwrap import machine_isolation
+    from validator.protocol import PROTOCOL
+    from validator.submission.kernel_names import own_kernel_names
+
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("submission", type=Path)
+    parser.add_argument("--limit", type=int, default=None)
+    parser.add_argument("--json", type=Path, default=None)
+    args = parser.parse_args()
+    document = json.loads(args.submission.read_text())
+    catalogue = load_catalogue(REPO / "problems")
+    seen: list[dict] = []
+    original = judge_timing.span_verdict
+
+    def recording(ker_ms, spans_ms, allowance_ms, relative=judge_timing.SPAN_RELATIVE):
+        import numpy as np
+
+        excess = float(np.median(np.asarray(spans_ms) - np.asarray(ker_ms)))
+        allowed = allowance_ms + relative * float(np.median(ker_ms))
+        seen.append({"kernel_ms": float(np.median(ker_ms)), "excess_ms": excess, "allowed_ms": allowed})
+        return original(ker_ms, spans_ms, allowance_ms, relative)
+
+    judge_timing.span_verdict = recording
+    rows, sandbox = [], machine_isolation().sandbox
+    print(f"runner sandbox: {sandbox}")
+    print(f"{'problem':<44} {'kernel ms':>10} {'excess ms':>10} {'allowed ms':>10} {'used':>6} {'s':>6}  status")
+    for entry in document["kernels"][: args.limit]:
+        if entry["backend"] == "cuda":
+            continue  # a cold load_inline build per kernel would dominate; the Triton kernels cover the bound
+        problem = catalogue.get(entry["level"], entry["problem_id"])
+        kernel = args.submission.parent / args.submission.stem / entry["path"]
+        source = kernel.read_bytes()
+        with tempfile.TemporaryDirectory(prefix="kb-bound-") as tmp:
+            job = Job(key=problem.key, level=problem.level, problem_id=problem.problem_id,
+                      problem_path=str(problem.path), problem_sha256=problem.sha256, kernel_path=str(kernel),
+                      kernel_sha256=hashlib.sha256(source).hexdigest(), backend=entry["backend"],
+                      extensions_dir=str(Path(tmp) / "cache" / "ext"), seed=int(time.time_ns() % (1 << 62)),
+                      protocol=PROTOCOL.to_dict(), own_kernel_names=own_kernel_names(source.decode()),
+                      sandbox=sandbox)
+            seen.clear()
+            started = time.perf_counter()
+            result = judge.evaluate_job(job, Path(tmp))
+            seconds = time.perf_counter() - started
+        bound = seen[-1] if seen else {"kernel_ms": float("nan"), "excess_ms": float("nan"), "allowed_ms": 1.0}
+        used = bound["excess_ms"] / bound["allowed_ms"]
+        rows.append({"problem": problem.key, **bound, "used": used, "seconds": seconds, "status": result.status,
+                     "speedup": result.speedup})
+        print(f"{problem.key:<44} {bound['kernel_ms']:>10.4f} {bound['excess_ms']:>10.4f} "
+              f"{bound['allowed_ms']:>10.4f} {used:>6.2f} {seconds:>6.1f}  {result.status}")
+    if args.json:
+        args.json.write_text(json.dumps(rows, indent=1))
+    rejected = [r["problem"] for r in rows if r["status"] == "rejected"]
+    print(f"{len(rows)} problem(s); {len(rejected)} rejected by the bound or a check: {rejected}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,180 @@
+"""The runner's sandbox, property by property, checked from inside a real bubblewrap sandbox; and fail-closed.
+
+Skipped where bubblewrap cannot run (no `bwrap`, no user namespaces) unless KB_REQUIRE_SANDBOX=1, which CI and
+the GPU runner set so that a missing sandbox fails instead of hiding.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from validator.evaluate import stage as evaluate_stage
+from validator.findings import UserError
+from validator.isolation import bwrap
+
+REPO = Path(__file__).resolve().parent.parent
+ISOLATION = bwrap.probe()
+needs_sandbox = pytest.mark.skipif(
+    not ISOLATION.confined and os.environ.get("KB_REQUIRE_SANDBOX") != "1",
+    reason=f"bubblewrap unavailable here: {ISOLATION.detail}",
+)
+
+
+def inside(code: str, job: Path, timeout: float = 60) -> dict:
+    """Run Python `code` (which prints one JSON object) in the runner's sandbox with `job` as /job."""
+    with bwrap.seccomp_fd() as fd:
+        argv = bwrap.command([sys.executable, "-c", textwrap.dedent(code)], job, gpu=False, seccomp_fd=fd)
+        bwrap.prepare_job_dir(job)
+        uid = bwrap.runner_uid()
+        done = subprocess.run(argv, env=bwrap.environment({}), capture_output=True, text=True, timeout=timeout,
+                              pass_fds=(fd,) if fd is not None else (), user=uid, group=uid,
+                              extra_groups=[] if uid is not None else None, check=False)
+    assert done.returncode == 0, done.stderr[-2000:]
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+@needs_sandbox
+def test_the_probe_sees_every_required_property():
+    assert ISOLATION.confined, ISOLATION.detail
+    for key, value in bwrap.REQUIRED.items():
+        assert ISOLATION.properties[key] == value, key
+
+
+@needs_sandbox
+def test_the_runner_has_its_own_user_mount_pid_ipc_net_and_uts_namespaces(tmp_path: Path):
+    kinds = ("user", "mnt", "pid", "ipc", "net", "uts")
+    seen = inside(f"""
+        import json, os
+        print(json.dumps({{k: os.readlink(f"/proc/self/ns/{{k}}") for k in {kinds!r}}}))
+    """, tmp_path)
+    for kind in kinds:
+        assert seen[kind] != str(Path(f"/proc/self/ns/{kind}").readlink()), kind
+
+
+@needs_sandbox
+def test_only_the_private_job_directory_and_tmp_are_writable_and_tmp_is_private(tmp_path: Path):
+    job, outside = tmp_path / "job", tmp_path / "other-job"
+    job.mkdir()
+    outside.mkdir()
+    (outside / "kernel.py").write_text("another job's kernel")
+    seen = inside(f"""
+        import json, os
+        def writable(path):
+            try:
+                open(path, "w").close()
+                return True
+            except OSError:
+                return False
+        print(json.dumps({{"job": writable("/job/x"), "tmp": writable("/tmp/kb-private-mark"),
+                          "usr": writable("/usr/x"), "etc": writable("/etc/x"), "root": writable("/x"),
+                          "other_job": os.path.exists({str(outside)!r}),
+                          "package_read_only": not writable("/kb/validator/x")}}))
+    """, job)
+    assert seen == {"job": True, "tmp": True, "usr": False, "etc": False, "root": False, "other_job": False,
+                    "package_read_only": True}
+    assert not Path("/tmp/kb-private-mark").exists()
+
+
+@needs_sandbox
+def test_home_the_checkout_and_credentials_are_not_visible(tmp_path: Path):
+    paths = [str(REPO / "pyproject.toml"), str(REPO / ".git"), str(REPO / "submissions"), "/etc/shadow",
+             "/root/.ssh", "/root/.git-credentials", str(Path.home() / ".bash_history")]
+    seen = inside(f"""
+        import json, os
+        print(json.dumps({{p: os.path.exists(p) for p in {paths!r}}}))
+    """, tmp_path)
+    assert [p for p, visible in seen.items() if visible] == []
+
+
+@needs_sandbox
+def test_no_new_privileges_no_capabilities_and_a_seccomp_filter(tmp_path: Path):
+    seen = inside("""
+        import json
+        status = dict(line.split(":", 1) for line in open("/proc/self/status"))
+        print(json.dumps({k: status[k].strip() for k in ("NoNewPrivs", "Seccomp", "CapEff", "CapPrm", "CapBnd")}))
+    """, tmp_path)
+    assert seen == {"NoNewPrivs": "1", "Seccomp": "2", "CapEff": "0" * 16, "CapPrm": "0" * 16, "CapBnd": "0" * 16}
+
+
+@needs_sandbox
+def test_seccomp_denies_tracing_mounts_namespaces_bpf_perf_and_keys(tmp_path: Path):
+    calls = {"ptrace": (101, 0, 0, 0, 0), "process_vm_readv": (310, 1, 0, 0, 0, 0, 0),
+             "process_vm_writev": (311, 1, 0, 0, 0, 0, 0), "mount": (165, 0, 0, 0, 0, 0),
+             "bpf": (321, 0, 0, 0), "perf_event_open": (298, 0, 0, -1, -1, 0), "keyctl": (250, 0, 0),
+             "setns": (308, 0, 0), "unshare": (272, 0x10000000), "clone_newuser": (56, 0x10000000 | 17, 0, 0, 0, 0)}
+    seen = inside(f"""
+        import ctypes, errno, json
+        libc = ctypes.CDLL(None, use_errno=True)
+        out = {{}}
+        for name, args in {calls!r}.items():
+            result = libc.syscall(*[ctypes.c_long(a) for a in args])
+            out[name] = errno.errorcode.get(ctypes.get_errno(), "?") if result == -1 else "allowed"
+        print(json.dumps(out))
+    """, tmp_path)
+    assert seen == dict.fromkeys(calls, "EPERM")
+
+
+@needs_sandbox
+def test_processes_outside_cannot_be_signalled_or_seen_and_the_network_is_cut(tmp_path: Path):
+    me = os.getpid()
+    seen = inside(f"""
+        import json, os, socket
+        try:
+            os.kill({me}, 0)
+            signal = "delivered"
+        except OSError as exc:
+            signal = type(exc).__name__
+        try:
+            socket.create_connection(("127.0.0.1", 22), timeout=1)
+            network = "connected"
+        except OSError:
+            network = "cut"
+        pids = sorted(int(p) for p in os.listdir("/proc") if p.isdigit())
+        print(json.dumps({{"signal": signal, "network": network, "pids": pids, "me": os.getpid()}}))
+    """, tmp_path)
+    assert seen["network"] == "cut" and seen["me"] == 2
+    assert seen["signal"] == "ProcessLookupError" or seen["pids"] == [1, 2]
+    assert max(seen["pids"]) < 10  # bwrap's init, the runner and at most a few of its own children
+
+
+@needs_sandbox
+def test_the_whole_tree_ends_with_the_sandbox_detached_children_included(tmp_path: Path):
+    inside("""
+        import json, os, subprocess
+        subprocess.Popen(["sleep", "600.31337"], start_new_session=True)
+        print(json.dumps({"started": True}))
+    """, tmp_path)
+    left = [p for p in Path("/proc").glob("[0-9]*/cmdline") if b"600.31337" in _read(p)]
+    assert left == []
+
+
+def _read(path: Path) -> bytes:
+    try:
+        return path.read_bytes()
+    except OSError:
+        return b""
+
+
+def test_a_verified_run_refuses_to_evaluate_without_the_sandbox(monkeypatch):
+    monkeypatch.setattr(bwrap, "probe", lambda: bwrap.Isolation("none", "bwrap is not installed"))
+    with pytest.raises(UserError, match=r"--verified needs the runner sandbox.*bwrap is not installed"):
+        evaluate_stage.runner_isolation(verified=True, console=None)
+    assert evaluate_stage.runner_isolation(verified=False, console=None).sandbox == "none"
+
+
+def test_interpret_is_a_public_flag_and_excludes_verified(tmp_path: Path):
+    from validator.cli import main
+
+    out = tmp_path / "report.txt"
+    with out.open("w") as stream:
+        code = main(["validate", str(REPO / "submissions" / "kernelbench-team-examples.json"), "--interpret",
+                     "--verified", "--provenance", "runner=x"], stdout=stream, stderr=stream)
+    assert code == 2
+    assert "--verified and --interpret exclude each other" in out.read_text()

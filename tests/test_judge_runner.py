@@ -1,0 +1,208 @@
+"""The trust boundary: the judge<->runner wire format, the judge's checks of what a runner says, the timing
+bound, the seccomp program, the cache manifest, and refusal to run when a file changed after hashing."""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import struct
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+import torch
+
+from tests.test_worker import EXAMPLES, REPO, make_job
+from validator.evaluate import channel
+from validator.evaluate.worker import run as worker
+from validator.evaluate.worker.judge_timing import SPAN_RELATIVE, span_verdict
+from validator.evaluate.worker.remote import Expected, expected_of
+from validator.isolation import manifest, seccomp
+from validator.protocol import PROTOCOL
+from validator.results.records import Status
+
+RELU = REPO / "tests" / "redteam" / "control" / "relu_triton.py"
+
+
+def _round_trip(tensors: list[torch.Tensor], budget: int = 1 << 30) -> tuple[dict, list[torch.Tensor]]:
+    buffer = io.BytesIO()
+    channel.send(buffer, {"op": "x"}, tensors)
+    buffer.seek(0)
+    return channel.receive(buffer, budget)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16, torch.float16, torch.int64, torch.bool,
+                                   torch.complex64, torch.uint8])
+def test_tensors_cross_the_channel_bit_for_bit_whatever_their_dtype_and_shape(dtype: torch.dtype):
+    made = [torch.randn(3, 5).to(dtype), torch.randn(()).to(dtype), torch.empty(0, 4, dtype=dtype),
+            torch.randn(4, 6).to(dtype).t()]  # a non-contiguous view too
+    header, got = _round_trip(made)
+    assert header == {"op": "x"}
+    for sent, received in zip(made, got, strict=True):
+        assert received.dtype == sent.dtype and received.shape == sent.shape
+        assert torch.equal(received, sent.contiguous())
+
+
+def test_a_reply_larger_than_the_judge_expects_is_refused_before_its_bytes_are_read():
+    with pytest.raises(channel.ChannelError, match="at most"):
+        _round_trip([torch.zeros(1024)], budget=1024)
+
+
+@pytest.mark.parametrize("raw", [
+    struct.pack("<I", channel.HEADER_CAP + 1),  # an absurd header length
+    struct.pack("<I", 5) + b"{nope",  # not JSON
+    struct.pack("<I", 2) + b"{}",  # no tensors list
+    struct.pack("<I", 2) + b"[]",  # not an object
+    b"\x01\x00",  # closed mid-length
+])
+def test_malformed_messages_are_channel_errors_not_exceptions_from_inside_torch(raw: bytes):
+    with pytest.raises(channel.ChannelError):
+        channel.receive(io.BytesIO(raw), 1 << 20)
+
+
+@pytest.mark.parametrize("announced", [{"dtype": "object", "shape": [1]}, {"dtype": "float32", "shape": [-1]},
+                                       {"dtype": "float32", "shape": ["x"]}])
+def test_an_unknown_dtype_or_a_bad_shape_is_refused(announced: dict):
+    body = json.dumps({"ok": True, "tensors": [announced]}).encode()
+    with pytest.raises(channel.ChannelError):
+        channel.receive(io.BytesIO(struct.pack("<I", len(body)) + body), 1 << 20)
+
+
+def test_the_judge_checks_announced_outputs_against_the_reference_before_reading_them():
+    expected = expected_of([torch.zeros(2, 3), torch.zeros(4, dtype=torch.int64)], tuple)
+    ok = [channel.Described("float32", (2, 3)), channel.Described("int64", (4,))]
+    assert expected.check({"container": "tuple"}, ok) is None
+    assert expected.check({"container": "list"}, ok)[0] == "wrong-structure"
+    assert expected.check({"container": "tuple"}, ok[:1])[0] == "wrong-structure"
+    assert expected.check({"container": "tuple"}, [ok[0], channel.Described("int32", (4,))])[0] == "wrong-dtype"
+    assert expected.check({"container": "tuple"}, [channel.Described("float32", (6,)), ok[1]])[0] == "wrong-shape"
+    lazy = channel.Described("float32", (2, 3), kind="LazyTensor")
+    assert expected.check({"container": "tuple"}, [lazy, ok[1]])[0] == "wrong-type"
+    assert Expected(None, [((2, 3), "float32")]).nbytes == 24
+
+
+def test_reported_times_the_judge_s_spans_contradict_are_timing_unverified():
+    honest = span_verdict([1.0] * 9, [1.04] * 9, allowance_ms=0.05)
+    assert honest.ok
+    shortened = span_verdict([0.5] * 9, [1.04] * 9, allowance_ms=0.05)
+    assert (shortened.ok, shortened.code) == (False, "timing-unverified")
+    # A few disturbed rounds do not turn an honest series into a rejection: the bound is on the median.
+    assert span_verdict([1.0] * 9, [1.04] * 6 + [9.0] * 3, allowance_ms=0.05).ok
+    # The relative part of the allowance scales with the kernel: 5% of 10 ms is 0.5 ms.
+    assert span_verdict([10.0] * 5, [10.0 + 0.05 + 10 * SPAN_RELATIVE - 0.01] * 5, allowance_ms=0.05).ok
+
+
+def test_the_seccomp_program_is_well_formed_and_denies_what_the_threat_model_lists():
+    program = seccomp.assemble()
+    assert len(program) < 256  # classic BPF jumps are 8-bit
+    for index, (code, jt, jf, _k) in enumerate(program):
+        if code in (seccomp.JEQ_K, seccomp.JGE_K, seccomp.JSET_K):
+            assert index + 1 + max(jt, jf) < len(program), "a jump past the end"
+    numbers = {k for code, _jt, _jf, k in program if code == seccomp.JEQ_K}
+    for name in ("ptrace", "process_vm_readv", "process_vm_writev", "mount", "bpf", "perf_event_open", "keyctl",
+                 "setns", "unshare"):
+        assert seccomp.DENIED_X86_64[name] in numbers, name
+    assert seccomp.program() is None or len(seccomp.program()) == 8 * len(program)
+
+
+def test_a_cache_entry_changed_after_its_manifest_is_refused(tmp_path: Path):
+    entry = tmp_path / "kernels" / "abc"
+    (entry / "ext" / "relu").mkdir(parents=True)
+    (entry / "ext" / "relu" / "relu.so").write_bytes(b"built")
+    manifest.record_tree(entry)
+    assert manifest.verify_tree(entry) is None
+    (entry / "ext" / "relu" / "planted.so").write_bytes(b"planted")
+    assert "differ" in manifest.verify_tree(entry)
+    (entry / "ext" / "relu" / "planted.so").unlink()
+    (entry / "ext" / "relu" / "relu.so").write_bytes(b"swapped")
+    assert "differ" in manifest.verify_tree(entry)
+    (entry / manifest.NAME).unlink()
+    assert "manifest" in manifest.verify_tree(entry)
+
+
+def test_a_job_whose_cache_entry_was_tampered_with_is_rejected_before_the_kernel_runs(tmp_path: Path):
+    entry = tmp_path / "cache" / "kernels" / "k"
+    (entry / "ext").mkdir(parents=True)
+    (entry / "ext" / "relu.so").write_bytes(b"built")
+    manifest.record_tree(entry)
+    (entry / "ext" / "other.so").write_bytes(b"planted")
+    job = replace(make_job("level1/19_ReLU", RELU, tmp_path, interpret=True), extensions_dir=str(entry / "ext"))
+    result = worker.evaluate_job(job, tmp_path)
+    assert (result.status, result.flags[-1].code) == (Status.REJECTED, "cache-tampered")
+
+
+def test_a_kernel_file_changed_after_it_was_hashed_is_never_run(tmp_path: Path):
+    kernel = tmp_path / "kernel_triton.py"
+    kernel.write_bytes(RELU.read_bytes())
+    job = make_job("level1/19_ReLU", kernel, tmp_path, interpret=True)
+    kernel.write_text(RELU.read_text() + "\nraise SystemExit('the rewritten kernel ran')\n")
+    result = worker.evaluate_job(job, tmp_path)
+    assert (result.status, result.flags[-1].code) == (Status.REJECTED, "kernel-changed")
+    assert "rewritten kernel ran" not in result.error
+
+
+def test_the_judge_writes_a_correct_result_for_an_honest_kernel_and_leaves_its_directory_empty(tmp_path: Path):
+    job = make_job("level1/40_LayerNorm", EXAMPLES / "level1_40_layernorm_triton.py", tmp_path, interpret=True)
+    work = tmp_path / "work"
+    work.mkdir()
+    result = worker.evaluate_job(job, work)
+    assert result.status is Status.CORRECT, result.error
+    assert list(work.iterdir()) == []  # the runner's directory went with the judge's temporary one
+    assert result.kernel_sha256 == hashlib.sha256(job_bytes(job)).hexdigest()
+
+
+def job_bytes(job) -> bytes:
+    return Path(job.kernel_path).read_bytes()
+
+
+def test_the_warm_up_markers_the_parent_writes_later_do_not_count_as_tampering(tmp_path: Path):
+    from validator.evaluate.warmup import MARKER_DIR
+
+    entry = tmp_path / "entry"
+    (entry / "inductor").mkdir(parents=True)
+    (entry / "inductor" / "graph.py").write_text("compiled")
+    manifest.record_tree(entry)
+    (entry / "inductor" / MARKER_DIR).mkdir()
+    (entry / "inductor" / MARKER_DIR / "problem-sha").touch()
+    assert manifest.verify_tree(entry) is None
+
+
+@pytest.mark.gpu
+def test_on_the_gpu_the_bound_passes_an_honest_kernel_and_rejects_a_shortened_report(tmp_path: Path):
+    protocol = PROTOCOL.to_dict() | {"time_budget_s": 3.0}
+    honest = worker.evaluate_job(make_job("level1/19_ReLU", RELU, tmp_path, interpret=False, protocol=protocol),
+                                 tmp_path)
+    assert honest.status is Status.CORRECT, honest.error
+    assert "timing-bound" in {f.code for f in honest.flags}
+    forged = REPO / "tests" / "redteam" / "sandbox-escape" / "forged_timing_reply.py"
+    caught = worker.evaluate_job(make_job("level1/19_ReLU", forged, tmp_path, interpret=False, protocol=protocol),
+                                 tmp_path)
+    assert (caught.status, caught.flags[-1].code) == (Status.REJECTED, "timing-unverified")
+
+
+def test_the_scheduler_starts_runners_ahead_and_each_serves_one_job_then_ends(tmp_path: Path):
+    from validator.evaluate.scheduler import WORKER, Device, SchedulerConfig, WorkItem, run_all
+    from validator.isolation.bwrap import machine_isolation
+
+    if not machine_isolation().confined:
+        pytest.skip(f"bubblewrap unavailable here: {machine_isolation().detail}")
+    escape = REPO / "tests" / "redteam" / "sandbox-escape" / "detached_child.py"
+    items = [WorkItem(make_job("level1/19_ReLU", kernel, tmp_path, interpret=True), kernel.name)
+             for kernel in (RELU, escape, RELU)]
+    config = SchedulerConfig((Device("cpu", ""),), 300, target=WORKER, launcher="spawn", probe_after_crash=False,
+                             base_env={"TRITON_INTERPRET": "1"}, prepare_runners=True)
+    results: list = []
+    run_all(items, config, on_result=results.append)
+    assert [r.status for r in results] == [Status.CORRECT, Status.INCORRECT, Status.CORRECT]
+    for result in results:
+        assert "started ahead" in next(f.message for f in result.flags if f.code == "sandbox")
+    left = [p for p in Path("/proc").glob("[0-9]*/cmdline") if b"600.4242" in _read(p)]
+    assert left == []
+
+
+def _read(path: Path) -> bytes:
+    try:
+        return path.read_bytes()
+    except OSError:
+        return b""

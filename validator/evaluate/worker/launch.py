@@ -1,0 +1,125 @@
+"""Starting runners: in bubblewrap (or, without it, with limits only), either by the judge for its own job or
+ahead of time by the scheduler, so a runner's `import torch` (seconds) overlaps the previous job.
+
+A runner started ahead is generic until its judge adopts it: its private job directory is empty, its cache
+directory (bound at CACHE_MOUNT, where every build and runner keeps TORCH_EXTENSIONS_DIR, TRITON_CACHE_DIR
+and TORCHINDUCTOR_CACHE_DIR, so compiled extensions never depend on a host path) is empty, and it waits on
+a FIFO. The judge copies the hashed kernel, problem and verified cache into those directories (bind mounts:
+the runner sees the files appear), opens the FIFOs and speaks to it as to its own child. Each prepared
+runner serves one job and is then ended with its whole pid namespace, exactly as one the judge started.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import subprocess
+import sys
+from collections.abc import Mapping
+from pathlib import Path
+from typing import IO, Any
+
+from validator.isolation import bwrap, sandbox
+
+RUNNER_MODULE = "validator.evaluate.worker.runner"
+PASSED_THROUGH = ("CUDA_VISIBLE_DEVICES", "CUDA_DEVICE_ORDER", "TORCH_CUDA_ARCH_LIST", "CUDA_HOME", "MAX_JOBS",
+                  "TRITON_INTERPRET")
+RUNNER_FILE_BYTES = 256 << 20
+"""RLIMIT_FSIZE of a runner: its log and any file it writes (a flood ends it with SIGXFSZ)."""
+PACKAGE_PARENT = str(Path(__file__).resolve().parents[3])
+
+
+def runner_env(source: Mapping[str, str]) -> dict[str, str]:
+    """What a runner inherits of its launcher's environment (the device, the toolchain, interpret mode)."""
+    return {name: source[name] for name in PASSED_THROUGH if name in source}
+
+
+def spawn_confined(job_dir: Path, cache_dir: Path, env: Mapping[str, str], *, gpu: bool,
+                   streams: tuple[Any, Any, Any]) -> subprocess.Popen:  # fmt: skip
+    """The runner in bubblewrap, behind the resource-limit launcher; `streams` are its stdin, stdout, stderr."""
+    bwrap.prepare_job_dir(job_dir)
+    bwrap.prepare_job_dir(cache_dir)
+    limits = sandbox.Limits.for_timeout(3600.0, RUNNER_FILE_BYTES)
+    uid = bwrap.runner_uid()
+    status_read, status_write = os.pipe()
+    with bwrap.seccomp_fd() as fd:
+        toolkit = [env["CUDA_HOME"]] if Path(env.get("CUDA_HOME") or "/nonexistent").is_dir() else []
+        argv = bwrap.command([sys.executable, "-m", RUNNER_MODULE], job_dir, gpu=gpu, seccomp_fd=fd,
+                             cache_dir=cache_dir, extra_ro=toolkit)  # headers an extension's build depends on
+        try:
+            process = subprocess.Popen(
+                sandbox.confined_argv(argv, limits, False, status_write),
+                env={**bwrap.environment(dict(env)), "PYTHONPATH": PACKAGE_PARENT},  # the launcher's; bwrap resets it
+                stdin=streams[0], stdout=streams[1], stderr=streams[2], start_new_session=True,
+                pass_fds=(status_write, *((fd,) if fd is not None else ())), user=uid, group=uid,
+                extra_groups=[] if uid is not None else None)
+        finally:
+            os.close(status_write)
+    with os.fdopen(status_read, "rb") as status:
+        status.read()  # written by the launcher just before it execs bwrap (bwrap makes the namespaces itself)
+    return process
+
+
+def spawn_unconfined(job_dir: Path, env: Mapping[str, str], timeout_s: float) -> tuple[subprocess.Popen, str]:
+    """Without bubblewrap: limits and a network namespace only (`sandbox: none`); and how the network went."""
+    limits = sandbox.Limits.for_timeout(timeout_s, RUNNER_FILE_BYTES)
+    status_read, status_write = os.pipe()
+    try:
+        process = subprocess.Popen(
+            sandbox.confined_argv([sys.executable, "-m", RUNNER_MODULE], limits, True, status_write), cwd=job_dir,
+            env=sandbox.scrubbed_env({**env, "PYTHONPATH": PACKAGE_PARENT}, job_dir),
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
+            pass_fds=(status_write,))
+    finally:
+        os.close(status_write)
+    with os.fdopen(status_read, "rb") as status:
+        return process, sandbox.read_isolation_status(status.read())[1]
+
+
+# ----- runners started ahead by the scheduler -----
+
+
+def prepare(base: Path, env: Mapping[str, str], *, gpu: bool) -> subprocess.Popen:
+    """A confined runner waiting in `base` (job/, cache/, FIFOs in/out, log) for a judge to adopt it."""
+    (base / "job").mkdir(parents=True)
+    (base / "cache").mkdir()
+    for name in ("in", "out"):
+        os.mkfifo(base / name, 0o600)
+    # Read-write opens of a FIFO never block; the runner holds both ends, the judge opens its own later.
+    fds = [os.open(base / "in", os.O_RDWR), os.open(base / "out", os.O_RDWR),
+           os.open(base / "log", os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)]
+    try:
+        return spawn_confined(base / "job", base / "cache", runner_env(env), gpu=gpu, streams=(fds[0], fds[1], fds[2]))
+    finally:
+        for fd in fds:
+            os.close(fd)
+
+
+class Adopted:
+    """A prepared runner as its judge sees it: not its child, so liveness comes from /proc, not wait()."""
+
+    def __init__(self, base: Path, pid: int) -> None:
+        self.pid, self.returncode = pid, None
+        self.stdin: IO[bytes] = (base / "in").open("wb", buffering=0)
+        self.stdout: IO[bytes] = (base / "out").open("rb", buffering=0)
+        self.stderr = None
+
+    def poll(self) -> int | None:
+        try:
+            state = Path(f"/proc/{self.pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except (OSError, IndexError):
+            state = "X"
+        if state in ("Z", "X"):
+            self.returncode = -9 if self.returncode is None else self.returncode
+        return self.returncode
+
+    def wait(self, timeout: float | None = None) -> int | None:
+        return self.poll()  # the scheduler, its parent, reaps it
+
+
+def log_tail(base: Path, limit: int = sandbox.OUTPUT_CAP) -> str:
+    with contextlib.suppress(OSError), (base / "log").open("rb") as log:
+        size = log.seek(0, os.SEEK_END)
+        log.seek(max(0, size - limit))
+        return log.read().decode("utf-8", errors="replace")
+    return ""

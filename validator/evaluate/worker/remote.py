@@ -1,0 +1,294 @@
+"""The judge's handle on its runner: starts it sandboxed, hands it exactly the hashed bytes, and reads its
+replies as data.
+
+The judge copies the kernel and problem files into the runner's private job directory after checking their
+sha256 against the job (a file changed since planning is refused, `kernel-changed`), and the kernel's
+compiled artefacts after checking them against the build's manifest (`cache-tampered`). Each reply's
+header is checked against what the judge expects (structure, shape, dtype) before any payload byte is
+read, and payloads are bounded by the expected size. A failing status the runner reports is taken as it
+is (a runner can only incriminate itself); it never decides a passing one.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import shutil
+import signal
+import subprocess
+import time
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from validator.evaluate import channel
+from validator.evaluate.jobs import Job
+from validator.evaluate.worker import launch
+from validator.isolation import bwrap, sandbox
+
+_perf_counter = time.perf_counter
+FAILING = {"incorrect", "rejected", "runtime_error", "compile_error", "oom"}
+"""Statuses a runner may report about itself; anything else it says about a failure is a protocol error."""
+
+
+class RunnerFailed(Exception):
+    """The runner reported a failure, broke the protocol, or died; `status` and `code` say which."""
+
+    def __init__(self, status: str, code: str, message: str) -> None:
+        super().__init__(message)
+        self.status, self.code, self.message = status, code, message
+
+
+@dataclass(frozen=True)
+class Expected:
+    """What the judge will accept as a call's outputs: the reference's structure."""
+
+    container: str | None
+    """`tuple` or `list` when the reference returned one, else None."""
+    specs: Sequence[tuple[tuple[int, ...], str]]
+    """(shape, dtype name) of each output."""
+
+    def check(self, header: dict[str, Any], described: Sequence[channel.Described]) -> tuple[str, str] | None:
+        """(code, message) for the first way the announced outputs differ from the reference's, else None."""
+        if header.get("container") != self.container or len(described) != len(self.specs):
+            shown = header.get("container") or "a tensor"
+            return "wrong-structure", f"returned {shown} of {len(described)}; expected {self.container or 'a tensor'}"
+        for i, (d, (shape, dtype)) in enumerate(zip(described, self.specs, strict=True)):
+            where = f"output {i}: " if len(self.specs) > 1 else ""
+            if d.kind != "Tensor":
+                return "wrong-type", f"{where}returned {d.kind}; expected torch.Tensor"
+            if tuple(d.shape) != tuple(shape):
+                return "wrong-shape", f"{where}shape {tuple(d.shape)}; expected {tuple(shape)}"
+            if d.dtype != dtype:
+                return "wrong-dtype", f"{where}dtype torch.{d.dtype}; expected torch.{dtype}"
+        return None
+
+    @property
+    def nbytes(self) -> int:
+        return sum(channel.Described(dtype, tuple(shape)).nbytes for shape, dtype in self.specs)
+
+
+def expected_of(tensors: Sequence[torch.Tensor], container: type | None) -> Expected:
+    return Expected(container.__name__ if container else None,
+                    [(tuple(t.shape), str(t.dtype).removeprefix("torch.")) for t in tensors])
+
+
+def copy_verified(source: Path, sha256: str, target: Path) -> None:
+    data = source.read_bytes()
+    if hashlib.sha256(data).hexdigest() != sha256:
+        raise RunnerFailed("rejected", "kernel-changed", f"{source.name} changed after it was hashed at planning "
+                           "time; the run evaluates only the bytes it checked")
+    target.write_bytes(data)
+
+
+class Runner:
+    """One sandboxed runner process for one job; `close()` ends its whole tree."""
+
+    def __init__(self, job: Job, workdir: Path, isolation: str) -> None:
+        self.job, self.isolation = job, isolation
+        self.confined = isolation == "bubblewrap"
+        self.base = Path(job.runner_dir) if job.runner_dir and self.confined else None
+        if self.base is not None:  # started ahead by the scheduler, waiting for this judge
+            self.dir, self.cache = self.base / "job", self.base / "cache"
+        else:
+            self.dir, self.cache = workdir / "runner", workdir / "runner-cache"
+            self.dir.mkdir(mode=0o700)
+            self.cache.mkdir(mode=0o700)
+        copy_verified(Path(job.kernel_path), job.kernel_sha256, self.dir / "kernel.py")
+        copy_verified(Path(job.problem_path), job.problem_sha256, self.dir / "problem.py")
+        _copy_cache(job, self.cache)
+        self.root = Path(bwrap.JOB_MOUNT) if self.confined else self.dir
+        self.network, self.log = "", None
+        if self.base is not None:
+            bwrap.prepare_job_dir(self.dir)  # the copies, for the runner's uid
+            bwrap.prepare_job_dir(self.cache)
+            self.process: Any = launch.Adopted(self.base, job.runner_pid)
+        elif self.confined:
+            pipe = subprocess.PIPE
+            self.process = launch.spawn_confined(self.dir, self.cache, launch.runner_env(os.environ),
+                                                 gpu=not job.interpret, streams=(pipe, pipe, pipe))
+        else:  # no bubblewrap: limits and a network namespace only; recorded as `sandbox: none`
+            env = launch.runner_env(os.environ) | {
+                "TORCH_EXTENSIONS_DIR": job.extensions_dir, "TRITON_CACHE_DIR": str(self.cache / "triton"),
+                "TORCHINDUCTOR_CACHE_DIR": str(self.cache / "inductor")}
+            self.process, self.network = launch.spawn_unconfined(self.dir, env,
+                                                                 job.protocol.get("problem_timeout_s", 300.0))
+        if self.process.stderr is not None:
+            self.log = sandbox.CappedReader(self.process.stderr, sandbox.OUTPUT_CAP)
+            self.log.start()
+        self.stopped = False
+        self.ready = False  # its "ready" (torch imported) is read before the first request's reply
+
+    def log_text(self) -> str:
+        return self.log.text() if self.log is not None else launch.log_tail(self.base) if self.base else ""
+
+    def inside(self, name: str) -> str:
+        """A file of the runner's directory as the runner sees it."""
+        return str(self.root / name)
+
+    def describe_isolation(self) -> str:
+        if self.confined:
+            ahead = "; started ahead by the scheduler" if self.base is not None else ""
+            return f"runner in bubblewrap ({bwrap.describe()}{ahead})"
+        return ("sandbox: none: bubblewrap was not available, so the runner ran with resource limits only, as "
+                f"the same user ({self.network}); not a verified result")
+
+    def keep_caches(self) -> None:
+        """After a warm-up: its compiler caches merged back into the job's cache directories (per kernel content
+        hash, or the compiler baseline's own), and each entry's manifest recorded again."""
+        from validator.isolation.manifest import record_tree
+
+        for name, shared in cache_sources(self.job).items():
+            produced = self.cache / name
+            if name == "ext" or not produced.is_dir() or any(p.is_symlink() for p in produced.rglob("*")):
+                continue
+            shared.mkdir(parents=True, exist_ok=True)
+            with _locked(shared.parent):  # warm-ups of several problems may share one entry
+                _merge_tree(produced, shared)
+                record_tree(shared.parent)
+
+    # -- requests ---------------------------------------------------------------------------------------
+
+    def request(self, header: dict[str, Any], tensors: Sequence[torch.Tensor] = ()) -> dict[str, Any]:
+        """Send one request and return the reply header (payload still unread: see `outputs`)."""
+        try:
+            channel.send(self.process.stdin, header, tensors)
+        except (BrokenPipeError, OSError) as exc:
+            raise self._died(f"the runner stopped reading requests ({exc})") from None
+        if not self.ready:
+            try:
+                self._reply(0)
+            except RunnerFailed as failed:  # no kernel code has run yet: the sandbox or the machine failed
+                raise RunnerFailed("runtime_error", "harness-error", f"the runner did not start: {failed.message}") \
+                    from None
+            self.ready = True
+        reply, self.described = self._reply(0)
+        return reply
+
+    def _reply(self, budget: int = 0) -> tuple[dict[str, Any], list[channel.Described]]:
+        try:
+            reply, described = channel.read_header(self.process.stdout)
+        except channel.ChannelError as exc:
+            raise self._died(str(exc)) from None
+        if reply.get("ok") is not True:
+            status, code = str(reply.get("status", "")), str(reply.get("code", ""))[:80] or "runner-failed"
+            if status not in FAILING:
+                raise RunnerFailed("runtime_error", "runner-protocol", f"the runner answered {str(reply)[:300]}")
+            raise RunnerFailed(status, code, str(reply.get("message", ""))[:4000])
+        return reply, described
+
+    def outputs(self, reply: dict[str, Any], expected: Expected, device: torch.device) -> list[torch.Tensor]:
+        """The outputs a reply announced, if they have the reference's structure; read and moved to `device`."""
+        wrong = expected.check(reply, self.described)
+        if wrong is not None:
+            self.close()  # its payload is never read: the channel is abandoned with the runner
+            raise RunnerFailed("incorrect", *wrong)
+        try:
+            tensors = channel.read_tensors(self.process.stdout, self.described, expected.nbytes)
+        except channel.ChannelError as exc:
+            raise self._died(str(exc)) from None
+        return [t.to(device) for t in tensors]
+
+    def _died(self, why: str) -> RunnerFailed:
+        """The runner died (`runner-exited`) or, alive, broke the wire format (`runner-protocol`); it is ended."""
+        deadline = time.monotonic() + 1.0  # a runner that closed the channel by dying may not be gone yet
+        while self.process.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.02)
+        alive = self.process.poll() is None
+        self.close()
+        exit_text = "broke the channel protocol" if alive else sandbox.describe_status(self.process.returncode)
+        tail = "\n".join(self.log_text().strip().splitlines()[-8:])[-1500:]
+        oom = any(sign in tail for sign in ("CUDA out of memory", "OutOfMemoryError", "MemoryError"))
+        reason = "runner-protocol" if alive else "runner-exited"
+        status, reason = ("oom", "out-of-memory") if oom else ("runtime_error", reason)
+        return RunnerFailed(status, reason, f"the runner {exit_text} ({why})\n{tail}".strip())
+
+    # -- the judge's control over the runner's process tree ------------------------------------------------
+
+    def pause(self) -> None:
+        """SIGSTOP the runner's process group while the judge times the reference alone."""
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(self.process.pid, signal.SIGSTOP)
+            self.stopped = True
+
+    def resume(self) -> None:
+        if self.stopped:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(self.process.pid, signal.SIGCONT)
+            self.stopped = False
+
+    def close(self) -> None:
+        """End the runner and everything it started (its pid namespace dies with bwrap's init). A runner the
+        scheduler started ahead is reaped by the scheduler, its parent."""
+        if self.process.poll() is None:
+            with contextlib.suppress(OSError):
+                self.resume()
+                channel.send(self.process.stdin, {"op": "exit"})
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self.process.wait(timeout=2)
+        sandbox.kill_group(self.process.pid)
+        self.process.wait()
+        self.process.returncode = self.process.returncode if self.process.returncode is not None else -9
+        for stream in (self.process.stdin, self.process.stdout):
+            with contextlib.suppress(OSError):
+                stream.close()
+        if self.log is not None:
+            self.log.join(timeout=2)
+
+
+def cache_sources(job: Job) -> dict[str, Path]:
+    """The job's compiled artefacts: its extension (the build's entry) and the compiler caches the scheduler
+    chose for it (TRITON_CACHE_DIR, TORCHINDUCTOR_CACHE_DIR in the judge's environment)."""
+    sources = {"ext": Path(job.extensions_dir)}
+    for name, variable in (("triton", "TRITON_CACHE_DIR"), ("inductor", "TORCHINDUCTOR_CACHE_DIR")):
+        if os.environ.get(variable):
+            sources[name] = Path(os.environ[variable])
+    return {name: path for name, path in sources.items() if path.parent != Path(os.devnull)}
+
+
+def _copy_cache(job: Job, target: Path) -> None:
+    """The job's compiled artefacts, copied into the runner's cache directory after checking each entry's
+    manifest: the runner never sees the shared cache, and a file planted there is refused, never loaded."""
+    from validator.isolation.manifest import verify_tree
+
+    for name, source in cache_sources(job).items():
+        if not source.is_dir():
+            continue
+        with _locked(source.parent):
+            problem = verify_tree(source.parent)
+            if problem:
+                raise RunnerFailed("rejected", "cache-tampered", f"the build cache for this kernel was changed "
+                                   f"after its build ({problem}); it is not used")
+            shutil.copytree(source, target / name, symlinks=False)
+
+
+@contextlib.contextmanager
+def _locked(entry: Path) -> Iterator[None]:
+    """An exclusive lock on a cache entry between judges (separate processes): a copy-in never sees a
+    half-merged warm-up, and a manifest always covers what was merged."""
+    import fcntl
+
+    with (entry / ".judge.lock").open("a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+
+
+def _merge_tree(produced: Path, into: Path) -> None:
+    """Add a warm-up's new or changed files to the shared entry, each replaced atomically; never delete."""
+    for path in produced.rglob("*"):
+        if not path.is_file():
+            continue
+        target = into / path.relative_to(produced)
+        if target.is_file() and target.read_bytes() == path.read_bytes():
+            continue
+        target.parent.mkdir(parents=True, exist_ok=True)
+        staging = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+        shutil.copyfile(path, staging)
+        staging.replace(target)

@@ -1,0 +1,314 @@
+"""The runner: the only process that imports submitted code. `python -m validator.evaluate.worker.runner`.
+
+Started by the judge (`worker/run.py`) inside the sandbox, it speaks `validator.evaluate.channel` over its
+original stdin (requests) and stdout (replies); fd 1 is then pointed at stderr so a kernel's prints never
+reach the channel. It imports exactly the kernel bytes the judge hashed (re-hashed here before import),
+builds ModelNew with the model seed the judge gives it, and serves calls on inputs the judge sends or on
+seeds it derives them from.
+
+Nothing it says is a verdict, a status the judge adopts in the kernel's favour, or a published time:
+the judge compares every output itself and bounds every reported time by its own clock. The guards here
+(identity snapshot, thread watch, output ledger, input check) are advisory: their findings can only count
+against the kernel, and a kernel that silences them gains nothing the judge does not check.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import sys
+import time
+import types
+from pathlib import Path
+from typing import IO, Any
+
+import torch
+
+from validator.evaluate import channel
+from validator.evaluate.worker import correctness, integrity
+
+_perf_counter = time.perf_counter
+
+
+class Refused(Exception):
+    def __init__(self, status: str, code: str, message: str) -> None:
+        super().__init__(message)
+        self.status, self.code, self.message = status, code, message
+
+
+def classify(exc: BaseException) -> tuple[str, str]:
+    text = str(exc)
+    if type(exc).__name__ == "OutOfMemoryError" or "out of memory" in text or "can't allocate memory" in text:
+        return "oom", "out-of-memory"
+    if type(exc).__name__ == "CompilationError" or type(exc).__module__.startswith("triton.compiler"):
+        return "compile_error", "compile-error"
+    return "runtime_error", "kernel-raised"
+
+
+def describe(exc: BaseException, limit: int = 1500) -> str:
+    text = f"{type(exc).__name__}: {exc}".strip()
+    return text if len(text) <= limit else text[: limit - 16] + " ... (truncated)"
+
+
+class Runner:
+    def __init__(self) -> None:
+        self.gpu = False
+        self.device = torch.device("cpu")
+        self.kernel: Any = None
+        self.guard: integrity.Guard | None = None
+        self.last: Any = None
+        self.pending: list[Any] = []
+        self.buffers: list[Any] | None = None
+        self.flush: torch.Tensor | None = None
+
+    # -- requests -----------------------------------------------------------------------------------------
+
+    def load(self, req: dict[str, Any]) -> dict[str, Any]:
+        from validator.catalogue.problem_module import load_problem_module, make_model
+
+        self.gpu = not req["interpret"]
+        if self.gpu:
+            self.device = torch.device("cuda", 0)
+            torch.cuda.set_device(self.device)
+            torch.cuda.init()
+        _preimport(req["backend"])
+        integrity.force_full_precision()
+        problem = load_problem_module(_verified(req["problem"], req["problem_sha256"]), reduced=req["reduced"],
+                                      sizes=req.get("reduced_sizes"))  # its copy of the file has no overlay beside it
+        self.guard = integrity.Guard(integrity.PersistingL2() if self.gpu else None)
+        module = self._import_kernel(req, problem)
+        model_new = getattr(module, "ModelNew", None)
+        if not callable(model_new):
+            raise Refused("runtime_error", "no-modelnew", "the kernel file defines no ModelNew class")
+        shim = types.SimpleNamespace(Model=model_new, get_init_inputs=problem.get_init_inputs)
+        self.problem = problem
+        self.kernel = self._untrusted("constructing ModelNew", lambda: make_model(
+            shim, req["model_seed"], self.device, generate_on_device=self.gpu))
+        return {"ok": True}
+
+    def _import_kernel(self, req: dict[str, Any], problem: types.ModuleType) -> types.ModuleType:
+        path = _verified(req["kernel"], req["kernel_sha256"])
+        source = Path(path).read_bytes()
+        if hashlib.sha256(source).hexdigest() != req["kernel_sha256"]:  # the bytes we compile are the hashed ones
+            raise Refused("rejected", "kernel-changed", "the kernel file changed after it was hashed")
+        name = f"_kb_kernel_{req['kernel_sha256'][:16]}"
+        module = types.ModuleType(name)
+        # As KernelBench's evaluation does (it runs both sources in one namespace), the kernel sees the problem
+        # module's globals: its size constants, imports and helpers.
+        module.__dict__.update({k: v for k, v in vars(problem).items() if not k.startswith("__")})
+        module.__file__ = path
+        sys.modules[name] = module  # Triton and inspect look kernels' sources up through their module
+        if req["backend"] == "torch-compile":
+            from validator.results.baselines import REFERENCE_MODULE
+
+            sys.modules[REFERENCE_MODULE] = problem
+        try:
+            code = compile(source, path, "exec")
+        except SyntaxError as exc:
+            raise Refused("compile_error", "compile-error", f"importing the kernel module: {describe(exc)}") from None
+        try:
+            self._untrusted("importing the kernel module", lambda: exec(code, module.__dict__))
+        except Refused as refused:
+            if refused.status == "runtime_error":  # failing to import is failing to build
+                raise Refused("compile_error", "compile-error", refused.message) from None
+            raise
+        return module
+
+    def make(self, spec: dict[str, Any]) -> list[Any]:
+        """Inputs from the judge's per-call seed, exactly as the judge makes its own copy of them."""
+        from validator.catalogue.problem_module import make_inputs
+        from validator.evaluate.worker.input_variants import make_variant
+
+        made = make_inputs(self.problem, int(spec["seed"]), self.device, generate_on_device=self.gpu)
+        made = correctness.scale_floating(made, float(spec.get("scale", 1.0)))
+        if spec.get("variant") is not None:
+            made = make_variant(made, str(spec["variant"]), int(spec["variant_seed"]))
+        if spec.get("widen") is not None:
+            made = correctness.widen_dynamic_range(made, int(spec["widen"]))
+        return made
+
+    def call(self, req: dict[str, Any]) -> tuple[dict[str, Any], list[torch.Tensor]]:
+        """One checked call. Trials reuse the previous trial's input tensors (same objects, new values), so a
+        kernel that caches outputs by input identity answers stale values."""
+        pristine = self.make(req["inputs"])
+        if _same_layout(self.buffers, pristine):
+            correctness.refill_inputs(self.buffers, pristine)
+        else:
+            self.buffers = correctness.clone_inputs(pristine)
+        args = self.buffers
+        out = self._untrusted("a call of ModelNew", lambda: self.kernel(*args))
+        reply, outs = self._reply_outputs(out, args, pristine)
+        return (reply, []) if req.get("discard") else (reply, outs)  # a warm-up's output is not looked at
+
+    def _reply_outputs(self, out: Any, args: list[Any], pristine: list[Any] | None) -> tuple[dict, list]:
+        container = type(out).__name__ if type(out) in (list, tuple) else None
+        outs = list(out) if container else [out]
+        for o in outs:
+            if type(o) is not torch.Tensor:
+                raise Refused("incorrect", "wrong-type", f"returned {type(o).__qualname__}; expected torch.Tensor")
+        _require(self.guard.ledger.check(outs, args, []))
+        if pristine is not None:
+            _require(correctness.inputs_unchanged(args, pristine))
+        return {"ok": True, "container": container}, outs
+
+    def prepare(self, req: dict[str, Any]) -> dict[str, Any]:
+        """Inputs for one timed call (outside the judge's span of it); the guards' look at the previous timed
+        call happens here too, so none of their work lands inside a span."""
+        if self.last is not None:
+            _require(self.guard.after("a timed call"))
+        self.guard.before()
+        self.pending = correctness.clone_inputs(self.make(req["inputs"]))
+        if self.gpu:
+            if self.flush is None:
+                self.flush = torch.empty(max(1, int(req["flush_bytes"]) // 4), dtype=torch.float32,
+                                         device=self.device)
+            torch.cuda.synchronize()
+        return {"ok": True}
+
+    def go(self) -> dict[str, Any]:
+        """One timed call: flush, events (or the CPU clock), the call, a device-wide synchronize."""
+        args, self.pending = self.pending, []
+        try:
+            with torch.no_grad():
+                out, dev, host = self._timed(args)
+        except (Exception, SystemExit) as exc:
+            status, code = classify(exc)
+            raise Refused(status, code, f"a timed call of ModelNew: {describe(exc)}") from None
+        self.last = (out, args)
+        return {"ok": True, "device_ms": dev, "host_ms": host}
+
+    def _timed(self, args: list[Any]) -> tuple[Any, float, float]:
+        if not self.gpu:
+            t0 = _perf_counter()
+            out = self.kernel(*args)
+            host = (_perf_counter() - t0) * 1e3
+            return out, host, host
+        self.flush.zero_()
+        torch.cuda.synchronize()
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        t0 = _perf_counter()
+        start.record()
+        out = self.kernel(*args)
+        end.record()
+        torch.cuda.synchronize()
+        return out, float(start.elapsed_time(end)), (_perf_counter() - t0) * 1e3
+
+    def fetch(self) -> tuple[dict[str, Any], list[torch.Tensor]]:
+        out, args = self.last
+        return self._reply_outputs(out, args, None)
+
+    def attribute(self, req: dict[str, Any]) -> dict[str, Any]:
+        pending = [correctness.clone_inputs(self.make(spec)) for spec in req["inputs"]]
+        found = self._untrusted("a call of ModelNew", lambda: integrity.attribute_gpu_time(
+            lambda: self.kernel(*pending.pop()), req["own"], repeats=len(req["inputs"])))
+        if found is None:
+            return {"ok": True, "found": None}
+        return {"ok": True, "found": {"own_ms": found.own_ms, "total_ms": found.total_ms,
+                                      "streams": list(found.streams), "kernels": list(found.kernels),
+                                      "side_work": list(found.side_work)}}
+
+    # -- plumbing -----------------------------------------------------------------------------------------
+
+    def _untrusted(self, where: str, action: Any) -> Any:
+        self.guard.before()
+        try:
+            with torch.no_grad():
+                value = action()
+            if self.gpu:
+                torch.cuda.synchronize()
+        except (Exception, SystemExit) as exc:
+            status, code = classify(exc)
+            raise Refused(status, code, f"{where}: {describe(exc)}") from None
+        _require(self.guard.after(where))
+        return value
+
+
+def _preimport(backend: str) -> None:
+    """Libraries' import-time work happens before the guards take their snapshot (torch._dynamo rebinds
+    torch.manual_seed; the profiler loads it). The compiler baseline is trusted code: dynamo's patching of
+    nn.Module on its first call happens here, not under the guards, and inductor compiles in this process
+    (a pool would start threads the thread watch rightly counts), with tqdm's monitor thread off."""
+    import contextlib
+    import importlib
+
+    for name in ("triton", "triton.language", "torch.utils.cpp_extension", "torch._dynamo"):
+        with contextlib.suppress(ImportError):
+            importlib.import_module(name)
+    if backend != "torch-compile":
+        return
+    import torch._inductor.config as inductor_config
+    from torch._dynamo.mutation_guard import install_generation_tagging_init
+
+    install_generation_tagging_init()
+    inductor_config.compile_threads = 1
+    with contextlib.suppress(ImportError):
+        import tqdm
+
+        tqdm.tqdm.monitor_interval = 0
+
+
+def _same_layout(buffers: list[Any] | None, values: list[Any]) -> bool:
+    if buffers is None or len(buffers) != len(values):
+        return False
+    pairs = zip(buffers, values, strict=True)
+    return all(not isinstance(v, torch.Tensor) or (isinstance(b, torch.Tensor) and b.shape == v.shape
+                                                   and b.dtype == v.dtype) for b, v in pairs)
+
+
+def _require(verdict: correctness.Check) -> None:
+    if not verdict.ok:
+        status = "rejected" if verdict.code in integrity.REJECT_CODES else "incorrect"
+        raise Refused(status, verdict.code, verdict.message)
+
+
+def _verified(path: str, sha256: str) -> str:
+    if hashlib.sha256(Path(path).read_bytes()).hexdigest() != sha256:
+        raise Refused("rejected", "kernel-changed", f"{Path(path).name} does not have the hash the judge recorded")
+    return path
+
+
+def _dispatch(runner: Runner, op: Any, req: dict[str, Any]) -> tuple[dict[str, Any], list[torch.Tensor]]:
+    if op in ("call", "fetch"):
+        return runner.call(req) if op == "call" else runner.fetch()
+    simple = {"ping": lambda: {"ok": True}, "load": lambda: runner.load(req), "prepare": lambda: runner.prepare(req),
+              "go": runner.go, "attribute": lambda: runner.attribute(req)}
+    if op not in simple:
+        raise Refused("runtime_error", "runner-protocol", f"unknown request {str(op)[:40]!r}")
+    return simple[op](), []
+
+
+def serve(requests: IO[bytes], replies: IO[bytes]) -> None:
+    runner = Runner()
+    channel.send(replies, {"ok": True, "ready": True})
+    while True:
+        try:
+            req, _ = channel.receive(requests, 0)
+        except channel.ChannelError:
+            return
+        op, out = req.get("op"), []
+        if op == "exit":
+            return
+        try:
+            reply, out = _dispatch(runner, op, req)
+        except Refused as refused:
+            reply = {"ok": False, "status": refused.status, "code": refused.code, "message": refused.message}
+        except Exception as exc:  # the runner's own failure while serving (bad problem file, a CUDA fault)
+            status, code = classify(exc)
+            reply = {"ok": False, "status": status, "code": code, "message": describe(exc)}
+        channel.send(replies, reply, out)
+
+
+def main() -> int:
+    requests = os.fdopen(os.dup(0), "rb", buffering=0)
+    replies = os.fdopen(os.dup(1), "wb")
+    os.dup2(2, 1)  # a kernel's prints go to the judge's capped log, never into the channel
+    null = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(null, 0)
+    os.close(null)
+    serve(requests, replies)
+    replies.flush()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
