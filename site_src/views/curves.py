@@ -2,11 +2,18 @@
 
 from __future__ import annotations
 
-from site_src.figures import curve_figure
-from site_src.model import BASELINE_NAMES, SiteModel
+from site_src.figures import NamedCurve, curve_figure
+from site_src.model import BASELINE_NAMES, Combo, SiteModel
 from site_src.output import SiteBuild
 from site_src.render import render
-from site_src.views.home import top_curves
+
+
+def top_curves(model: SiteModel, combo: Combo, level: int, limit: int | None) -> list[NamedCurve]:
+    ranked = model.ranked_scores(combo, level)["slug"].tolist()
+    return [
+        NamedCurve(model.submission_name(slug), model.curves[(slug, combo.hardware, combo.baseline, level)])
+        for slug in ranked[:limit]
+    ]
 
 
 def build(model: SiteModel, out: SiteBuild) -> None:
