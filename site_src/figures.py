@@ -18,6 +18,7 @@ from site_src.text import plotly_text
 
 P_FLOOR = 0.1
 P_CEILING = 10.0
+LOG_TICKS = tuple(m * 10.0**e for e in range(-3, 4) for m in (1, 2, 5))
 HEATMAP_LIMIT = 3.0
 """Colour scale of the heatmap: log2 speedup from -3 (8× slower) to +3 (8× faster)."""
 
@@ -90,7 +91,14 @@ def curve_figure(curves: Sequence[NamedCurve], title: str, height: int = 420) ->
         title={"text": title, "x": 0},
         height=height,
         margin={"l": 60, "r": 20, "t": 40, "b": 50},
-        xaxis={"type": "log", "title": {"text": "speedup threshold p"}, "range": [math.log10(low), math.log10(high)]},
+        xaxis={
+            "type": "log",
+            "title": {"text": "speedup threshold p"},
+            "range": [math.log10(low), math.log10(high)],
+            # Labelled ticks at 1-2-5 steps only: Plotly's own log ticks label minor ticks "2 … 9"
+            "tickvals": [t for t in LOG_TICKS if low <= t <= high],
+            "ticktext": [f"{t:g}×" for t in LOG_TICKS if low <= t <= high],
+        },
         yaxis={"title": {"text": "fast_p"}, "tickformat": ".0%", "range": [0, 1.02]},
         hovermode="closest",
         legend={"title": {"text": "click to hide"}},
