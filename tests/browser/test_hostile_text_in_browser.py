@@ -66,5 +66,7 @@ def test_the_home_page_still_draws_its_tables_and_charts_under_the_policy(watche
     page = watched.page
     page.goto(watched.base_url)
     wait_until(page, "() => document.querySelectorAll('.kb-target table').length >= 2")
+    wait_until(page, "() => document.querySelectorAll('.kb-target svg.kb-svg-chart').length >= 2")
+    page.goto(watched.base_url + "curves/")
     wait_until(page, "() => [...document.querySelectorAll('.js-plotly-plot')].filter(e => e._fullLayout).length >= 2")
     assert watched.errors == [] and watched.external == []

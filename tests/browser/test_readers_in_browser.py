@@ -1,0 +1,118 @@
+"""The site as its readers see it, at 1400×900 and on a 390 px phone: leaders and the first table on the
+first screen, usable charts on a phone, filters kept in the URL, tables without JavaScript, the home page's
+weight."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.site_kit.headless import unavailable, wait_until
+from tests.site_kit.synthetic import SyntheticSpec
+
+REASON = unavailable()
+pytestmark = [pytest.mark.browser, pytest.mark.skipif(REASON is not None, reason=f"needs headless Chromium: {REASON}")]
+SPEC = SyntheticSpec(submissions=6, problems_per_level=(8, 6, 4))
+"""The data conftest.py builds the site from (it reads this constant)."""
+LEVELS = len(SPEC.problems_per_level)
+DESKTOP = {"width": 1400, "height": 900}
+PHONE = {"width": 390, "height": 844}
+HOME_BUDGET_BYTES = 1_000_000
+VISIBLE_ROWS = "t => [...document.querySelectorAll('.kb-target table')[t].tBodies[0].rows].filter(r => !r.hidden)"
+
+
+@pytest.fixture
+def opened(browser, base_url):
+    contexts = []
+
+    def open_page(path: str = "", viewport: dict | None = None, javascript: bool = True):
+        context = browser.new_context(viewport=viewport or DESKTOP, java_script_enabled=javascript)
+        contexts.append(context)
+        page = context.new_page()
+        page.goto(base_url + path, wait_until="networkidle")
+        return page
+
+    yield open_page
+    for context in contexts:
+        context.close()
+
+
+def top_of(page, selector: str) -> float:
+    return page.evaluate("s => document.querySelector(s).getBoundingClientRect().top", selector)
+
+
+@pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["desktop", "phone"])
+def test_the_first_screen_names_each_levels_leader_and_its_margin(opened, viewport):
+    page = opened(viewport=viewport)
+    leaders = page.locator("li.kb-leader")
+    assert leaders.count() == LEVELS
+    assert "over #2" in leaders.first.inner_text() and "fast_1" in leaders.first.inner_text()
+    box = leaders.first.bounding_box()
+    assert box["y"] + box["height"] <= viewport["height"]
+    if viewport is DESKTOP:  # on a desktop the first table starts on the first screen too
+        assert top_of(page, ".kb-target table") < viewport["height"]
+
+
+def test_the_tables_and_curves_are_there_without_javascript(opened):
+    page = opened(javascript=False)
+    assert page.locator(".kb-target table").count() == LEVELS
+    assert page.locator(".kb-target table tbody tr").count() == (SPEC.submissions + 2) * LEVELS
+    assert page.locator(".kb-target svg polyline").count() == SPEC.submissions * LEVELS
+    assert page.locator("li.kb-leader").count() == LEVELS
+
+
+def test_the_home_page_with_all_it_loads_stays_within_a_megabyte_and_loads_no_plotly(browser, base_url):
+    context = browser.new_context(viewport=DESKTOP)
+    sizes: dict[str, int] = {}
+    page = context.new_page()
+    page.on("response", lambda r: sizes.__setitem__(r.url, len(r.body())))
+    page.goto(base_url, wait_until="networkidle")
+    page.click("input.md-search__input")  # the search index counts too
+    wait_until(page, "() => document.querySelector('.md-search-result__meta').textContent.includes('Type')")
+    page.wait_for_load_state("networkidle")
+    context.close()
+    assert not [url for url in sizes if "plotly" in url]
+    assert sum(sizes.values()) <= HOME_BUDGET_BYTES, sorted(sizes.items(), key=lambda item: -item[1])[:5]
+
+
+def test_filters_hide_rows_and_live_in_the_url(opened, base_url):
+    page = opened()
+    page.fill("input.kb-filter-text", "Synthetic submission 1")
+    wait_until(page, "() => location.search.includes('q=Synthetic')")
+    shown = page.evaluate(f"({VISIBLE_ROWS})(0).map(r => r.cells[1].textContent.trim())")
+    assert shown == ["Synthetic submission 1"]
+    shared = opened("?method=agent")
+    wait_until(shared, "() => document.querySelector('select.kb-filter-select[data-key=method]').value === 'agent'")
+    methods = shared.evaluate(f"({VISIBLE_ROWS})(0).map(r => r.cells[3].textContent.trim())")
+    assert methods and set(methods) == {"agent"}
+
+
+def test_a_phone_shows_priority_columns_and_the_rest_one_tap_away(opened):
+    page = opened(viewport=PHONE)
+    hidden = "() => [...document.querySelectorAll('.kb-target table')[0].tHead.rows[0].cells]" \
+             ".filter(c => getComputedStyle(c).display === 'none').length"
+    assert page.evaluate(hidden) > 0
+    page.click("button.kb-wide-toggle")
+    wait_until(page, "() => location.search.includes('cols=all')")
+    assert page.evaluate(hidden) == 0
+
+
+def test_a_phone_gets_curves_with_a_wide_plot_and_no_toolbar(opened):
+    page = opened("curves/", viewport=PHONE)
+    wait_until(page, "n => [...document.querySelectorAll('.js-plotly-plot')].filter(e => e._fullLayout).length >= n",
+               arg=LEVELS)
+    widths = page.evaluate("[...document.querySelectorAll('.js-plotly-plot')].map(e => e._fullLayout._size.w)")
+    assert min(widths) >= 300, widths
+    assert page.locator(".modebar-container .modebar").count() == 0
+    legend = page.evaluate("document.querySelector('.js-plotly-plot')._fullLayout.legend.orientation")
+    assert legend == "h"
+
+
+def test_switching_the_combo_is_kept_in_the_url(opened):
+    page = opened()
+    page.select_option(".kb-baseline", "torch-compile")
+    wait_until(page, "() => location.search.includes('combo=')")
+    wait_until(page, "() => document.querySelector('.kb-loading').textContent === ''")
+    url = page.url
+    shared = opened(url.split("/", 3)[3])
+    assert shared.locator(".kb-baseline").input_value() == "torch-compile"
+    wait_until(shared, "() => document.querySelector('.kb-target').dataset.kbCombo.endsWith('--torch-compile')")
