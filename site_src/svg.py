@@ -53,7 +53,7 @@ def _axes(low: float, high: float) -> list[str]:
 def _path(named: NamedCurve, low: float, high: float) -> str:
     xs, ys = step_points(named.curve, low, high)
     points = [f"{_x(xs[0], low, high):.1f},{_y(ys[0]):.1f}"]
-    for x, y_before, y_after in zip(xs[1:], ys, ys[1:], strict=True):
+    for x, y_before, y_after in zip(xs[1:], ys[:-1], ys[1:], strict=True):
         points.append(f"{_x(x, low, high):.1f},{_y(y_before):.1f}")
         points.append(f"{_x(x, low, high):.1f},{_y(y_after):.1f}")
     return " ".join(points)
