@@ -14,7 +14,7 @@ from pathlib import Path
 from site_src.model import build_model
 from site_src.output import SiteBuild
 from site_src.sources import SiteDataError, SiteSources, load_inputs
-from site_src.views import curves, downloads, heatmap, home, methodology, problems, submissions, submitting
+from site_src.views import compare, curves, downloads, heatmap, home, methodology, problems, submissions, submitting
 
 ASSETS_DIR = Path(__file__).resolve().parent / "assets"
 PLOTLY_JS = Path(__file__).resolve().parent / "vendor" / "plotly" / "plotly-cartesian.min.js"
@@ -43,6 +43,7 @@ def generate(sources: SiteSources, hand_written: Iterable[str] = ()) -> SiteBuil
     methodology.build(model, out)
     submitting.build(out, sources.schema_path, hand_written)
     downloads.build(model, out)
+    compare.build(model, out)
     add_assets(out)
     clashes = sorted({f.uri for f in out.files} & hand_written)
     if clashes:
