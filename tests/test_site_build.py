@@ -16,6 +16,7 @@ import pytest
 
 from site_src.figures import step_points
 from site_src.generate import PLOTLY_URI, generate
+from site_src.operators import operators
 from site_src.output import page_root, page_url, source_root
 from site_src.scoring import fast_p_curve
 from site_src.sources import SiteDataError, SiteSources, load_results_dir
@@ -446,3 +447,32 @@ def test_a_compiler_submission_is_a_reference_row_and_an_entry_below_coverage_is
     assert [r for r in ranks.values() if r != "ref"] == ["1"]
     names = [row[1][1] for row in level["table"]["rows"]]
     assert "torch.compile (reference, baseline timings)" not in names  # the measured compiler run stands for it
+
+
+def test_operators_are_read_from_the_reference_source_without_scaffolding():
+    source = (
+        "import torch\nimport torch.nn as nn\nimport torch.nn.functional as F\n"
+        "class Model(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+        "        self.conv = nn.Conv2d(3, 8, 3)\n"
+        "    def forward(self, x):\n        return torch.nn.functional.gelu(torch.softmax(self.conv(x), 1))\n"
+        "def get_inputs():\n    return [torch.randn(2, 3, 8, 8)]\n"
+    )
+    assert operators(source) == ["nn.Conv2d", "F.gelu", "torch.softmax"]
+    assert operators("def broken(:\n") == []
+
+
+def test_the_compare_view_has_one_data_file_per_run_and_every_submission_page_links_to_it(built):
+    _, files = built
+    index = json.loads(text_of(files, "data/compare/index.json"))
+    assert set(index["hardware"]) == set(SPEC.hardware)
+    assert len(index["problems"]) == sum(SPEC.problems_per_level)
+    slug = index["hardware"][SPEC.hardware[0]]["slugs"][0]
+    run = json.loads(text_of(files, f"data/compare/{SPEC.hardware[0]}/{slug}.json"))
+    assert set(run["problems"]) == set(index["problems"])
+    statuses = {entry[0] for entry in run["problems"].values()}
+    assert statuses and all(isinstance(s, str) for s in statuses)
+    correct = [e for e in run["problems"].values() if e[0] == "correct"]
+    assert correct and all(e[1] > 0 and e[2] <= e[1] <= e[3] for e in correct)
+    assert "compare.md" in files
+    page = text_of(files, f"submissions/{slug}.md")
+    assert f"compare/?s={slug}&amp;hw=" in page

@@ -10,6 +10,7 @@ from typing import Any
 import pandas as pd
 
 from site_src.model import SiteModel
+from site_src.operators import operators
 from site_src.output import SiteBuild, page_root, slot, source_root
 from site_src.render import render
 from site_src.scoring import NO_RECORD
@@ -182,6 +183,7 @@ def problem_page(model: SiteModel, problem: Problem, rows: dict[str, pd.DataFram
         intensity=f"{flops / min_bytes:.3g} FLOP/B" if flops and min_bytes else "–",
         facts=hardware_facts(model, problem, rows),
         has_manifest=bool(entry),
+        operators=operators(source),
     )
     out.page(uri, markdown, slots)
 

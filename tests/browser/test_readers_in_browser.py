@@ -116,3 +116,32 @@ def test_switching_the_combo_is_kept_in_the_url(opened):
     shared = opened(url.split("/", 3)[3])
     assert shared.locator(".kb-baseline").input_value() == "torch-compile"
     wait_until(shared, "() => document.querySelector('.kb-target').dataset.kbCombo.endsWith('--torch-compile')")
+
+
+def test_the_compare_view_puts_submissions_side_by_side_and_keeps_them_in_the_url(opened):
+    page = opened("submissions/synthetic-000/")
+    page.click("a.md-button:has-text('Compare with other submissions')")
+    wait_until(page, "() => location.pathname.endsWith('/compare/') && location.search.includes('s=synthetic-000')")
+    page.wait_for_selector("select.kb-compare-pick option[value='synthetic-002']", state="attached")
+    page.select_option("select.kb-compare-pick", ["synthetic-000", "synthetic-002"])
+    wait_until(page, "() => document.querySelector('.kb-compare-table table') !== null")
+    assert "s=synthetic-000%2Csynthetic-002" in page.url or "s=synthetic-000,synthetic-002" in page.url
+    shared = opened(page.url.split("/", 3)[3])
+    wait_until(shared, "() => document.querySelector('.kb-compare-table table') !== null")
+    table = shared.locator(".kb-compare-table table")
+    assert table.locator("tbody tr").count() == sum(SPEC.problems_per_level)
+    labels = table.locator("thead th").all_inner_texts()
+    assert [label.split(" ")[0] for label in labels[2:]] == ["A", "A", "B", "B", "B"]
+    shared.locator(".kb-compare-table thead th", has_text="B ÷ A").click()
+    assert shared.locator(".kb-compare-table thead th", has_text="B ÷ A").get_attribute("aria-sort")
+
+
+@pytest.mark.parametrize("query", ["relu", "synthetic op"])
+def test_search_finds_problems_by_operator_and_by_name(opened, query):
+    page = opened()
+    page.click("input.md-search__input")
+    wait_until(page, "() => document.querySelector('.md-search-result__meta').textContent.includes('Type')")
+    page.locator("input.md-search__input").press_sequentially(query, delay=20)
+    page.wait_for_selector(".md-search-result__item")
+    links = page.evaluate("[...document.querySelectorAll('.md-search-result__item a')].map(a => a.href)")
+    assert [link for link in links if "/problems/level" in link], links
