@@ -44,6 +44,7 @@ COLUMNS = (
            "it has not measured yet (they count as failures until it has)"),
 )
 SORT_COLUMN = 4 + THRESHOLDS.index(1.0)
+INTERVAL_TITLE = "fast_1 with every kernel at its speedup interval's low and high end"
 
 
 class Record(dict):
@@ -99,6 +100,10 @@ def level_board(model: SiteModel, combo: Combo, level: int) -> LevelBoard:
     return LevelBoard(ranked, compiler, partial, references)
 
 
+def _interval(score: Record) -> str:
+    return f"{INTERVAL_TITLE}: {percent_text(number(score.fast_1_low))}–{percent_text(number(score.fast_1_high))}"
+
+
 def entry_row(model: SiteModel, score: Record, rank: int | None) -> tuple[Cell, ...]:
     fast = [number(score[fast_p_label(p)]) for p in THRESHOLDS]
     method = method_of(model, score.slug)
@@ -108,7 +113,8 @@ def entry_row(model: SiteModel, score: Record, rank: int | None) -> tuple[Cell, 
         Cell(name, name, link=f"submissions/{score.slug}/"),
         run_cell(bool(score.verified)),
         Cell(method, method),
-        *(Cell(v, percent_text(v)) for v in fast),
+        *(Cell(v, percent_text(v), title=_interval(score) if p == 1.0 else "") for p, v in zip(THRESHOLDS, fast,
+                                                                                                 strict=True)),
         Cell(number(score.geomean_speedup), speedup_text(number(score.geomean_speedup))),
         Cell(number(score.compile_rate), percent_text(number(score.compile_rate))),
         Cell(number(score.correct_rate), percent_text(number(score.correct_rate))),
@@ -150,18 +156,6 @@ def partial_table(model: SiteModel, board: LevelBoard) -> Table | None:
     return Table(COLUMNS, tuple(entry_row(model, s, None) for s in board.partial), sort_column=SORT_COLUMN)
 
 
-def fast_1_interval(model: SiteModel, combo: Combo, level: int, slug: str) -> tuple[float, float] | None:
-    """fast_1 counted with each kernel's speedup interval ends instead of its median; None without intervals."""
-    a = model.aligned
-    rows = a[(a["slug"] == slug) & (a["hardware"] == combo.hardware) & (a["level"] == level)]
-    rows = rows[(rows["status"] == "correct") & rows["ci_low"].notna()]
-    if rows.empty:
-        return None
-    scale = 1.0 if combo.baseline == "eager" else rows["speedup_vs_compile"] / rows["speedup"]
-    n = model.level_sizes[level]
-    return float(((rows["ci_low"] * scale) > 1).sum() / n), float(((rows["ci_high"] * scale) > 1).sum() / n)
-
-
 def points(value: float) -> str:
     return f"{100 * value:+.1f} pp"
 
@@ -174,9 +168,8 @@ def leader_html(model: SiteModel, combo: Combo, level: int, board: LevelBoard) -
         return f'<li class="kb-leader">{head} no entry yet</li>'
     top = entries[0]
     best = float(top[HEADLINE])
-    interval = fast_1_interval(model, combo, level, top.slug)
-    around = f' <span class="kb-ci" title="fast_1 with every kernel at its speedup interval\'s low and high end">' \
-             f"[{percent_text(interval[0])}–{percent_text(interval[1])}]</span>" if interval else ""
+    around = (f' <span class="kb-ci" title="{INTERVAL_TITLE}">'
+              f"[{percent_text(number(top.fast_1_low))}–{percent_text(number(top.fast_1_high))}]</span>")
     parts = [f"<strong>{percent_text(best)}</strong> fast_1{around}"]
     if len(entries) > 1:
         second = entries[1]
