@@ -51,12 +51,15 @@ def _axes(low: float, high: float) -> list[str]:
 
 
 def _path(named: NamedCurve, low: float, high: float) -> str:
+    """Whole-pixel corners (the chart is 640 wide; finer is bytes no reader sees), repeats dropped."""
     xs, ys = step_points(named.curve, low, high)
-    points = [f"{_x(xs[0], low, high):.1f},{_y(ys[0]):.1f}"]
+    points = [(round(_x(xs[0], low, high)), round(_y(ys[0])))]
     for x, y_before, y_after in zip(xs[1:], ys[:-1], ys[1:], strict=True):
-        points.append(f"{_x(x, low, high):.1f},{_y(y_before):.1f}")
-        points.append(f"{_x(x, low, high):.1f},{_y(y_after):.1f}")
-    return " ".join(points)
+        px = round(_x(x, low, high))
+        for corner in ((px, round(_y(y_before))), (px, round(_y(y_after)))):
+            if corner != points[-1]:
+                points.append(corner)
+    return " ".join(f"{x},{y}" for x, y in points)
 
 
 def curves_svg(curves: Sequence[NamedCurve], label: str) -> str:

@@ -26,6 +26,8 @@ class Column:
     """Readers can filter rows by this column's values (a select in the page's filter bar)."""
     narrow: bool = True
     """Shown on a phone; the other columns are one tap away ("all columns")."""
+    text_sorts: bool = False
+    """The displayed text sorts like the value (`42.0%`, `84/100`): no data-sort attribute, fewer bytes."""
 
 
 class Cell(NamedTuple):
@@ -97,7 +99,7 @@ def _cell_classes(column: Column) -> str:
     return f' class="{classes}"' if classes else ""
 
 
-def _cell_html(cell: Cell, attrs: str, root: str) -> str:
+def _cell_html(cell: Cell, attrs: str, root: str, text_sorts: bool = False) -> str:
     """`attrs`: the column's class attribute, computed once per table (pages hold millions of cells)."""
     value, display, link, css, title = cell
     text = escape(display, quote=False)
@@ -105,7 +107,7 @@ def _cell_html(cell: Cell, attrs: str, root: str) -> str:
         text = f'<span class="{css}">{text}</span>'
     if link:
         text = f'<a href="{escape(_href(link, root))}">{text}</a>'
-    if value is not None and value != display:
+    if value is not None and value != display and not text_sorts:
         attrs += f' data-sort="{escape(str(value))}"'
     if title:
         attrs += f' title="{escape(title)}"'
@@ -131,10 +133,12 @@ def table_html(table: Table, root: str) -> str:
     """Sortable HTML table; `root` leads from the page back to the site root (`../../`)."""
     head = "".join(_header_html(i, c, table) for i, c in enumerate(table.columns))
     classes = [_cell_classes(column) for column in table.columns]
+    text_sorting = [column.text_sorts for column in table.columns]
     row_css = table.row_css or ("",) * len(table.rows)
     body = "\n".join(
         (f'<tr class="{css}">' if css else "<tr>")
-        + "".join([_cell_html(cell, attrs, root) for cell, attrs in zip(row, classes, strict=True)])
+        + "".join([_cell_html(cell, attrs, root, sorts)
+                 for cell, attrs, sorts in zip(row, classes, text_sorting, strict=True)])
         + "</tr>"
         for row, css in zip(table.rows, row_css, strict=True)
     )
