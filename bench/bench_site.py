@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.site_kit.headless import launch, unavailable, wait_until
-from tests.site_kit.local_server import serve
+from tests.site_kit.local_server import serve, served_file
 from tests.site_kit.synthetic import SyntheticSpec, write_synthetic
 
 REPO = Path(__file__).resolve().parent.parent
@@ -94,24 +94,28 @@ def static_weight(site_dir: Path) -> dict[str, Any]:
 
 
 def browser_weight(site_dir: Path) -> dict[str, Any]:
-    """Bytes of every response the home page loads until its charts are drawn and the network is idle."""
+    """Bytes of every file the home page requests until it is drawn and the network is idle (the search
+    index and the sitemap the theme fetches included), read from the built files: reading response bodies
+    races the browser's shutdown."""
     from playwright.sync_api import sync_playwright
 
-    sizes: dict[str, int] = {}
+    requested: set[str] = set()
     with serve(site_dir) as base, sync_playwright() as playwright:
         browser = launch(playwright)
         page = browser.new_page()
-        page.on("response", lambda r: sizes.__setitem__(r.url.removeprefix(base), len(r.body())))
+        page.on("request", lambda r: requested.add(r.url.removeprefix(base)) if r.url.startswith(base) else None)
         page.goto(base, wait_until="networkidle")
         drawn = "() => document.querySelectorAll('.kb-target table, .kb-target svg').length > 0"
         wait_until(page, drawn, timeout=60_000)
         page.wait_for_load_state("networkidle")
+        page.wait_for_timeout(1000)  # the search worker fetches its index after start-up
         browser.close()
-    counted = {url: size for url, size in sizes.items() if not url.endswith(EXCLUDED)}
+    files = {url: served_file(site_dir, url) for url in requested if not url.endswith(EXCLUDED)}
+    counted = {url: f.stat().st_size for url, f in files.items() if f.is_file()}
     return {
         "bytes": sum(counted.values()),
         "requests": len(counted),
-        "largest": sorted(counted.items(), key=lambda item: -item[1])[:6],
+        "largest": sorted(counted.items(), key=lambda item: -item[1])[:8],
     }
 
 
