@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from datetime import date, timedelta
 from html import escape
 
 from site_src.figures import NamedCurve, p_range, step_points
@@ -86,3 +87,35 @@ def curves_svg(curves: Sequence[NamedCurve], label: str) -> str:
     )
     caption = f'<p class="kb-chart-title">{escape(label)}</p>'
     return f'<figure class="kb-static-chart">{caption}{svg}<ol class="kb-legend">{"".join(legend)}</ol></figure>'
+
+
+def best_over_time_svg(records: Sequence[tuple[date, float, str]], label: str) -> str:
+    """The best fast_1 so far against the date each record was set: `records` are (date, fast_1, name)
+    of the entries that raised the best, in date order."""
+    if not records:
+        return ""
+    first, last = records[0][0], max(records[-1][0], records[0][0] + timedelta(days=1))
+    span = (last - first).days or 1
+
+    def x(day: date) -> float:
+        return LEFT + (WIDTH - LEFT - RIGHT) * (day - first).days / span
+
+    parts = []
+    for share in (0, 0.25, 0.5, 0.75, 1):
+        y = _y(share)
+        parts.append(f'<line class="kb-grid" x1="{LEFT}" x2="{WIDTH - RIGHT}" y1="{y:.0f}" y2="{y:.0f}"/>')
+        parts.append(f'<text x="{LEFT - 4}" y="{y + 3:.0f}" text-anchor="end">{share:.0%}</text>')
+    for day, anchor in ((first, "start"), (last, "end")):
+        parts.append(f'<text x="{x(day):.0f}" y="{HEIGHT - BOTTOM + 13}" text-anchor="{anchor}">{day}</text>')
+    corners = [(x(records[0][0]), _y(records[0][1]))]
+    for (day, value, _), previous in zip(records[1:], records, strict=False):
+        corners += [(x(day), _y(previous[1])), (x(day), _y(value))]
+    corners.append((x(last), _y(records[-1][1])))
+    line = " ".join(f"{cx:.0f},{cy:.0f}" for cx, cy in corners)
+    parts.append(f'<polyline class="kb-best" fill="none" stroke="{PALETTE[0]}" stroke-width="2" points="{line}"/>')
+    for day, value, name in records:
+        parts.append(f'<circle cx="{x(day):.0f}" cy="{_y(value):.0f}" r="4" fill="{PALETTE[0]}">'
+                     f"<title>{day}: {escape(name)}, fast_1 {value:.1%}</title></circle>")
+    svg = (f'<svg class="kb-svg-chart" viewBox="0 0 {WIDTH} {HEIGHT}" role="img" aria-label="{escape(label)}">'
+           + "".join(parts) + "</svg>")
+    return f'<figure class="kb-static-chart"><p class="kb-chart-title">{escape(label)}</p>{svg}</figure>'

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import datetime
 import html
 import json
 import os
@@ -90,7 +91,7 @@ def test_leaderboard_data_ranks_by_fast_1_with_every_submission_once_per_level(b
     assert len(entries) == SPEC.submissions
     assert [row[0][1] for row in entries] == [str(i) for i in range(1, SPEC.submissions + 1)]
     assert {row[labels.index("Run")][1] for row in entries} <= {"verified", "self-reported"}
-    assert payload["levels"]["1"]["html"].count("<polyline") == SPEC.submissions
+    assert payload["levels"]["1"]["html"].count('<polyline fill="none"') == SPEC.submissions  # one curve each
 
 
 def test_claimed_numbers_appear_only_marked_as_claimed(built):
@@ -494,3 +495,20 @@ def test_fast_1_interval_counts_each_kernel_at_its_interval_ends_on_either_basel
                        & (correct["level"] == first["level"])]
         low = rows["ci_low"] * rows[column] / rows["speedup"]
         assert first["fast_1_low"] == (low > 1).sum() / first["n_problems"]
+
+
+def test_best_over_time_steps_up_only_at_entries_that_beat_every_earlier_one(built):
+    _, files = built
+    level = _home(files)["levels"]["1"]
+    labels = [c["label"] for c in level["table"]["columns"]]
+    fast_1 = labels.index("fast_1")
+    ranked = [row for row in level["table"]["rows"] if row[0][1] != "ref"]
+    dates = {f"synthetic-00{i}": (datetime.date(2026, 1, 1) + datetime.timedelta(days=3 * i)) for i in range(3)}
+    by_date = sorted((dates[row[1][2].split("/")[1]], row[fast_1][0]) for row in ranked)
+    best, expected = -1.0, []
+    for day, value in by_date:
+        if value > best:
+            best = value
+            expected.append(f"{day}: ")
+    circles = re.findall(r"<circle[^>]*><title>([^<]*)</title>", level["html"])
+    assert [c[: len("2026-01-01: ")] for c in circles] == expected

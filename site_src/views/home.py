@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import statistics
 from dataclasses import dataclass
+from datetime import date
 from html import escape
 
 from site_src.figures import NamedCurve
@@ -18,7 +19,7 @@ from site_src.output import SiteBuild, slot
 from site_src.references import REFERENCE_METHODS, ReferenceScore, reference_scores
 from site_src.render import render
 from site_src.scoring import fast_p_label
-from site_src.svg import curves_svg
+from site_src.svg import best_over_time_svg, curves_svg
 from site_src.tables import Cell, Column, Table, number, percent_text, speedup_text, table_html
 from site_src.tables import table_json as packed
 
@@ -192,7 +193,31 @@ def level_html(model: SiteModel, combo: Combo, level: int, board: LevelBoard) ->
               for s in board.ranked[:TOP_CURVES]]
     title = f"Level {level}: top {len(curves)} by {HEADLINE} ({BASELINE_NAMES[combo.baseline]} baseline)"
     html.append(curves_svg(curves, title))
+    html.append(best_over_time_svg(record_setters(model, board), f"Level {level}: best {HEADLINE} over time "
+                                   f"(ranked entries, by submission date)"))
     return "\n".join(html)
+
+
+def entry_date(model: SiteModel, slug: str) -> date | None:
+    doc = model.inputs.submissions.get(slug)
+    try:
+        return date.fromisoformat(str(doc.document.get("date", ""))[:10]) if doc else None
+    except ValueError:
+        return None
+
+
+def record_setters(model: SiteModel, board: LevelBoard) -> list[tuple[date, float, str]]:
+    """The ranked entries that raised the level's best fast_1, in date order (ties: the earlier entry)."""
+    dated = sorted(
+        ((day, float(s[HEADLINE]), model.submission_name(s.slug)) for s in board.ranked
+         if (day := entry_date(model, s.slug)) is not None),
+        key=lambda item: (item[0], -item[1]),
+    )
+    setters: list[tuple[date, float, str]] = []
+    for day, value, name in dated:
+        if not setters or value > setters[-1][1]:
+            setters.append((day, value, name))
+    return setters
 
 
 def combo_payload(model: SiteModel, combo: Combo) -> dict:
