@@ -149,3 +149,21 @@ def test_search_finds_problems_by_operator_and_by_name(opened, query):
     page.wait_for_selector(".md-search-result__item")
     links = page.evaluate("[...document.querySelectorAll('.md-search-result__item a')].map(a => a.href)")
     assert [link for link in links if "/problems/level" in link], links
+
+
+def test_a_pinned_p_reads_every_curve_at_that_p_and_lives_in_the_url(opened):
+    page = opened("curves/?p=1.5")
+    wait_until(page, "n => document.querySelectorAll('ol.kb-pin-readout li').length >= n",
+               arg=SPEC.submissions * LEVELS)
+    pins = page.evaluate("[...document.querySelectorAll('.kb-chart')].map(e => e.layout.shapes.filter(s => s.name"
+                         " === 'pin').map(s => s.x0))")
+    assert pins == [[1.5]] * LEVELS
+    values = page.evaluate("[...document.querySelectorAll('ol.kb-pin-readout')[0].children]"
+                           ".map(li => parseFloat(li.textContent.split(': ').pop()))")
+    assert values == sorted(values, reverse=True)
+    expected = page.evaluate("const c = document.querySelector('.kb-chart');"
+                             "c.data.map(t => 100 * kb.pin.valueAt(t, 1.5)).sort((a, b) => b - a)")
+    assert values == [round(v, 1) for v in expected]
+    page.fill("input.kb-pin-p", "2")
+    page.press("input.kb-pin-p", "Enter")
+    wait_until(page, "() => location.search.includes('p=2')")

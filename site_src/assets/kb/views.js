@@ -78,6 +78,7 @@
       if (window.kb.filters) window.kb.filters.apply(doc);
       return Promise.all(drawn).then(function () {
         if (mine === generation) setStatus(controls, "");
+        if (window.kb.pin) window.kb.pin.apply(doc);
       });
     }).catch(function (error) {
       console.error(error);
