@@ -37,6 +37,7 @@ COLUMNS = (
     Column("Run", "verified: produced by a maintainer's runner; self-reported: by the submitter", numeric=False,
            filter=True, narrow=False),
     Column("Method", numeric=False, filter=True, narrow=False),
+    Column("Backend", "what the submission's kernels are written in", numeric=False, filter=True, narrow=False),
     *(Column(f"fast_{p:g}", f"share of the level's problems correct and faster than {p:g}×", text_sorts=True)
       for p in HOME_THRESHOLDS),
     Column("Geomean", "geometric-mean speedup over the kernels that count", narrow=False),
@@ -44,7 +45,7 @@ COLUMNS = (
     Column("Attempted", "problems with a result / problems in the level; a run in progress also says how many "
            "it has not measured yet (they count as failures until it has)", text_sorts=True),
 )
-SORT_COLUMN = 4 + HOME_THRESHOLDS.index(1.0)
+SORT_COLUMN = 5 + HOME_THRESHOLDS.index(1.0)
 INTERVAL_TITLE = "fast_1 with every kernel at its speedup interval's low and high end"
 
 
@@ -80,6 +81,13 @@ class LevelBoard:
     references: list[ReferenceScore]
 
 
+def backend_of(model: SiteModel, slug: str) -> str:
+    """`cuda`, `triton`, `cuda+triton`: the backends the submission's kernels name."""
+    doc = model.inputs.submissions.get(slug)
+    names = sorted({str(k.get("backend")) for k in doc.kernels if k.get("backend")}) if doc else []
+    return "+".join(names)
+
+
 def method_of(model: SiteModel, slug: str) -> str:
     doc = model.inputs.submissions.get(slug)
     return str(doc.document.get("method", "")) if doc else ""
@@ -104,12 +112,14 @@ def level_board(model: SiteModel, combo: Combo, level: int) -> LevelBoard:
 def entry_row(model: SiteModel, score: Record, rank: int | None) -> tuple[Cell, ...]:
     fast = [number(score[fast_p_label(p)]) for p in HOME_THRESHOLDS]
     method = method_of(model, score.slug)
+    backend = backend_of(model, score.slug)
     name = model.submission_name(score.slug)
     return (
         Cell(rank, str(rank)) if rank else Cell(None, "ref" if method in REFERENCE_METHODS else "–"),
         Cell(name, name, link=f"submissions/{score.slug}/"),
         run_cell(bool(score.verified)),
         Cell(method, method),
+        Cell(backend, backend),
         *(Cell(v, percent_text(v)) for v in fast),
         Cell(number(score.geomean_speedup), speedup_text(number(score.geomean_speedup))),
         Cell(number(score.correct_rate), percent_text(number(score.correct_rate))),
@@ -124,6 +134,7 @@ def reference_row(ref: ReferenceScore) -> tuple[Cell, ...]:
         Cell(ref.name, ref.name, title=why),
         Cell("reference", "reference", css="kb-badge kb-ref"),
         Cell("baseline", "baseline"),
+        Cell("pytorch", "pytorch"),
         *(Cell(ref.fast[fast_p_label(p)], percent_text(ref.fast[fast_p_label(p)])) for p in HOME_THRESHOLDS),
         Cell(ref.geomean, speedup_text(ref.geomean)),
         Cell(None, "–"),

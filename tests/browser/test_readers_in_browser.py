@@ -4,6 +4,8 @@ weight."""
 
 from __future__ import annotations
 
+from urllib.parse import quote
+
 import pytest
 
 from tests.site_kit.headless import unavailable, wait_until
@@ -88,6 +90,13 @@ def test_filters_hide_rows_and_live_in_the_url(opened, base_url):
     wait_until(shared, "() => document.querySelector('select.kb-filter-select[data-key=method]').value === 'agent'")
     methods = shared.evaluate(f"({VISIBLE_ROWS})(0).map(r => r.cells[3].textContent.trim())")
     assert methods and set(methods) == {"agent"}
+    cells = "r => [r.cells[2], r.cells[3], r.cells[4]].map(c => c.textContent.trim())"
+    everything = opened().evaluate(f"[...document.querySelectorAll('.kb-target table')[0].tBodies[0].rows]"
+                                   f".filter(r => !r.classList.contains('kb-ref-row')).map({cells})")
+    run, method, backend = everything[0]
+    both = opened(f"?run={quote(run)}&method={quote(method)}&backend={quote(backend)}")
+    rows = both.evaluate(f"({VISIBLE_ROWS})(0).map({cells})")
+    assert rows and rows == [r for r in everything if r == [run, method, backend]]
 
 
 def test_a_phone_shows_priority_columns_and_the_rest_one_tap_away(opened):
