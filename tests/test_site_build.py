@@ -512,3 +512,14 @@ def test_best_over_time_steps_up_only_at_entries_that_beat_every_earlier_one(bui
             expected.append(f"{day}: ")
     circles = re.findall(r"<circle[^>]*><title>([^<]*)</title>", level["html"])
     assert [c[: len("2026-01-01: ")] for c in circles] == expected
+
+
+def test_curve_hovers_name_the_problem_each_step_drops_at(built):
+    _, files = built
+    figure = json.loads(text_of(files, f"data/{SPEC.hardware[0]}--eager/curves.json"))["levels"]["1"]["figure"]
+    names = {f"{i}_Synthetic_op_1_{i}" for i in range(1, SPEC.problems_per_level[0] + 1)}
+    for trace in figure["data"]:
+        assert len(trace["customdata"]) == len(trace["x"]) and trace["customdata"][0] == trace["customdata"][-1] == ""
+        inner = trace["customdata"][1:-1]
+        assert inner and all(set(c.split(", ")) <= names for c in inner)
+    assert "%{customdata}" in figure["data"][0]["hovertemplate"]
