@@ -18,6 +18,7 @@ from site_src.text import plotly_text
 
 P_FLOOR = 0.1
 P_CEILING = 10.0
+LOG_TICKS = tuple(m * 10.0**e for e in range(-3, 4) for m in (1, 2, 5))
 HEATMAP_LIMIT = 3.0
 """Colour scale of the heatmap: log2 speedup from -3 (8× slower) to +3 (8× faster)."""
 
@@ -26,6 +27,8 @@ HEATMAP_LIMIT = 3.0
 class NamedCurve:
     name: str
     curve: StepCurve
+    problems: dict[float, str] | None = None
+    """Breakpoint (a counted speedup) -> the problem(s) with that speedup, named in the hover."""
 
 
 def _significant(value: float, digits: int = 4) -> float:
@@ -43,7 +46,7 @@ def p_range(curves: Sequence[NamedCurve]) -> tuple[float, float]:
 STEP_STYLE = go.Scatter(
     mode="lines",
     line={"shape": "hv", "width": 2},
-    hovertemplate="p = %{x:.3g}<br>fast_p = %{y:.1%}<extra>%{fullData.name}</extra>",
+    hovertemplate="p = %{x:.3g}<br>fast_p = %{y:.1%}<br>%{customdata}<extra>%{fullData.name}</extra>",
 ).to_plotly_json()
 """Every curve trace's style, validated by plotly once; traces add only their data and name (validating
 hundreds of data arrays per figure would cost seconds per build)."""
@@ -62,7 +65,11 @@ def step_points(curve: StepCurve, low: float, high: float) -> tuple[list[float],
 
 def step_trace(named: NamedCurve, low: float, high: float) -> dict[str, Any]:
     xs, ys = step_points(named.curve, low, high)
-    return {**STEP_STYLE, "x": xs, "y": ys, "name": plotly_text(named.name)}
+    trace = {**STEP_STYLE, "x": xs, "y": ys, "name": plotly_text(named.name)}
+    named_at = {_significant(b): text for b, text in (named.problems or {}).items()}
+    # Each corner drops as the kernel of one problem stops counting: the hover names it (ends name none)
+    trace["customdata"] = ["", *(plotly_text(named_at.get(x, "")) for x in xs[1:-1]), ""]
+    return trace
 
 
 def _threshold_lines(thresholds: Sequence[float]) -> list[dict[str, Any]]:
@@ -90,7 +97,14 @@ def curve_figure(curves: Sequence[NamedCurve], title: str, height: int = 420) ->
         title={"text": title, "x": 0},
         height=height,
         margin={"l": 60, "r": 20, "t": 40, "b": 50},
-        xaxis={"type": "log", "title": {"text": "speedup threshold p"}, "range": [math.log10(low), math.log10(high)]},
+        xaxis={
+            "type": "log",
+            "title": {"text": "speedup threshold p"},
+            "range": [math.log10(low), math.log10(high)],
+            # Labelled ticks at 1-2-5 steps only: Plotly's own log ticks label minor ticks "2 … 9"
+            "tickvals": [t for t in LOG_TICKS if low <= t <= high],
+            "ticktext": [f"{t:g}×" for t in LOG_TICKS if low <= t <= high],
+        },
         yaxis={"title": {"text": "fast_p"}, "tickformat": ".0%", "range": [0, 1.02]},
         hovermode="closest",
         legend={"title": {"text": "click to hide"}},

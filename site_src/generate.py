@@ -1,8 +1,9 @@
 """The site generator: inputs -> scores -> pages, data files and assets for MkDocs.
 
 `generate()` reads as the build: load what is committed, score it once, let each page module add its
-pages and data files, then add the static assets (plotly.js comes from the installed plotly package, so
-the site needs no CDN). The MkDocs hook (`hooks.py`) hands the result to MkDocs.
+pages and data files, then add the static assets (plotly.js is the cartesian partial bundle vendored in
+site_src/vendor/plotly/, so the site needs no CDN and ships no trace type it does not draw). The MkDocs
+hook (`hooks.py`) hands the result to MkDocs.
 """
 
 from __future__ import annotations
@@ -10,15 +11,13 @@ from __future__ import annotations
 from collections.abc import Iterable
 from pathlib import Path
 
-import plotly
-
 from site_src.model import build_model
 from site_src.output import SiteBuild
 from site_src.sources import SiteDataError, SiteSources, load_inputs
-from site_src.views import curves, downloads, heatmap, home, methodology, problems, submissions, submitting
+from site_src.views import compare, curves, downloads, heatmap, home, methodology, problems, submissions, submitting
 
 ASSETS_DIR = Path(__file__).resolve().parent / "assets"
-PLOTLY_JS = Path(plotly.__file__).resolve().parent / "package_data" / "plotly.min.js"
+PLOTLY_JS = Path(__file__).resolve().parent / "vendor" / "plotly" / "plotly-cartesian.min.js"
 PLOTLY_URI = "assets/kb/plotly.min.js"
 
 
@@ -27,7 +26,7 @@ def add_assets(out: SiteBuild) -> None:
         if path.is_file():
             out.copy(f"assets/{path.relative_to(ASSETS_DIR).as_posix()}", path)
     if not PLOTLY_JS.is_file():
-        raise SiteDataError(f"{PLOTLY_JS}: plotly.js is missing from the installed plotly package")
+        raise SiteDataError(f"{PLOTLY_JS}: the vendored plotly.js bundle is missing")
     out.copy(PLOTLY_URI, PLOTLY_JS)
 
 
@@ -44,6 +43,7 @@ def generate(sources: SiteSources, hand_written: Iterable[str] = ()) -> SiteBuil
     methodology.build(model, out)
     submitting.build(out, sources.schema_path, hand_written)
     downloads.build(model, out)
+    compare.build(model, out)
     add_assets(out)
     clashes = sorted({f.uri for f in out.files} & hand_written)
     if clashes:

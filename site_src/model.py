@@ -113,6 +113,18 @@ class SiteModel:
                     found.setdefault((kernel.get("level"), kernel.get("problem_id")), {})[slug] = kernel
         return found
 
+    @cached_property
+    def compile_cache(self) -> dict[str, dict[str, dict[str, Any]]]:
+        """hardware -> problem sha256 -> the torch.compile baseline's cached timings (compiled and eager medians).
+
+        The baseline is timed once per problem version and hardware, for every problem, while a result
+        record carries it only where its kernel ran; pages fall back on the cache where no record has it.
+        """
+        from validator.results.baselines import cache_path, load_cache
+
+        results_dir = self.inputs.sources.results_dir
+        return {hardware: load_cache(cache_path(results_dir, hardware)) for hardware in self.hardware_names}
+
     def ranked_scores(self, combo: Combo, level: int) -> pd.DataFrame:
         picked = self.scores[
             (self.scores["hardware"] == combo.hardware)

@@ -15,6 +15,9 @@ Definitions (the site's methodology page quotes these docstrings, so they are th
 - A kernel *counts* under a baseline when its status is `correct` and its speedup against that
   baseline was measured. `needs_review` is not correct until a maintainer clears it; `rejected` never is.
 - fast_p = #{counted AND speedup > p} / N, with a strict `>`: a speedup of exactly p does not count.
+- fast_1's interval (`fast_1_low`, `fast_1_high`): fast_1 counted with every counted kernel at the low
+  and then the high end of its speedup interval (the eager interval scaled to the baseline); a kernel
+  without an interval counts at its median.
 - geomean speedup: geometric mean of the speedups of the counted kernels (NaN when none count).
 - attempted: problems with a record of this hardware that was run (any status but missing/stale/not_run).
 - compile rate = built / attempted, where *built* means the status shows the kernel was compiled and
@@ -223,6 +226,10 @@ def counted_frame(aligned: pd.DataFrame) -> pd.DataFrame:
         part = aligned[scored].copy()
         part["baseline"] = baseline
         part["counted"] = part[column].where(correct[scored])
+        # The speedup interval moved to this baseline (the interval is measured against eager); no interval: the point
+        ratio = part["counted"] / part["speedup"]
+        part["counted_low"] = (part["ci_low"] * ratio).fillna(part["counted"])
+        part["counted_high"] = (part["ci_high"] * ratio).fillna(part["counted"])
         parts.append(part)
     return pd.concat(parts, ignore_index=True)
 
@@ -240,6 +247,8 @@ def level_scores(aligned: pd.DataFrame, thresholds: Sequence[float] = THRESHOLDS
         rejected=status == Status.REJECTED.value,
         compile_error=status == Status.COMPILE_ERROR.value,
         log_counted=np.log(frame["counted"]),
+        headline_low=frame["counted_low"] > 1.0,
+        headline_high=frame["counted_high"] > 1.0,
         **{fast_p_label(p): frame["counted"] > p for p in thresholds},
     )
     scores = frame.groupby(GROUP_KEYS, sort=True).agg(
@@ -254,6 +263,8 @@ def level_scores(aligned: pd.DataFrame, thresholds: Sequence[float] = THRESHOLDS
         n_rejected=("rejected", "sum"),
         n_compile_error=("compile_error", "sum"),
         mean_log=("log_counted", "mean"),
+        fast_1_low=("headline_low", "mean"),
+        fast_1_high=("headline_high", "mean"),
         **{fast_p_label(p): (fast_p_label(p), "mean") for p in thresholds},
     )
     attempted = scores["n_attempted"].where(scores["n_attempted"] > 0)

@@ -22,6 +22,12 @@ class Column:
     numeric: bool = True
     better_is_lower: bool = False
     """Sort ascending first when the column header is clicked (times, ranks)."""
+    filter: bool = False
+    """Readers can filter rows by this column's values (a select in the page's filter bar)."""
+    narrow: bool = True
+    """Shown on a phone; the other columns are one tap away ("all columns")."""
+    text_sorts: bool = False
+    """The displayed text sorts like the value (`42.0%`, `84/100`): no data-sort attribute, fewer bytes."""
 
 
 class Cell(NamedTuple):
@@ -44,6 +50,8 @@ class Table:
     sort_column: int | None = None
     """Column the rows are already sorted by (descending unless better_is_lower)."""
     css: str = ""
+    row_css: tuple[str, ...] = ()
+    """A class per row (reference rows are styled apart); empty: no classes."""
 
 
 def speedup_text(value: float | None) -> str:
@@ -86,15 +94,20 @@ def _href(link: str, root: str) -> str:
     return link if link.startswith(("#", "http://", "https://")) else root + link
 
 
-def _cell_html(cell: Cell, numeric: bool, root: str) -> str:
+def _cell_classes(column: Column) -> str:
+    classes = " ".join(c for c in ("kb-num" if column.numeric else "", "" if column.narrow else "kb-wide") if c)
+    return f' class="{classes}"' if classes else ""
+
+
+def _cell_html(cell: Cell, attrs: str, root: str, text_sorts: bool = False) -> str:
+    """`attrs`: the column's class attribute, computed once per table (pages hold millions of cells)."""
     value, display, link, css, title = cell
     text = escape(display, quote=False)
     if css:
         text = f'<span class="{css}">{text}</span>'
     if link:
         text = f'<a href="{escape(_href(link, root))}">{text}</a>'
-    attrs = ' class="kb-num"' if numeric else ""
-    if value is not None and value != display:
+    if value is not None and value != display and not text_sorts:
         attrs += f' data-sort="{escape(str(value))}"'
     if title:
         attrs += f' title="{escape(title)}"'
@@ -103,6 +116,10 @@ def _cell_html(cell: Cell, numeric: bool, root: str) -> str:
 
 def _header_html(index: int, column: Column, table: Table) -> str:
     attrs = ' data-type="num"' if column.numeric else ""
+    if column.filter:
+        attrs += ' data-filter="1"'
+    if not column.narrow:
+        attrs += ' class="kb-wide"'
     if column.better_is_lower:
         attrs += ' data-asc-first="1"'
     if column.title:
@@ -115,10 +132,15 @@ def _header_html(index: int, column: Column, table: Table) -> str:
 def table_html(table: Table, root: str) -> str:
     """Sortable HTML table; `root` leads from the page back to the site root (`../../`)."""
     head = "".join(_header_html(i, c, table) for i, c in enumerate(table.columns))
-    numeric = [column.numeric for column in table.columns]
+    classes = [_cell_classes(column) for column in table.columns]
+    text_sorting = [column.text_sorts for column in table.columns]
+    row_css = table.row_css or ("",) * len(table.rows)
     body = "\n".join(
-        "<tr>" + "".join([_cell_html(cell, num, root) for cell, num in zip(row, numeric, strict=True)]) + "</tr>"
-        for row in table.rows
+        (f'<tr class="{css}">' if css else "<tr>")
+        + "".join([_cell_html(cell, attrs, root, sorts)
+                 for cell, attrs, sorts in zip(row, classes, text_sorting, strict=True)])
+        + "</tr>"
+        for row, css in zip(table.rows, row_css, strict=True)
     )
     css = f"kb-table kb-sortable {table.css}".strip()
     markup = f'<table class="{css}">\n<thead><tr>{head}</tr></thead>\n<tbody>\n{body}\n</tbody></table>'

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import dataclasses
+import datetime
 import html
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -15,6 +17,7 @@ import pytest
 
 from site_src.figures import step_points
 from site_src.generate import PLOTLY_URI, generate
+from site_src.operators import operators
 from site_src.output import page_root, page_url, source_root
 from site_src.scoring import fast_p_curve
 from site_src.sources import SiteDataError, SiteSources, load_results_dir
@@ -70,7 +73,7 @@ def test_every_page_type_and_one_data_file_per_view_and_combo_are_generated(buil
         for view in ("leaderboard", "curves", "heatmap"):
             assert f"data/{hardware}--eager/{view}.json" in files
             assert f"data/{hardware}--torch-compile/{view}.json" in files
-    assert files[PLOTLY_URI].source.name == "plotly.min.js"
+    assert files[PLOTLY_URI].source.name == "plotly-cartesian.min.js"  # the partial bundle, not the full one
     assert files["schema/submission-v1.schema.json"].source == SCHEMA
 
 
@@ -84,9 +87,11 @@ def test_leaderboard_data_ranks_by_fast_1_with_every_submission_once_per_level(b
     assert table["sort"] == fast_1
     values = [row[fast_1][0] for row in table["rows"]]
     assert values == sorted(values, reverse=True)
-    assert len(table["rows"]) == SPEC.submissions
-    assert {row[labels.index("Run")][1] for row in table["rows"]} <= {"verified", "self-reported"}
-    assert len(payload["levels"]["1"]["figure"]["data"]) == SPEC.submissions
+    entries = [row for row in table["rows"] if row[0][1] != "ref"]
+    assert len(entries) == SPEC.submissions
+    assert [row[0][1] for row in entries] == [str(i) for i in range(1, SPEC.submissions + 1)]
+    assert {row[labels.index("Run")][1] for row in entries} <= {"verified", "self-reported"}
+    assert payload["levels"]["1"]["html"].count('<polyline fill="none"') == SPEC.submissions  # one curve each
 
 
 def test_claimed_numbers_appear_only_marked_as_claimed(built):
@@ -275,6 +280,25 @@ def test_mkdocs_strict_builds_synthetic_results_into_pages_that_load_nothing_fro
     loads = re.compile(rf"<(script|img|iframe)[^>]+src{remote}|<link[^>]+rel=.(stylesheet|icon)[^>]+href{remote}")
     for page in site.rglob("*.html"):
         assert not loads.search(page.read_text()), page
+    # Readable without JavaScript: the default combo's tables and curves are in the page itself.
+    assert home.count("<table") >= len(SPEC.problems_per_level) and home.count("<svg") >= len(SPEC.problems_per_level)
+    assert "kb-leaders" in home and "plotly" not in home
+    # Nothing unused ships: no source maps, no search segmenters for languages the site does not use.
+    assert not list(site.rglob("*.map")) and not (site / "assets" / "javascripts" / "lunr").exists()
+    assert not [p for p in site.rglob("*.js") if b"sourceMappingURL" in p.read_bytes()]
+    assert home_weight(site) <= HOME_BUDGET_BYTES
+
+
+HOME_BUDGET_BYTES = 1_000_000
+
+
+def home_weight(site: Path) -> int:
+    """Bytes of the home page and every same-site file it names (scripts, styles, icons) plus the search index
+    the theme fetches on load; charts need no library there."""
+    home = (site / "index.html").read_text()
+    named = set(re.findall(r'(?:src|href)="((?!https?:|#|\.\./|mailto:)[^"?#]+\.(?:js|css|svg|png|ico|json))"', home))
+    files = [site / "index.html", site / "search" / "search_index.json", *(site / n for n in named)]
+    return sum(f.stat().st_size for f in files if f.is_file())
 
 
 def test_a_results_file_whose_path_disagrees_with_its_contents_is_refused(tree, tmp_path):
@@ -305,8 +329,9 @@ def test_a_run_in_progress_is_marked_with_the_problems_it_has_not_measured_yet(t
     data["problems"], data["finished_at"] = level1[:2], ""  # two measured; the rest of level 1 still to come
     (results / source.name).write_text(json.dumps(data))
     files = {f.uri: f for f in generate(sources_for(tree, results_dir=tmp_path / "results")).files}
-    table = json.loads(text_of(files, "data/nvidia-h200--eager/leaderboard.json"))["levels"]["1"]["table"]
-    (row,) = [r for r in table["rows"] if r[1][2] == f"submissions/{source.stem}/"]
+    level = json.loads(text_of(files, "data/nvidia-h200--eager/leaderboard.json"))["levels"]["1"]
+    assert not [r for r in level["table"]["rows"] if r[1][2] == f"submissions/{source.stem}/"]  # 2 of 5: partial
+    (row,) = [r for r in level["partial"]["rows"] if r[1][2] == f"submissions/{source.stem}/"]
     pending = SPEC.problems_per_level[0] - 2
     assert row[-1][:2] == [2, f"2/{SPEC.problems_per_level[0]} · {pending} pending"]
     assert "kb-partial" in row[-1][3] and "lower bounds" in row[-1][4]
@@ -367,3 +392,138 @@ def test_problems_judged_by_their_own_scales_or_tolerances_say_so_on_their_page_
     plain = html.unescape(text_of(files, f"problems/level1/{plain_key}.md"))
     assert "Correctness: input scales ×1, ×0.01, ×3, ×100 · the protocol's tolerances" in plain
     assert methodology.count("](problems/level") == 1
+
+
+def _home(files) -> dict:
+    return json.loads(text_of(files, f"data/{SPEC.hardware[0]}--eager/leaderboard.json"))
+
+
+def test_the_home_page_carries_its_default_tables_as_static_html_and_leaders_first(built):
+    build, files = built
+    slots = build.slots["index.md"]
+    payload = _home(files)
+    for level in ("1", "2", "3"):
+        assert slots[f"level-{level}"] == payload["levels"][level]["html"]
+        assert "<table" in slots[f"level-{level}"] and "<svg" in slots[f"level-{level}"]
+    page = text_of(files, "index.md")
+    assert page.index("kb-slot:leaders") < page.index("kb-slot:level-1") < page.index("How to read it")
+    leaders = slots["leaders"]
+    assert leaders.count('class="kb-leader"') == 3
+    table = payload["levels"]["1"]["table"]
+    leader = next(row for row in table["rows"] if row[0][1] == "1")
+    assert leader[1][1] in leaders and "over #2" in leaders and "vs torch.compile" in leaders
+    assert f"attempted {leader[-1][0]}/{SPEC.problems_per_level[0]}" in leaders
+
+
+def test_reference_rows_are_in_the_table_styled_apart_and_never_ranked(built):
+    _, files = built
+    level = _home(files)["levels"]["1"]
+    labels = [c["label"] for c in level["table"]["columns"]]
+    refs = {row[1][1]: row for row in level["table"]["rows"] if row[0][1] == "ref"}
+    assert set(refs) == {"PyTorch eager (reference)", "torch.compile (reference, baseline timings)"}
+    eager = refs["PyTorch eager (reference)"]
+    measured = eager[labels.index("Attempted")][0]  # problems some run timed eager on
+    assert 0 < measured <= SPEC.problems_per_level[0]
+    assert eager[labels.index("fast_1")][0] == 0.0  # 1× is not > 1
+    assert eager[labels.index("fast_0.5")][0] == measured / SPEC.problems_per_level[0]
+    assert level["html"].count('class="kb-ref-row"') == 2
+    compiled = refs["torch.compile (reference, baseline timings)"]
+    assert compiled[labels.index("fast_1")][0] > 0.5  # synthetic compile times are 0.5–1.0× eager's
+
+
+def test_a_compiler_submission_is_a_reference_row_and_an_entry_below_coverage_is_listed_apart(tree, tmp_path):
+    copy = dataclasses.replace(tree, submissions_dir=tmp_path / "submissions", results_dir=tmp_path / "results")
+    shutil.copytree(tree.submissions_dir, copy.submissions_dir)
+    shutil.copytree(tree.results_dir, copy.results_dir)
+    compiler = copy.submissions_dir / "synthetic-000.json"
+    document = json.loads(compiler.read_text())
+    document["method"] = "compiler"
+    compiler.write_text(json.dumps(document))
+    thin = next((copy.results_dir / "nvidia-h200").glob("synthetic-001*.json"))
+    data = json.loads(thin.read_text())
+    data["problems"] = [p for p in data["problems"] if p["level"] != 1 or p["problem_id"] == 1]
+    thin.write_text(json.dumps(data))
+    files = {f.uri: f for f in generate(sources_for(copy)).files}
+    level = json.loads(text_of(files, "data/nvidia-h200--eager/leaderboard.json"))["levels"]["1"]
+    ranks = {row[1][2]: row[0][1] for row in level["table"]["rows"] if row[1][2]}
+    assert ranks["submissions/synthetic-000/"] == "ref"
+    assert "submissions/synthetic-001/" not in ranks
+    assert [row[1][2] for row in level["partial"]["rows"]] == ["submissions/synthetic-001/"]
+    assert [r for r in ranks.values() if r != "ref"] == ["1"]
+    names = [row[1][1] for row in level["table"]["rows"]]
+    assert "torch.compile (reference, baseline timings)" not in names  # the measured compiler run stands for it
+
+
+def test_operators_are_read_from_the_reference_source_without_scaffolding():
+    source = (
+        "import torch\nimport torch.nn as nn\nimport torch.nn.functional as F\n"
+        "class Model(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+        "        self.conv = nn.Conv2d(3, 8, 3)\n"
+        "    def forward(self, x):\n        return torch.nn.functional.gelu(torch.softmax(self.conv(x), 1))\n"
+        "def get_inputs():\n    return [torch.randn(2, 3, 8, 8)]\n"
+    )
+    assert operators(source) == ["nn.Conv2d", "F.gelu", "torch.softmax"]
+    assert operators("def broken(:\n") == []
+
+
+def test_the_compare_view_has_one_data_file_per_run_and_every_submission_page_links_to_it(built):
+    _, files = built
+    index = json.loads(text_of(files, "data/compare/index.json"))
+    assert set(index["hardware"]) == set(SPEC.hardware)
+    assert len(index["problems"]) == sum(SPEC.problems_per_level)
+    slug = index["hardware"][SPEC.hardware[0]]["slugs"][0]
+    run = json.loads(text_of(files, f"data/compare/{SPEC.hardware[0]}/{slug}.json"))
+    assert set(run["problems"]) == set(index["problems"])
+    statuses = {entry[0] for entry in run["problems"].values()}
+    assert statuses and all(isinstance(s, str) for s in statuses)
+    correct = [e for e in run["problems"].values() if e[0] == "correct"]
+    assert correct and all(e[1] > 0 and e[2] <= e[1] <= e[3] for e in correct)
+    assert "compare.md" in files
+    page = text_of(files, f"submissions/{slug}.md")
+    assert f"compare/?s={slug}&amp;hw=" in page
+
+
+def test_fast_1_interval_counts_each_kernel_at_its_interval_ends_on_either_baseline(tree):
+    from site_src.model import build_model
+    from site_src.sources import load_inputs
+
+    model = build_model(load_inputs(sources_for(tree)))
+    scores = model.scores
+    assert ((scores["fast_1_low"] <= scores["fast_1"]) & (scores["fast_1"] <= scores["fast_1_high"])).all()
+    assert (scores["fast_1_low"] < scores["fast_1_high"]).any()
+    a = model.aligned
+    correct = a[(a["status"] == "correct")]
+    for baseline, column in (("eager", "speedup"), ("torch-compile", "speedup_vs_compile")):
+        first = scores[(scores["baseline"] == baseline)].iloc[0]
+        rows = correct[(correct["slug"] == first["slug"]) & (correct["hardware"] == first["hardware"])
+                       & (correct["level"] == first["level"])]
+        low = rows["ci_low"] * rows[column] / rows["speedup"]
+        assert first["fast_1_low"] == (low > 1).sum() / first["n_problems"]
+
+
+def test_best_over_time_steps_up_only_at_entries_that_beat_every_earlier_one(built):
+    _, files = built
+    level = _home(files)["levels"]["1"]
+    labels = [c["label"] for c in level["table"]["columns"]]
+    fast_1 = labels.index("fast_1")
+    ranked = [row for row in level["table"]["rows"] if row[0][1] != "ref"]
+    dates = {f"synthetic-00{i}": (datetime.date(2026, 1, 1) + datetime.timedelta(days=3 * i)) for i in range(3)}
+    by_date = sorted((dates[row[1][2].split("/")[1]], row[fast_1][0]) for row in ranked)
+    best, expected = -1.0, []
+    for day, value in by_date:
+        if value > best:
+            best = value
+            expected.append(f"{day}: ")
+    circles = re.findall(r"<circle[^>]*><title>([^<]*)</title>", level["html"])
+    assert [c[: len("2026-01-01: ")] for c in circles] == expected
+
+
+def test_curve_hovers_name_the_problem_each_step_drops_at(built):
+    _, files = built
+    figure = json.loads(text_of(files, f"data/{SPEC.hardware[0]}--eager/curves.json"))["levels"]["1"]["figure"]
+    names = {f"{i}_Synthetic_op_1_{i}" for i in range(1, SPEC.problems_per_level[0] + 1)}
+    for trace in figure["data"]:
+        assert len(trace["customdata"]) == len(trace["x"]) and trace["customdata"][0] == trace["customdata"][-1] == ""
+        inner = trace["customdata"][1:-1]
+        assert inner and all(set(c.split(", ")) <= names for c in inner)
+    assert "%{customdata}" in figure["data"][0]["hovertemplate"]

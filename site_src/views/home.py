@@ -1,32 +1,52 @@
-"""The home page: per-level leaderboard tables and top curves, one data file per (hardware, baseline)."""
+"""The home page: who leads each level and by how much, then the tables, then the charts.
+
+Everything is static HTML for the default (hardware, baseline), so the page reads without JavaScript;
+switching hardware or baseline fetches one data file per combo holding the same HTML for that combo.
+Reference rows (PyTorch eager, torch.compile) sit in the tables at their own fast_1, styled apart and never
+ranked; entries that attempted under COVERAGE of a level are listed apart, unranked.
+"""
 
 from __future__ import annotations
 
 import statistics
+from dataclasses import dataclass
+from datetime import date
+from html import escape
 
-from site_src.figures import NamedCurve, curve_figure
+from site_src.figures import NamedCurve
 from site_src.model import BASELINE_NAMES, HEADLINE, Combo, SiteModel
 from site_src.output import SiteBuild, slot
+from site_src.references import REFERENCE_METHODS, ReferenceScore, reference_scores
 from site_src.render import render
-from site_src.scoring import THRESHOLDS, fast_p_label
+from site_src.scoring import fast_p_label
+from site_src.svg import best_over_time_svg, curves_svg
 from site_src.tables import Cell, Column, Table, number, percent_text, speedup_text, table_html
 from site_src.tables import table_json as packed
 
 TOP_CURVES = 10
 """The home chart shows the best few; the curves page shows everyone."""
+COVERAGE = 0.5
+"""An entry is ranked on a level only if it attempted at least this share of the level's problems."""
+HOME_THRESHOLDS = (0.5, 1.0, 2.0)
+"""fast_p columns of the home tables (every threshold is on the submission pages, the curves and downloads):
+600 rows of 200 entries must stay within the home page's 1 MB."""
 
 COLUMNS = (
-    Column("#", "Rank by fast_1, then geomean speedup", better_is_lower=True),
+    Column("#", "Rank by fast_1, then geomean speedup; reference rows are not ranked", better_is_lower=True),
     Column("Submission", numeric=False),
-    Column("Run", "verified: produced by a maintainer's runner; self-reported: by the submitter", numeric=False),
-    Column("Method", numeric=False),
-    *(Column(f"fast_{p:g}", f"share of the level's problems correct and faster than {p:g}×") for p in THRESHOLDS),
-    Column("Geomean", "geometric-mean speedup over the kernels that count"),
-    Column("Compiled", "built and ran / attempted"),
-    Column("Correct", "correct / attempted"),
+    Column("Run", "verified: produced by a maintainer's runner; self-reported: by the submitter", numeric=False,
+           filter=True, narrow=False),
+    Column("Method", numeric=False, filter=True, narrow=False),
+    Column("Backend", "what the submission's kernels are written in", numeric=False, filter=True, narrow=False),
+    *(Column(f"fast_{p:g}", f"share of the level's problems correct and faster than {p:g}×", text_sorts=True)
+      for p in HOME_THRESHOLDS),
+    Column("Geomean", "geometric-mean speedup over the kernels that count", narrow=False),
+    Column("Correct", "correct / attempted", narrow=False, text_sorts=True),
     Column("Attempted", "problems with a result / problems in the level; a run in progress also says how many "
-           "it has not measured yet (they count as failures until it has)"),
+           "it has not measured yet (they count as failures until it has)", text_sorts=True),
 )
+SORT_COLUMN = 5 + HOME_THRESHOLDS.index(1.0)
+INTERVAL_TITLE = "fast_1 with every kernel at its speedup interval's low and high end"
 
 
 class Record(dict):
@@ -50,39 +70,179 @@ def attempted_cell(attempted: int, problems: int, pending: int) -> Cell:
     return Cell(attempted, f"{attempted}/{problems} · {pending} pending", css="kb-badge kb-partial", title=why)
 
 
-def leaderboard_table(model: SiteModel, combo: Combo, level: int) -> Table:
-    rows = []
-    for rank, values in enumerate(model.ranked_scores(combo, level).to_dict("records"), start=1):
+@dataclass(frozen=True)
+class LevelBoard:
+    """One level of one combo, split the way the page shows it."""
+
+    ranked: list[Record]
+    compiler: list[Record]
+    """Entries whose method is a compiler: reference rows measured as kernels."""
+    partial: list[Record]
+    references: list[ReferenceScore]
+
+
+def backend_of(model: SiteModel, slug: str) -> str:
+    """`cuda`, `triton`, `cuda+triton`: the backends the submission's kernels name."""
+    doc = model.inputs.submissions.get(slug)
+    names = sorted({str(k.get("backend")) for k in doc.kernels if k.get("backend")}) if doc else []
+    return "+".join(names)
+
+
+def method_of(model: SiteModel, slug: str) -> str:
+    doc = model.inputs.submissions.get(slug)
+    return str(doc.document.get("method", "")) if doc else ""
+
+
+def level_board(model: SiteModel, combo: Combo, level: int) -> LevelBoard:
+    ranked, compiler, partial = [], [], []
+    for values in model.ranked_scores(combo, level).to_dict("records"):
         score = Record(values)
-        doc = model.inputs.submissions.get(score.slug)
-        method = str(doc.document.get("method", "")) if doc else ""
-        fast = [number(values[fast_p_label(p)]) for p in THRESHOLDS]
-        rows.append(
-            (
-                Cell(rank, str(rank)),
-                Cell(
-                    model.submission_name(score.slug),
-                    model.submission_name(score.slug),
-                    link=f"submissions/{score.slug}/",
-                ),
-                run_cell(bool(score.verified)),
-                Cell(method, method),
-                *(Cell(v, percent_text(v)) for v in fast),
-                Cell(number(score.geomean_speedup), speedup_text(number(score.geomean_speedup))),
-                Cell(number(score.compile_rate), percent_text(number(score.compile_rate))),
-                Cell(number(score.correct_rate), percent_text(number(score.correct_rate))),
-                attempted_cell(int(score.n_attempted), int(score.n_problems), int(score.n_pending)),
-            )
-        )
-    return Table(COLUMNS, tuple(rows), sort_column=4 + THRESHOLDS.index(1.0))
+        if method_of(model, score.slug) in REFERENCE_METHODS:
+            compiler.append(score)
+        elif score.n_attempted < COVERAGE * score.n_problems:
+            partial.append(score)
+        else:
+            ranked.append(score)
+    references = reference_scores(model.aligned, combo.hardware, combo.baseline, level, model.level_sizes[level])
+    if compiler:  # the measured compiler run stands for torch.compile; the timing-derived row would repeat it
+        references = [r for r in references if r.reference != "torch-compile"]
+    return LevelBoard(ranked, compiler, partial, references)
 
 
-def top_curves(model: SiteModel, combo: Combo, level: int, limit: int | None) -> list[NamedCurve]:
-    ranked = model.ranked_scores(combo, level)["slug"].tolist()
-    return [
-        NamedCurve(model.submission_name(slug), model.curves[(slug, combo.hardware, combo.baseline, level)])
-        for slug in ranked[:limit]
-    ]
+def entry_row(model: SiteModel, score: Record, rank: int | None) -> tuple[Cell, ...]:
+    fast = [number(score[fast_p_label(p)]) for p in HOME_THRESHOLDS]
+    method = method_of(model, score.slug)
+    backend = backend_of(model, score.slug)
+    name = model.submission_name(score.slug)
+    return (
+        Cell(rank, str(rank)) if rank else Cell(None, "ref" if method in REFERENCE_METHODS else "–"),
+        Cell(name, name, link=f"submissions/{score.slug}/"),
+        run_cell(bool(score.verified)),
+        Cell(method, method),
+        Cell(backend, backend),
+        *(Cell(v, percent_text(v)) for v in fast),
+        Cell(number(score.geomean_speedup), speedup_text(number(score.geomean_speedup))),
+        Cell(number(score.correct_rate), percent_text(number(score.correct_rate))),
+        attempted_cell(int(score.n_attempted), int(score.n_problems), int(score.n_pending)),
+    )
+
+
+def reference_row(ref: ReferenceScore) -> tuple[Cell, ...]:
+    why = "derived from the eager and torch.compile times every run measured (median per problem)"
+    return (
+        Cell(None, "ref", title="a reference row: shown for comparison, never ranked"),
+        Cell(ref.name, ref.name, title=why),
+        Cell("reference", "reference", css="kb-badge kb-ref"),
+        Cell("baseline", "baseline"),
+        Cell("pytorch", "pytorch"),
+        *(Cell(ref.fast[fast_p_label(p)], percent_text(ref.fast[fast_p_label(p)])) for p in HOME_THRESHOLDS),
+        Cell(ref.geomean, speedup_text(ref.geomean)),
+        Cell(None, "–"),
+        Cell(ref.measured, f"{ref.measured}/{ref.problems}"),
+    )
+
+
+def leaderboard_table(model: SiteModel, board: LevelBoard) -> Table:
+    """Ranked entries with the reference rows placed at their own fast_1 (styled apart, no rank)."""
+    rows: list[tuple[float, int, tuple[Cell, ...], str]] = []
+    for rank, score in enumerate(board.ranked, start=1):
+        rows.append((-float(score[HEADLINE]), rank, entry_row(model, score, rank), ""))
+    others = [(float(s[HEADLINE]), entry_row(model, s, None)) for s in board.compiler]
+    others += [(r.fast[HEADLINE], reference_row(r)) for r in board.references]
+    for fast_1, row in others:  # a reference goes after the entries it ties with
+        rows.append((-fast_1, len(board.ranked) + 1, row, "kb-ref-row"))
+    rows.sort(key=lambda item: (item[0], item[1]))
+    return Table(COLUMNS, tuple(r[2] for r in rows), sort_column=SORT_COLUMN, row_css=tuple(r[3] for r in rows))
+
+
+def partial_table(model: SiteModel, board: LevelBoard) -> Table | None:
+    if not board.partial:
+        return None
+    return Table(COLUMNS, tuple(entry_row(model, s, None) for s in board.partial), sort_column=SORT_COLUMN)
+
+
+def points(value: float) -> str:
+    return f"{100 * value:+.1f} pp"
+
+
+def leader_html(model: SiteModel, combo: Combo, level: int, board: LevelBoard) -> str:
+    size = model.level_sizes[level]
+    head = f'<span class="kb-leader-level">Level {level}</span>'
+    entries = board.ranked or board.partial
+    if not entries:
+        return f'<li class="kb-leader">{head} no entry yet</li>'
+    top = entries[0]
+    best = float(top[HEADLINE])
+    around = (f' <span class="kb-ci" title="{INTERVAL_TITLE}">'
+              f"[{percent_text(number(top.fast_1_low))}–{percent_text(number(top.fast_1_high))}]</span>")
+    parts = [f"<strong>{percent_text(best)}</strong> fast_1{around}"]
+    if len(entries) > 1:
+        second = entries[1]
+        parts.append(f"{points(best - float(second[HEADLINE]))} over #2 "
+                     f"{escape(model.submission_name(second.slug))}")
+    compiled = [float(s[HEADLINE]) for s in board.compiler] + [
+        r.fast[HEADLINE] for r in board.references if r.reference == "torch-compile"]
+    if compiled:
+        parts.append(f"{points(best - compiled[0])} vs torch.compile")
+    parts.append(f"attempted {int(top.n_attempted)}/{size}")
+    if not board.ranked:
+        parts.append(f'<em title="no entry attempted {COVERAGE:.0%} of this level">partial entries only, '
+                     "unranked</em>")
+    name = escape(model.submission_name(top.slug))
+    link = f'<a href="submissions/{escape(top.slug)}/">{name}</a>'
+    return f'<li class="kb-leader">{head} {link} · ' + " · ".join(parts) + "</li>"
+
+
+def level_html(model: SiteModel, combo: Combo, level: int, board: LevelBoard) -> str:
+    html = [table_html(leaderboard_table(model, board), "./")]
+    partial = partial_table(model, board)
+    if partial:
+        html.append(f'<p class="kb-partial-note">Attempted fewer than {COVERAGE:.0%} of the level\'s problems, '
+                    "so not ranked:</p>")
+        html.append(table_html(partial, "./"))
+    curves = [NamedCurve(model.submission_name(s.slug), model.curves[(s.slug, combo.hardware, combo.baseline, level)])
+              for s in board.ranked[:TOP_CURVES]]
+    title = f"Level {level}: top {len(curves)} by {HEADLINE} ({BASELINE_NAMES[combo.baseline]} baseline)"
+    html.append(curves_svg(curves, title))
+    html.append(best_over_time_svg(record_setters(model, board), f"Level {level}: best {HEADLINE} over time "
+                                   f"(ranked entries, by submission date)"))
+    return "\n".join(html)
+
+
+def entry_date(model: SiteModel, slug: str) -> date | None:
+    doc = model.inputs.submissions.get(slug)
+    try:
+        return date.fromisoformat(str(doc.document.get("date", ""))[:10]) if doc else None
+    except ValueError:
+        return None
+
+
+def record_setters(model: SiteModel, board: LevelBoard) -> list[tuple[date, float, str]]:
+    """The ranked entries that raised the level's best fast_1, in date order (ties: the earlier entry)."""
+    dated = sorted(
+        ((day, float(s[HEADLINE]), model.submission_name(s.slug)) for s in board.ranked
+         if (day := entry_date(model, s.slug)) is not None),
+        key=lambda item: (item[0], -item[1]),
+    )
+    setters: list[tuple[date, float, str]] = []
+    for day, value, name in dated:
+        if not setters or value > setters[-1][1]:
+            setters.append((day, value, name))
+    return setters
+
+
+def combo_payload(model: SiteModel, combo: Combo) -> dict:
+    leaders, levels = [], {}
+    for level in model.level_sizes:
+        board = level_board(model, combo, level)
+        leaders.append(leader_html(model, combo, level, board))
+        partial = partial_table(model, board)
+        levels[str(level)] = {
+            "table": packed(leaderboard_table(model, board)),
+            "partial": packed(partial) if partial else None,
+            "html": level_html(model, combo, level, board),
+        }
+    return {"combo": combo.id, "leaders": '<ul class="kb-leaders">' + "".join(leaders) + "</ul>", "levels": levels}
 
 
 def _pending_table(model: SiteModel) -> Table | None:
@@ -115,22 +275,24 @@ def _pending_table(model: SiteModel) -> Table | None:
 
 
 def build(model: SiteModel, out: SiteBuild) -> None:
-    for combo in model.combos:
-        levels = {}
-        for level in model.level_sizes:
-            title = f"Level {level}: top {TOP_CURVES} by {HEADLINE} ({BASELINE_NAMES[combo.baseline]} baseline)"
-            levels[str(level)] = {
-                "table": packed(leaderboard_table(model, combo, level)),
-                "figure": curve_figure(top_curves(model, combo, level, TOP_CURVES), title, height=360),
-            }
-        out.data(f"data/{combo.id}/leaderboard.json", {"combo": combo.id, "levels": levels})
+    slots: dict[str, str] = {}
+    for index, combo in enumerate(model.combos):
+        payload = combo_payload(model, combo)
+        out.data(f"data/{combo.id}/leaderboard.json", payload)
+        if index == 0:  # the default combo is in the page itself
+            slots["leaders"] = payload["leaders"]
+            slots.update({f"level-{level}": part["html"] for level, part in payload["levels"].items()})
     pending = _pending_table(model)
+    if pending:
+        slots["pending"] = table_html(pending, "./")
     markdown = render(
         "home.md.j2",
         model=model,
         combos=model.combos,
         baselines=BASELINE_NAMES,
         pending=pending is not None,
-        pending_slot=slot("pending"),
+        slot=slot,
+        coverage=COVERAGE,
     )
-    out.page("index.md", markdown, {"pending": table_html(pending, "./")} if pending else {})
+    out.page("index.md", markdown, slots)
+

@@ -123,6 +123,7 @@ def _run_info(results: ResultsFile, slot_name: str) -> dict[str, Any]:
     env = results.environment
     return {
         "gpu": env.gpu or results.hardware,
+        "hardware": results.hardware,
         "badge": "verified" if results.verified else "self-reported",
         "protocol": env.protocol_version,
         "harness": env.harness_version,
@@ -231,6 +232,7 @@ def submission_page(model: SiteModel, slug: str, aligned: pd.DataFrame | None, o
     markdown = render(
         "submission.md.j2",
         name=name,
+        slug=slug,
         description_slot=slot("description"),
         runs=runs,
         meta_slot=slot("meta"),

@@ -22,8 +22,11 @@ PAGES = (
     "submissions/synthetic-001/",
     "problems/level1/1_Synthetic_op_1_1/",
     "curves/",
+    "curves/?p=1.5",
     "heatmap/",
     "downloads/",
+    "compare/?hw=nvidia-h200&s=synthetic-000,synthetic-001,synthetic-002",
+    "?q=alert&method=human",
 )
 
 
@@ -66,5 +69,20 @@ def test_the_home_page_still_draws_its_tables_and_charts_under_the_policy(watche
     page = watched.page
     page.goto(watched.base_url)
     wait_until(page, "() => document.querySelectorAll('.kb-target table').length >= 2")
+    wait_until(page, "() => document.querySelectorAll('.kb-target svg.kb-svg-chart').length >= 2")
+    page.goto(watched.base_url + "curves/")
     wait_until(page, "() => [...document.querySelectorAll('.js-plotly-plot')].filter(e => e._fullLayout).length >= 2")
     assert watched.errors == [] and watched.external == []
+
+
+def test_switching_the_home_page_to_another_baseline_injects_only_text(watched):
+    page = watched.page
+    dialogs: list[str] = []
+    page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
+    page.goto(watched.base_url)
+    page.select_option(".kb-baseline", "torch-compile")
+    wait_until(page, "() => document.querySelector('.kb-target').dataset.kbCombo.endsWith('--torch-compile')")
+    page.mouse.move(200, 300)
+    page.wait_for_timeout(300)
+    assert dialogs == [] and page.evaluate(HANDLERS) == []
+    assert page.locator(".kb-target table").count() >= 2 and "<script" not in page.locator("article").inner_html()

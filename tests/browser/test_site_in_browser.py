@@ -15,13 +15,14 @@ SPEC = SyntheticSpec(submissions=6, problems_per_level=(8, 6, 4))
 LEVELS = len(SPEC.problems_per_level)
 CHARTS_DRAWN = "n => [...document.querySelectorAll('.js-plotly-plot')].filter(e => e._fullLayout).length >= n"
 TABLES_DRAWN = "n => document.querySelectorAll('.kb-target table').length >= n"
+SVG_CHARTS = "n => document.querySelectorAll('.kb-target svg.kb-svg-chart').length >= n"
 
 
 def open_home(watched):
     page = watched.page
     page.goto(watched.base_url)
     wait_until(page, TABLES_DRAWN, arg=LEVELS)
-    wait_until(page, CHARTS_DRAWN, arg=LEVELS)
+    wait_until(page, SVG_CHARTS, arg=LEVELS)
     return page
 
 
@@ -42,8 +43,9 @@ def test_home_renders_a_table_and_a_chart_per_level(watched, screenshot_dirs):
     page = open_home(watched)
     assert page.locator(".kb-target table").count() == LEVELS
     rows = page.evaluate("[...document.querySelectorAll('.kb-target table')].map(t => t.tBodies[0].rows.length)")
-    assert rows == [SPEC.submissions] * LEVELS
-    assert page.locator(".kb-target .kb-badge").count() == SPEC.submissions * LEVELS
+    assert rows == [SPEC.submissions + 2] * LEVELS  # every entry, and the eager and torch.compile references
+    assert page.locator(".kb-target tr.kb-ref-row").count() == 2 * LEVELS
+    assert page.locator(".kb-target .kb-badge").count() == (SPEC.submissions + 2) * LEVELS
     save_screenshot(page, screenshot_dirs, "home.png")
     assert watched.errors == [] and watched.external == []
 
@@ -95,6 +97,8 @@ def test_instant_navigation_redraws_charts_without_reloading_the_page(watched):
     wait_until(page, CHARTS_DRAWN, arg=LEVELS)
     page.locator("a.md-tabs__link", has_text="Leaderboard").click()
     wait_until(page, TABLES_DRAWN, arg=LEVELS)
+    wait_until(page, SVG_CHARTS, arg=LEVELS)
+    page.locator("a.md-tabs__link", has_text="Curves").click()
     wait_until(page, CHARTS_DRAWN, arg=LEVELS)
     assert page.evaluate("window.kbSamePage") is True
     live = page.evaluate("[...window.kb.charts.live].map(e => e.isConnected)")
@@ -103,7 +107,9 @@ def test_instant_navigation_redraws_charts_without_reloading_the_page(watched):
 
 
 def test_dark_mode_rethemes_every_chart(watched):
-    page = open_home(watched)
+    page = watched.page
+    page.goto(watched.base_url + "curves/")
+    wait_until(page, CHARTS_DRAWN, arg=LEVELS)
     schemes = "[...document.querySelectorAll('.js-plotly-plot')].map(e => e.layout.meta.scheme)"
     fonts = "[...document.querySelectorAll('.js-plotly-plot')].map(e => e._fullLayout.font.color)"
     assert page.evaluate(schemes) == ["default"] * LEVELS

@@ -37,3 +37,9 @@ def serve(directory: Path, port: int = 0) -> Iterator[str]:
         server.shutdown()
         server.server_close()
         thread.join()
+
+
+def served_file(site_dir: Path, path: str) -> Path:
+    """The built file a same-site URL path names (`` and `x/` are directories: their index.html)."""
+    path = path.split("?", maxsplit=1)[0].split("#", maxsplit=1)[0]
+    return site_dir / (path + "index.html" if path == "" or path.endswith("/") else path)

@@ -6,6 +6,7 @@ format changes the synthetic data with it. Deterministic for a given spec.
 
 from __future__ import annotations
 
+import datetime
 import hashlib
 import json
 import math
@@ -130,7 +131,7 @@ def _submission(index: int, attempted: list[dict], submissions_dir: Path, spec: 
         "authors": [{"name": f"Synthetic team {index}", "github": f"synthetic-{index}"}],
         "model": {"name": f"model-{index % 5}"},
         "method": ["one-shot", "agent", "human"][index % 3],
-        "date": "2026-11-22",
+        "date": (datetime.date(2026, 1, 1) + datetime.timedelta(days=3 * index)).isoformat(),  # best-over-time
         "links": [{"label": "paper", "url": "https://example.org/paper"}],
         "target_hardware": ["NVIDIA H100 80GB HBM3"],
         "kernels": kernels,

@@ -79,12 +79,27 @@
     }
   }
 
+  // Phones: legend below the plot (beside it, it left the plot 64 of 358 px), slimmer margins, no toolbar.
+  // With many traces a legend below would push the plot off the screen: hover names each trace instead.
+  function fitToScreen(layout, traces) {
+    if (window.innerWidth >= 600) return layout;
+    const narrow = Object.assign({}, layout, {
+      legend: Object.assign({}, layout.legend, { orientation: "h", x: 0, y: -0.25, yanchor: "top" }),
+      margin: Object.assign({}, layout.margin, { l: 44, r: 8, t: 36 }),
+      title: Object.assign({}, layout.title, { font: { size: 13 } }),
+    });
+    if (layout.margin && layout.margin.l > 100) narrow.margin.l = 110; // heatmap: problem names
+    narrow.legend.title = { text: "" };
+    if (traces > 12) narrow.showlegend = false;
+    return narrow;
+  }
+
   function draw(element, figure) {
     return loadPlotly().then(function (Plotly) {
       prune();
       live.add(element);
-      const config = { responsive: true, displaylogo: false };
-      return Plotly.react(element, figure.data, applyTheme(figure.layout), config);
+      const config = { responsive: true, displaylogo: false, displayModeBar: window.innerWidth >= 600 ? "hover" : false };
+      return Plotly.react(element, figure.data, applyTheme(fitToScreen(figure.layout, figure.data.length)), config);
     });
   }
 

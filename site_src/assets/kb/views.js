@@ -28,8 +28,15 @@
     select.value = baseline;
   }
 
-  function fill(target, level) {
+  function fill(target, level, combo) {
     const parts = (target.dataset.kbParts || "").split(" ");
+    if (parts.includes("html")) {
+      // Built and escaped by the site generator: the same HTML the page carries for its default combo.
+      target.innerHTML = level ? level.html : "No results for this level.";
+      target.dataset.kbCombo = combo;
+      target.querySelectorAll("table.kb-sortable").forEach(window.kb.tables.makeSortable);
+      return [];
+    }
     target.replaceChildren();
     const drawn = [];
     if (!level) {
@@ -50,17 +57,28 @@
     const combo = chosenCombo(controls, combos);
     showCombo(controls, combos, combo);
     window.kb.store("combo", combo);
+    if (window.kb.filters) window.kb.filters.setParam("combo", combo === controls.dataset.kbDefault ? "" : combo);
     const mine = ++generation;
     setStatus(controls, "Loading…");
     const view = controls.dataset.kbView;
+    const targets = Array.from(doc.querySelectorAll(".kb-target[data-kb-level]"));
+    if (targets.length && targets.every(function (t) { return t.dataset.kbCombo === combo; })) {
+      setStatus(controls, ""); // the page already shows this combo as static HTML
+      if (window.kb.filters) window.kb.filters.apply(doc);
+      return Promise.resolve();
+    }
     return window.kb.fetchJSON("data/" + combo + "/" + view + ".json").then(function (payload) {
       if (mine !== generation) return;
       const drawn = [];
-      doc.querySelectorAll(".kb-target[data-kb-level]").forEach(function (target) {
-        drawn.push(...fill(target, payload.levels[target.dataset.kbLevel]));
+      const leaders = doc.querySelector(".kb-leaders-box");
+      if (leaders && payload.leaders) leaders.innerHTML = payload.leaders;
+      targets.forEach(function (target) {
+        drawn.push(...fill(target, payload.levels[target.dataset.kbLevel], combo));
       });
+      if (window.kb.filters) window.kb.filters.apply(doc);
       return Promise.all(drawn).then(function () {
         if (mine === generation) setStatus(controls, "");
+        if (window.kb.pin) window.kb.pin.apply(doc);
       });
     }).catch(function (error) {
       console.error(error);
@@ -73,7 +91,8 @@
     if (!controls) return;
     const combos = controls.dataset.kbCombos.split(" ").filter(Boolean);
     if (!combos.length) return;
-    const stored = window.kb.stored("combo", "");
+    const shared = new URLSearchParams(window.location.search).get("combo");
+    const stored = combos.includes(shared) ? shared : window.kb.stored("combo", "");
     showCombo(controls, combos, combos.includes(stored) ? stored : controls.dataset.kbDefault);
     controls.querySelectorAll("select").forEach(function (select) {
       select.addEventListener("change", function () {
