@@ -216,7 +216,8 @@ def _run_build(build: KernelBuild, tools: Toolchain, workdir: Path, timeout_s: f
         bwrap.prepare_job_dir(workdir)
         bwrap.prepare_job_dir(build.cache_dir)
         return sandbox.run(argv, workdir=workdir, timeout_s=timeout_s, limits=limits, env=env,
-                           isolate_network=False, pass_fds=(lock, fd) if fd is not None else (lock,))
+                           isolate_network=False, pass_fds=(lock, fd) if fd is not None else (lock,),
+                           user=bwrap.runner_uid())  # the uid the job and cache directories were handed to
 
 
 def build_one(build: KernelBuild, tools: Toolchain, timeout_s: float, max_jobs: int) -> BuildResult:

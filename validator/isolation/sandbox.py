@@ -213,9 +213,11 @@ def run(
     isolate_network: bool = True,
     output_cap: int = OUTPUT_CAP,
     pass_fds: Sequence[int] = (),
+    user: int | None = None,
 ) -> SandboxResult:
     """Run `argv` confined in `workdir` (see `private_dir`), wait at most `timeout_s`, then kill its group.
-    `pass_fds` stay open in the child (bubblewrap's seccomp program; a lock held for as long as it lives)."""
+    `pass_fds` stay open in the child (bubblewrap's seccomp program; a lock held for as long as it lives);
+    `user`, when given, is the uid (and gid) the child runs as (bubblewrap's unprivileged outside uid)."""
     status_read, status_write = os.pipe()
     started = time.perf_counter()
     try:
@@ -223,7 +225,7 @@ def run(
             confined_argv(argv, limits, isolate_network, status_write),
             cwd=workdir, env=scrubbed_env(env or {}, workdir), stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
-            pass_fds=(status_write, *pass_fds),
+            pass_fds=(status_write, *pass_fds), user=user, group=user, extra_groups=[] if user is not None else None,
         )
     finally:
         os.close(status_write)

@@ -107,6 +107,8 @@ class Evaluation:
         self.expected: list[list[Any]] = []
         self.container: type | None = None
         self.precision_sets: list[Any] = []
+        self.reference: Any = None
+        self.float32 = False
         self.runner: Any = None
         self.tolerances: dict[str, Any] = dict(protocol.tolerances)
         """The protocol's, widened where the problem declares TOLERANCES (set in `compute_references`)."""
@@ -119,6 +121,8 @@ class Evaluation:
         self.compute_references()
         self.load_kernel()
         self.check_correctness()
+        self.compute_precision_references()
+        del self.reference  # the timing phase builds its own
         self.check_precision()
         if self.gpu:
             self.attribute()
@@ -227,22 +231,38 @@ class Evaluation:
         return make_model(self.problem, self.model_seed, self.device, generate_on_device=self.gpu)
 
     def compute_references(self) -> None:
-        from validator.evaluate.worker.correctness import precision_references, reference_outputs
+        """The first trial's reference output (its structure is what every kernel output must have). Later
+        trials are computed as they come: the judge's memory is out of the kernel's reach, and holding every
+        trial's output at once does not fit a GPU at upstream's full sizes (19_ReLU: 6.4 GB per tensor)."""
+        from validator.evaluate.worker.correctness import reference_outputs
         from validator.evaluate.worker.remote import expected_of
 
         self.declared_tolerances()  # a malformed TOLERANCES stops the problem before any submitted code runs
-        model = self.reference_model()
-        self.expected, self.container = reference_outputs(model, self.trial_inputs, self.protocol.correctness_trials)
+        self.reference = self.reference_model()
+        self.expected, self.container = reference_outputs(self.reference, self.trial_inputs, 1)
         self.shape = expected_of(self.expected[0], self.container)
-        if all(str(e.dtype) == "torch.float32" for e in self.expected[0]):
-            try:
-                self.precision_sets = precision_references(model, lambda i: self.inputs("precision", i),
-                                                           self.seed("widen"))
-            except Exception as exc:  # a reference that cannot run in float64 only loses this check
-                self.note("precision-check", f"skipped: the reference fails in float64 ({describe(exc, 200)})")
-        else:
+        self.float32 = all(str(e.dtype) == "torch.float32" for e in self.expected[0])
+        self.sync()
+
+    def expected_for(self, trial: int) -> list[Any]:
+        from validator.evaluate.worker.correctness import reference_outputs
+
+        if trial < len(self.expected) and self.expected[trial]:
+            return self.expected[trial]
+        outputs, _ = reference_outputs(self.reference, lambda _: self.trial_inputs(trial), 1)
+        return outputs[0]
+
+    def compute_precision_references(self) -> None:
+        from validator.evaluate.worker.correctness import precision_references
+
+        if not self.float32:
             self.note("precision-check", "skipped: the reference's outputs are not float32")
-        del model
+            return
+        try:
+            self.precision_sets = precision_references(self.reference, lambda i: self.inputs("precision", i),
+                                                       self.seed("widen"))
+        except Exception as exc:  # a reference that cannot run in float64 only loses this check
+            self.note("precision-check", f"skipped: the reference fails in float64 ({describe(exc, 200)})")
         self.sync()
 
     def require(self, verdict: Any) -> None:
@@ -257,7 +277,8 @@ class Evaluation:
     def check_correctness(self) -> None:
         from validator.evaluate.worker.correctness import check_values, poison
 
-        for t, expected in enumerate(self.expected):
+        for t in range(self.protocol.correctness_trials):
+            expected = self.expected_for(t)
             outs = self.call_kernel(self.trial_spec(t))
             verdict = check_values(outs, expected, self.tolerances)
             del outs
@@ -265,7 +286,7 @@ class Evaluation:
             self.max_abs = max(self.max_abs or 0.0, verdict.max_abs)
             self.max_rel = max(self.max_rel or 0.0, verdict.max_rel)
             poison(expected)
-            self.expected[t] = []
+            self.expected = []
 
     def check_precision(self) -> None:
         from validator.evaluate.worker.correctness import normwise_error, poison, precision_verdict
