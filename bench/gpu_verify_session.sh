@@ -9,7 +9,7 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-/tmp/kb-gpu-verify}
 mkdir -p "$OUT"
-export PYTHONPATH=$PWD${PYTHONPATH:+:$PYTHONPATH} PYTHONUNBUFFERED=1 KB_REQUIRE_SANDBOX=1
+export PYTHONPATH=$PWD${PYTHONPATH:+:$PYTHONPATH} PYTHONUNBUFFERED=1 KB_REQUIRE_SANDBOX=1 KB_REDTEAM_ESCAPES=1
 if ls .whl/*.whl >/dev/null 2>&1; then  # into the interpreter's own environment: the runner's sandbox sees only that
   python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir .whl/*.whl
 fi
