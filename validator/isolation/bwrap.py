@@ -67,7 +67,9 @@ def runner_uid() -> int | None:
     configured = os.environ.get("KB_RUNNER_UID")
     if configured is not None:
         return None if configured in ("", "same") or int(configured) == os.getuid() else int(configured)
-    return NOBODY if os.getuid() == 0 and _others_can_read(Path(sys.prefix)) else None
+    # A virtual environment's prefix can be readable while the interpreter it borrows (base_prefix) is not.
+    pythons = {sys.prefix, sys.base_prefix, sys.exec_prefix}
+    return NOBODY if os.getuid() == 0 and all(_others_can_read(Path(p)) for p in pythons) else None
 
 
 def _others_can_read(path: Path) -> bool:
