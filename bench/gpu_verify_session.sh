@@ -19,11 +19,11 @@ if ! command -v bwrap >/dev/null && [ -n "$site" ]; then
 fi
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv,noheader | tee "$OUT/gpu.txt"
 python3 -c "from validator.isolation import bwrap; print(bwrap.probe())" 2>&1 | tee "$OUT/probe.txt"
-GPU_FILES=(tests/test_worker.py tests/test_engine.py tests/test_integrity.py tests/test_sandbox.py tests/test_timing.py
-           tests/test_catalogue_check.py tests/test_judge_runner.py)
+GPU_FILES=(tests/evaluate/worker/test_worker.py tests/evaluate/test_engine.py tests/evaluate/worker/test_integrity.py tests/isolation/test_sandbox.py tests/evaluate/worker/test_timing.py
+           tests/catalogue/test_catalogue_check.py tests/evaluate/worker/test_judge_runner.py)
 case "${1:-tests}" in
   tests)
-    timeout --signal=INT 240 python3 -m pytest -q -p no:cacheprovider tests/test_bwrap.py tests/test_judge_runner.py \
+    timeout --signal=INT 240 python3 -m pytest -q -p no:cacheprovider tests/isolation/test_bwrap.py tests/evaluate/worker/test_judge_runner.py \
       > "$OUT/unit.log" 2>&1; echo "bwrap+judge/runner tests: rc=$?" | tee "$OUT/summary.txt"
     timeout --signal=INT 300 python3 -m pytest -q -p no:cacheprovider -m gpu "${GPU_FILES[@]}" > "$OUT/gpu.log" 2>&1
     echo "gpu tests: rc=$?" | tee -a "$OUT/summary.txt"

@@ -42,8 +42,8 @@ validate() {  # validate NAME ARGS...: one kb-validate run into results/, with w
   echo "$name: rc=$? wall $(( $(date +%s) - t0 )) s" | tee -a "$OUT/walls.txt"
 }
 
-GPU_TESTS=(tests/test_worker.py tests/test_redteam.py tests/test_engine.py tests/test_integrity.py
-           tests/test_sandbox.py tests/test_timing.py tests/test_catalogue_check.py)
+GPU_TESTS=(tests/evaluate/worker/test_worker.py tests/evaluate/worker/test_redteam.py tests/evaluate/test_engine.py tests/evaluate/worker/test_integrity.py
+           tests/isolation/test_sandbox.py tests/evaluate/worker/test_timing.py tests/catalogue/test_catalogue_check.py)
 
 throughput() {  # throughput cold|warm: the 100-kernel CUDA submission (bench_throughput.py), kept in build/
   timeout --signal=INT "$(left)" python3 bench/bench_throughput.py --kernels "${KERNELS:-100}" \

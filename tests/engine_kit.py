@@ -6,6 +6,7 @@ import dataclasses
 import json
 from pathlib import Path
 
+from tests.paths import REPO
 from validator.build.stage import BuildResult, BuildStatus, KernelBuild
 from validator.build.toolchain import cache_root, kernel_cache_dir, toolchain
 from validator.catalogue.problems import load_catalogue
@@ -14,7 +15,6 @@ from validator.machine import probe
 from validator.run_context import RunOptions, StageContext
 from validator.submission.records import submission_from_document
 
-REPO = Path(__file__).resolve().parent.parent
 FIXTURES = REPO / "tests" / "fixtures" / "engine"
 FAKE_WORKER = FIXTURES / "fake_worker.py"
 EXAMPLES = REPO / "submissions" / "kernelbench-team-examples"

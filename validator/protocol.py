@@ -33,7 +33,7 @@ class Protocol:
     )
     """Per output dtype; integer and bool outputs must match exactly. The absolute tolerance is multiplied by
     max(1, RMS of the reference output): an honest fp32 kernel that only sums in another order fails a fixed
-    atol on the x100 input variant (evidence in tests/test_evaluate.py), while outputs of order one keep
+    atol on the x100 input variant (evidence in tests/evaluate/worker/test_evaluate.py), while outputs of order one keep
     atol as written."""
     atol_scaled_by_output_rms: bool = True
     precision_factor: float = 10.0

@@ -192,7 +192,7 @@ def output_scale(expected: torch.Tensor) -> float:
 
     An honest fp32 kernel's rounding error grows with the magnitude of what it sums, not with the
     magnitude of the (possibly cancelled) result, so a fixed atol fails correct kernels on the x100
-    input variant (tests/test_evaluate.py holds the evidence). RMS scaling keeps atol as written for
+    input variant (tests/evaluate/worker/test_evaluate.py holds the evidence). RMS scaling keeps atol as written for
     outputs of order one."""
     if expected.numel() == 0:
         return 1.0

@@ -16,10 +16,10 @@ from urllib.parse import urlsplit
 import pytest
 
 from site_src.text import https_url, markdown_inline, page_title, plain
+from tests.paths import REPO
 from tests.site_kit.hostile import EVIL_HOST, poison_tree
 from tests.site_kit.synthetic import SyntheticSpec, write_synthetic
 
-REPO = Path(__file__).resolve().parent.parent
 URL_ATTRIBUTES = {"href", "src", "action", "formaction", "xlink:href", "srcset", "poster", "data"}
 FOREIGN_HOSTS = {"trusted.example", "github.com"}
 SITE_HOSTS = {"kernelbench-leaderboard.github.io", "squidfunk.github.io"}

@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 import torch
-from engine_kit import context, fake_kernel, make_submission
 
 from tests.conftest import REPO
-from tests.test_engine import options
+from tests.engine_kit import context, fake_kernel, make_submission
+from tests.evaluate.test_engine import options
 from validator.evaluate import stage as engine
 from validator.evaluate.scheduler import WORKER
 from validator.results import baselines as compile_baseline

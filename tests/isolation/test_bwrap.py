@@ -15,11 +15,11 @@ from pathlib import Path
 
 import pytest
 
+from tests.paths import REPO
 from validator.evaluate import stage as evaluate_stage
 from validator.findings import UserError
 from validator.isolation import bwrap
 
-REPO = Path(__file__).resolve().parent.parent
 ISOLATION = bwrap.probe()
 needs_sandbox = pytest.mark.skipif(
     not ISOLATION.confined and os.environ.get("KB_REQUIRE_SANDBOX") != "1",

@@ -9,7 +9,7 @@ import json
 import pytest
 
 from tests.conftest import REPO
-from tests.test_worker import finish, make_job, start_worker
+from tests.evaluate.worker.test_worker import finish, make_job, start_worker
 from validator.catalogue.problems import load_catalogue
 
 TEAM = REPO / "submissions" / "kernelbench-team"

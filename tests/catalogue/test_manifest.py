@@ -10,6 +10,7 @@ import pytest
 import torch
 from torch.utils.flop_counter import FlopCounterMode
 
+from tests.paths import FIXTURES, REPO
 from validator.catalogue.manifest import (
     dumps,
     generate,
@@ -23,8 +24,7 @@ from validator.catalogue.problems import load_catalogue
 from validator.catalogue.speed_of_light import UnknownHardware, bound_ms, ceilings_for, speed_of_light
 from validator.results.layout import hardware_key
 
-REPO = Path(__file__).resolve().parent.parent
-CORPUS = Path(__file__).resolve().parent / "fixtures" / "catalogue"
+CORPUS = FIXTURES / "catalogue"
 REGENERATE = "run `kb-validate catalogue manifest --write` and commit problems/manifest.json"
 
 

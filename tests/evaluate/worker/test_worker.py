@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.paths import REPO
 from validator.evaluate.jobs import Job, write_job
 from validator.evaluate.worker import run as worker
 from validator.isolation.bwrap import machine_isolation
@@ -20,7 +21,6 @@ from validator.protocol import PROTOCOL
 from validator.results.records import Status, problem_from_dict
 from validator.submission.kernel_names import own_kernel_names
 
-REPO = Path(__file__).resolve().parent.parent
 EXAMPLES = REPO / "submissions" / "kernelbench-team-examples"
 TRITON_EXAMPLES = [
     ("level1/23_Softmax", "level1_23_softmax_triton.py"),

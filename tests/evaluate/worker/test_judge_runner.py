@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from tests.test_worker import EXAMPLES, REPO, make_job
+from tests.evaluate.worker.test_worker import EXAMPLES, REPO, make_job
 from validator.evaluate import channel
 from validator.evaluate.worker import run as worker
 from validator.evaluate.worker.judge_timing import SPAN_RELATIVE, span_verdict

@@ -7,10 +7,10 @@ import json
 from pathlib import Path
 
 import pytest
-from engine_kit import context, fake_kernel, make_submission
 
 from tests.conftest import REPO
-from tests.test_engine import options
+from tests.engine_kit import context, fake_kernel, make_submission
+from tests.evaluate.test_engine import options
 from validator.catalogue.problems import load_catalogue
 from validator.evaluate import stage as engine
 from validator.policy.stage import policy_findings

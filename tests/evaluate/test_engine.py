@@ -7,8 +7,9 @@ import json
 from pathlib import Path
 
 import pytest
-from engine_kit import EXAMPLES, FAKE_WORKER, context, fake_kernel, make_submission, with_status
 
+from tests.engine_kit import EXAMPLES, FAKE_WORKER, context, fake_kernel, make_submission, with_status
+from tests.paths import FIXTURES
 from validator.build.stage import BuildStatus
 from validator.build.toolchain import toolchain
 from validator.evaluate import scheduler
@@ -308,7 +309,7 @@ def test_provenance_and_verified_reach_the_results_file(tmp_path: Path) -> None:
     assert not unverified.verified
 
 
-FAULTS = Path(__file__).resolve().parent / "fixtures" / "engine" / "kernels"
+FAULTS = FIXTURES / "engine" / "kernels"
 
 
 def gpu_run(tmp_path: Path, kernels: dict[str, tuple[int, int, str, str]]) -> dict[str, results.ProblemResult]:

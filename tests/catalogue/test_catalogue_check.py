@@ -11,13 +11,13 @@ from pathlib import Path
 import pytest
 import torch
 
+from tests.paths import FIXTURES, REPO
 from validator.catalogue.check_worker import run_isolated
 from validator.catalogue.checks import CheckSpec, ProblemCheck, check_problem, passes_correctness
 from validator.catalogue.problems import Problem, load_catalogue
 from validator.findings import Severity
 
-REPO = Path(__file__).resolve().parent.parent
-CORPUS = Path(__file__).resolve().parent / "fixtures" / "catalogue"
+CORPUS = FIXTURES / "catalogue"
 CORPUS_PROBLEMS = load_catalogue(CORPUS).problems
 SPEC = CheckSpec(slow_forward_s=None)  # timings depend on the machine; tests check behaviour
 

@@ -16,10 +16,12 @@ from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parent / "redteam"))
+from tests.paths import TESTS
+
+sys.path.insert(0, str(TESTS / "redteam"))
 from runner import Case, Outcome, caught, load_cases
 
-RUNNER = Path(__file__).resolve().parent / "redteam" / "runner.py"
+RUNNER = TESTS / "redteam" / "runner.py"
 CASES = load_cases()
 STATUS_DIRECTORIES = {"runtime-error", "timeout", "oom", "compile-error", "control", "policy", "sandbox-escape"}
 """Directories named for a status or a class of attack rather than a reason code (`sandbox-escape`: attempts

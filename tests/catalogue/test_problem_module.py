@@ -10,6 +10,7 @@ import pytest
 import torch
 
 from tests.conftest import REPO
+from tests.paths import FIXTURES
 from validator.catalogue.problem_module import (
     ProblemModuleError,
     load_problem_module,
@@ -21,7 +22,7 @@ from validator.catalogue.problem_module import (
 )
 from validator.protocol import PROTOCOL, Tolerance
 
-CORPUS = Path(__file__).resolve().parent / "fixtures" / "catalogue" / "level1"
+CORPUS = FIXTURES / "catalogue" / "level1"
 PASSES = CORPUS / "1_Passes.py"
 
 

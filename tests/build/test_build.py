@@ -7,8 +7,8 @@ import hashlib
 from pathlib import Path
 
 import pytest
-from engine_kit import EXAMPLES, context, make_submission
 
+from tests.engine_kit import EXAMPLES, context, make_submission
 from validator.build import stage as build
 from validator.build.toolchain import Toolchain, cache_key
 from validator.findings import Finding, Severity, StageOutcome, StageStatus

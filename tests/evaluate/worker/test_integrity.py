@@ -6,11 +6,11 @@ from __future__ import annotations
 import _thread
 import threading
 import time
-from pathlib import Path
 
 import pytest
 import torch
 
+from tests.paths import REPO
 from validator.evaluate.worker import correctness, integrity
 from validator.evaluate.worker.integrity import (
     OutputLedger,
@@ -22,7 +22,7 @@ from validator.evaluate.worker.integrity import (
 )
 from validator.submission.kernel_names import own_kernel_names
 
-EXAMPLES = Path(__file__).resolve().parent.parent / "submissions" / "kernelbench-team-examples"
+EXAMPLES = REPO / "submissions" / "kernelbench-team-examples"
 
 
 def test_kernel_names_come_from_cuda_globals_and_triton_jit_functions():

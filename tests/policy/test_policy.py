@@ -8,13 +8,13 @@ from pathlib import Path
 
 import pytest
 
+from tests.paths import FIXTURES, REPO
 from validator.findings import Severity
 from validator.policy import rules
 from validator.policy.rules import RULES, RULES_BY_CODE, rules_markdown
 from validator.policy.stage import policy_findings
 
-REPO = Path(__file__).resolve().parent.parent
-CORPUS = Path(__file__).resolve().parent / "fixtures" / "policy"
+CORPUS = FIXTURES / "policy"
 CASES = sorted(CORPUS.glob("*.pysrc"))
 EXPECT = re.compile(r"(?:#|//)\s*expect:\s*([\w\s,-]+)$")
 BACKEND = re.compile(r"^#\s*backend:\s*([\w-]+)")

@@ -23,10 +23,10 @@ from site_src.scoring import fast_p_curve
 from site_src.sources import SiteDataError, SiteSources, load_results_dir
 from site_src.views.methodology import attribute_docs
 from site_src.views.submitting import schema_fields
+from tests.paths import REPO
 from tests.site_kit.synthetic import SyntheticSpec, write_synthetic
 from validator.protocol import PROTOCOL, Protocol
 
-REPO = Path(__file__).resolve().parent.parent
 SCHEMA = REPO / "validator" / "submission" / "schema" / "submission-v1.schema.json"
 SPEC = SyntheticSpec(submissions=3, problems_per_level=(5, 4, 3))
 

@@ -12,9 +12,10 @@ from typing import Any
 import pytest
 
 from tests.conftest import EXAMPLE_SLUG, REPO
+from tests.paths import FIXTURES
 from validator.catalogue.problems import load_catalogue
 
-CASES_DIR = Path(__file__).parent / "fixtures" / "bad_submissions"
+CASES_DIR = FIXTURES / "bad_submissions"
 CASES = sorted(CASES_DIR.glob("*.json"))
 PATH_PART = re.compile(r"\.([A-Za-z_$][\w$]*)|\[(\d+)\]")
 
