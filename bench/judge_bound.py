@@ -74,9 +74,12 @@ def main() -> int:
         bound = seen[-1] if seen else {"kernel_ms": float("nan"), "excess_ms": float("nan"), "allowed_ms": 1.0}
         used = bound["excess_ms"] / bound["allowed_ms"]
         rows.append({"problem": problem.key, **bound, "used": used, "seconds": seconds, "status": result.status,
-                     "speedup": result.speedup})
+                     "speedup": result.speedup, "error": result.error,
+                     "flags": [[f.code, f.message] for f in result.flags]})
         print(f"{problem.key:<44} {bound['kernel_ms']:>10.4f} {bound['excess_ms']:>10.4f} "
               f"{bound['allowed_ms']:>10.4f} {used:>6.2f} {seconds:>6.1f}  {result.status}")
+        if result.status != "correct":
+            print(f"    why: {result.error[:400]} {[f.code + ': ' + f.message[:300] for f in result.flags]}")
     if args.json:
         args.json.write_text(json.dumps(rows, indent=1))
     rejected = [r["problem"] for r in rows if r["status"] == "rejected"]

@@ -65,6 +65,8 @@ class Outcome:
     codes: tuple[str, ...] = ()
     error: str = ""
     seconds: float = 0.0
+    messages: tuple[str, ...] = ()
+    """The flags' messages, for reading why a case came out as it did."""
 
 
 def load_cases() -> list[Case]:
@@ -131,7 +133,8 @@ def _outcome(out: Path, wait_status: int | None, seconds: float) -> Outcome:
         return Outcome("timeout", (), "killed at the case's time limit", seconds)
     if out.exists():
         data = json.loads(out.read_text(encoding="utf-8"))
-        return Outcome(data["status"], tuple(f["code"] for f in data["flags"]), data["error"][:300], seconds)
+        return Outcome(data["status"], tuple(f["code"] for f in data["flags"]), data["error"][:300], seconds,
+                       tuple(f"{f['code']}: {f['message'][:300]}" for f in data["flags"]))
     if os.WIFSIGNALED(wait_status):
         return Outcome("runtime_error", ("worker-crashed",), f"signal {os.WTERMSIG(wait_status)}", seconds)
     return Outcome("runtime_error", ("worker-crashed",), f"exit {os.waitstatus_to_exitcode(wait_status)}", seconds)
