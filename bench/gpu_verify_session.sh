@@ -30,9 +30,9 @@ case "${1:-tests}" in
     echo "gpu tests: rc=$?" | tee -a "$OUT/summary.txt"
     tail -n 8 "$OUT/unit.log"; tail -n 15 "$OUT/gpu.log" ;;
   redteam)
-    timeout --signal=INT 420 python3 tests/redteam/runner.py --mode gpu -j 4 --json "$OUT/redteam-gpu.json" \
+    timeout --signal=INT 400 python3 tests/redteam/runner.py --mode gpu -j 4 --json "$OUT/redteam-gpu.json" \
       > "$OUT/redteam.log" 2>&1; echo "redteam gpu: rc=$?" | tee "$OUT/summary.txt"
-    timeout --signal=INT 120 python3 bench/judge_bound.py submissions/kernelbench-team-examples.json \
+    timeout --signal=INT 150 python3 bench/judge_bound.py submissions/kernelbench-team-examples.json \
       --json "$OUT/bound.json" > "$OUT/bound.log" 2>&1; echo "bound: rc=$?" | tee -a "$OUT/summary.txt"
     tail -n 45 "$OUT/redteam.log"; tail -n 15 "$OUT/bound.log" ;;
   diagnose)  # the honest kernels the GPU red-team misjudged, with every reason, then the bound on the examples

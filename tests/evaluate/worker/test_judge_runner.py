@@ -16,7 +16,14 @@ import torch
 from tests.evaluate.worker.test_worker import EXAMPLES, REPO, make_job
 from validator.evaluate import channel
 from validator.evaluate.worker import run as worker
-from validator.evaluate.worker.judge_timing import SPAN_RELATIVE, span_verdict
+from validator.evaluate.worker.judge_timing import (
+    NULL_CALLS,
+    OVERHEAD_CAP_MS,
+    SPAN_RELATIVE,
+    check_share,
+    measure_overhead,
+    span_verdict,
+)
 from validator.evaluate.worker.remote import Expected, expected_of
 from validator.isolation import manifest, seccomp
 from validator.protocol import PROTOCOL
@@ -91,6 +98,46 @@ def test_reported_times_the_judge_s_spans_contradict_are_timing_unverified():
     assert span_verdict([1.0] * 9, [1.04] * 6 + [9.0] * 3, allowance_ms=0.05).ok
     # The relative part of the allowance scales with the kernel: 5% of 10 ms is 0.5 ms.
     assert span_verdict([10.0] * 5, [10.0 + 0.05 + 10 * SPAN_RELATIVE - 0.01] * 5, allowance_ms=0.05).ok
+
+
+class _NullRunner:
+    """Answers calls of nothing as a runner would, with a chosen wall time per call."""
+
+    def __init__(self, spans_ms: list[float]) -> None:
+        self.spans_ms = spans_ms
+
+    def request(self, header: dict) -> dict:
+        import time
+
+        assert header["op"] == "null"
+        time.sleep(self.spans_ms.pop(0) / 1e3)
+        return {"ok": True, "device_ms": 0.001, "host_ms": 0.0}
+
+
+def test_the_bound_s_allowance_is_the_measured_overhead_of_calls_of_nothing():
+    steady = measure_overhead(_NullRunner([50.0] + [2.0] * (NULL_CALLS - 1)), 0, gpu=True)
+    assert 1.9 < steady.median_ms < 3.0  # the first call (allocating the flush buffer) is left out
+    assert steady.jitter_ms < 1.0
+    capped = measure_overhead(_NullRunner([40.0] * NULL_CALLS), 0, gpu=True)
+    assert capped.median_ms == OVERHEAD_CAP_MS  # a runner slow to answer buys at most the cap
+
+
+def test_huge_outputs_are_checked_less_often_but_still_checked():
+    assert check_share(4 << 20, 10) == 0.5  # 4 MiB outputs: half the rounds, as always
+    huge = check_share(6_400_000_000, 10)  # upstream's 19_ReLU: 6.4 GB a call
+    assert huge == 0.2  # two expected checks among the minimum ten rounds, not five
+    assert check_share(1, 0) == 0.5
+
+
+def test_the_runner_serves_calls_of_nothing_only_before_it_loads_a_kernel():
+    from validator.evaluate.worker.runner import Refused, Runner
+
+    runner = Runner()
+    reply = runner.null({"flush_bytes": 0, "interpret": True})
+    assert reply["ok"] and reply["device_ms"] >= 0
+    runner.guard = object()  # what `load` sets before it imports the kernel
+    with pytest.raises(Refused, match="after the kernel was loaded"):
+        runner.null({"flush_bytes": 0, "interpret": True})
 
 
 def test_the_seccomp_program_is_well_formed_and_denies_what_the_threat_model_lists():

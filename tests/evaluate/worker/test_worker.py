@@ -162,7 +162,8 @@ def test_the_timing_phase_interleaves_verifies_and_fills_the_result(tmp_path: Pa
     monkeypatch.setenv("TRITON_INTERPRET", "1")
     evaluation = worker.Evaluation(job, worker.protocol_from_dict(job.protocol), tmp_path)
     try:
-        for phase in ("setup", "start_runner", "compute_references", "load_kernel", "check_correctness"):
+        for phase in ("setup", "start_runner", "compute_references", "measure_overhead", "load_kernel",
+                      "check_correctness"):
             getattr(evaluation, phase)()
         evaluation.gpu = True  # from here on the GPU path: interleaved rounds, a recorded series
         evaluation.time()

@@ -8,16 +8,18 @@ by its secret order seed, whether to `fetch` that call's outputs and compare the
 the same inputs: half the rounds are checked, and the runner learns which only after it has answered.
 
 The bound: a kernel whose reported device time is below what the judge saw by more than the harness's own
-overhead is `timing-unverified` (rejected). The overhead allowed is the runner's answer time to an empty
-request (capped at PING_CAP_MS, however slowly it answers), the judge's own L2-flush time, three times the
-reference's host-over-device excess, and SPAN_RELATIVE of the kernel's time.
+overhead is `timing-unverified` (rejected). That overhead is measured, not guessed: before any submitted code
+is loaded, the runner times calls of nothing through the very path of `go` (`measure_overhead`), so the span
+of an honest call exceeds its device time by that much (on the H200 about 0.4 ms: two processes' CUDA
+contexts, the pipe, a flush and two synchronizes), and a kernel cannot have shaped it. The allowance is that
+median, plus its own jitter (at least SPAN_FLOOR_MS), plus SPAN_RELATIVE of the kernel's time.
 """
-
 from __future__ import annotations
 
 import math
 import random
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -26,15 +28,48 @@ import torch
 from validator.evaluate.worker import timing
 from validator.evaluate.worker.correctness import PASSED, Check, check_values, clone_inputs, poison
 
-PING_CAP_MS = 0.5
-"""The most answer time the bound credits per timed call (a pipe round trip takes tens of microseconds)."""
-SPAN_FLOOR_MS = 0.05
+SPAN_FLOOR_MS = 0.03
+OVERHEAD_CAP_MS = 5.0
+"""However slow the calls of nothing were, the bound credits at most this much per call."""
 SPAN_RELATIVE = 0.05
 CPU_FLOOR_MS, CPU_RELATIVE = 5.0, 0.5
 """Under --interpret the clocks are the CPU's, shared with everything else on the machine: the bound only has
 to catch reports that are off by a large factor (the red-team's), not to make a time trustworthy."""
 CHECK_FRACTION = 0.5
-PINGS = 15
+CHECK_BYTES = 1 << 30
+"""Timed outputs fetched per problem, in expectation; for outputs of gigabytes the checked share falls, to no
+fewer than MIN_CHECKS expected checks among the protocol's minimum rounds (the runner still cannot tell which)."""
+MIN_CHECKS = 2
+NULL_CALLS = 21
+
+
+@dataclass(frozen=True)
+class Overhead:
+    """The span of a timed call of nothing minus its reported device time, measured before the kernel loads."""
+
+    median_ms: float
+    jitter_ms: float
+    """How far the 90th percentile sits above the median: the noise an honest excess shows around it."""
+
+
+def measure_overhead(runner: Any, flush_bytes: int, *, gpu: bool) -> Overhead:
+    """Time NULL_CALLS calls of nothing through the runner's `go` path. Only valid before `load`: the runner
+    refuses it afterwards, and until then it holds no submitted code that could slow these calls down."""
+    excess = []
+    for _ in range(NULL_CALLS):
+        t0 = timing._perf_counter()
+        reply = runner.request({"op": "null", "flush_bytes": flush_bytes, "interpret": not gpu})
+        span = (timing._perf_counter() - t0) * 1e3
+        try:
+            dev = float(reply["device_ms"])
+        except (KeyError, TypeError, ValueError):
+            dev = 0.0
+        excess.append(span - min(max(dev, 0.0), span))
+    excess = excess[1:]  # the first pays for allocating the flush buffer
+    median = float(np.median(excess))
+    jitter = float(np.percentile(excess, 90)) - median
+    cap = OVERHEAD_CAP_MS if gpu else CPU_FLOOR_MS
+    return Overhead(min(median, cap), min(jitter, cap))
 
 
 def span_verdict(ker_ms: list[float], spans_ms: list[float], allowance_ms: float,
@@ -51,22 +86,28 @@ def span_verdict(ker_ms: list[float], spans_ms: list[float], allowance_ms: float
     return PASSED
 
 
+def check_share(output_bytes: int, rounds: int) -> float:
+    """The chance that a timed call's outputs are fetched and compared."""
+    floor = min(CHECK_FRACTION, MIN_CHECKS / max(rounds, 1))
+    return max(floor, min(CHECK_FRACTION, CHECK_BYTES / max(output_bytes * rounds, 1)))
+
+
 class JudgeSide:
     def __init__(self, reference: Any, runner: Any, *, inputs: Callable[[int], list[Any]],
                  spec: Callable[[int], dict[str, Any]], shape: Any, tolerances: dict[str, Any],
-                 device: torch.device) -> None:  # fmt: skip
+                 device: torch.device, overhead: Overhead) -> None:  # fmt: skip
         self.reference, self.runner, self.inputs, self.spec = reference, runner, inputs, spec
-        self.shape, self.tolerances, self.device = shape, tolerances, device
-        self.ping_ms = self.flush_ms = self.allowance_ms = 0.0
+        self.shape, self.tolerances, self.device, self.overhead = shape, tolerances, device, overhead
+        self.allowance_ms = 0.0
         self.relative = SPAN_RELATIVE
 
     def run(self, protocol: Any, seed: int, *, gpu: bool) -> timing.Series:
         self.gpu = gpu
         self.flush = timing.flush_buffer(self.device, protocol.l2_flush_factor) if gpu else None
-        self.calibrate()
         order = random.Random(seed)
+        self.check_share = check_share(self.shape.nbytes, protocol.min_rounds)
         for i in range(protocol.warmup_calls):
-            _, verdict = self.round(-1 - i, kernel_first=i % 2 == 0, check=True)
+            _, verdict = self.round(-1 - i, kernel_first=i % 2 == 0, check=i == 0 or order)
             if not verdict.ok:
                 return timing.Series((), (), (), (), "failed", verdict)
         samples: list[tuple[float, ...]] = []
@@ -84,29 +125,10 @@ class JudgeSide:
                 stop = "budget"
                 break
         series = timing._series(samples, stop, None)
-        ref_excess = max(0.0, float(np.median(series.ref_host_ms)) - float(np.median(series.ref_ms)))
         floor, self.relative = (SPAN_FLOOR_MS, SPAN_RELATIVE) if gpu else (CPU_FLOOR_MS, CPU_RELATIVE)
-        self.allowance_ms = self.ping_ms + self.flush_ms + max(floor, 3.0 * ref_excess)
+        self.allowance_ms = self.overhead.median_ms + max(floor, 2.0 * self.overhead.jitter_ms)
         verdict = span_verdict(list(series.ker_ms), list(series.spans_ms), self.allowance_ms, self.relative)
         return series if verdict.ok else timing._series(samples, "failed", verdict)
-
-    def calibrate(self) -> None:
-        """The runner's answer time to an empty request (capped), and the judge's own flush time."""
-        pings = []
-        for _ in range(PINGS):
-            t0 = timing._perf_counter()
-            self.runner.request({"op": "ping"})
-            pings.append((timing._perf_counter() - t0) * 1e3)
-        self.ping_ms = min(float(np.median(pings)), PING_CAP_MS if self.gpu else CPU_FLOOR_MS)
-        if self.flush is not None:
-            flushes = []
-            for _ in range(5):
-                timing._synchronize()
-                t0 = timing._perf_counter()
-                self.flush.zero_()
-                timing._synchronize()
-                flushes.append((timing._perf_counter() - t0) * 1e3)
-            self.flush_ms = float(np.median(flushes))
 
     def round(self, i: int, *, kernel_first: bool, check: Any) -> tuple[tuple[float, ...], Check]:
         inputs = self.inputs(i)
@@ -122,7 +144,7 @@ class JudgeSide:
         if values["ker"][0] < 0:
             return (0.0,) * 5, Check(False, "timing-unverified", "the runner reported an impossible device time "
                                      "(not a positive number no larger than the judge's span of the call)")
-        checked = check is True or (check is not True and check.random() < CHECK_FRACTION)
+        checked = check is True or (check is not False and check.random() < self.check_share)
         if checked:
             expected = list(ref_out) if self.shape.container else [ref_out]
             outs = self.runner.outputs(self.runner.request({"op": "fetch"}), self.shape, self.device)
@@ -164,4 +186,5 @@ class JudgeSide:
 
     def describe_bound(self) -> str:
         return (f"reported kernel times bounded by the judge's spans: overhead allowed {self.allowance_ms:.3f} ms "
-                f"per call + {self.relative:.0%} (answer time {self.ping_ms:.3f} ms, flush {self.flush_ms:.3f} ms)")
+                f"per call + {self.relative:.0%} (a call of nothing, timed before the kernel loaded: "
+                f"{self.overhead.median_ms:.3f} ms, jitter {self.overhead.jitter_ms:.3f} ms)")

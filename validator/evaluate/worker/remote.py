@@ -12,6 +12,7 @@ is (a runner can only incriminate itself); it never decides a passing one.
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import hashlib
 import os
 import shutil
@@ -117,6 +118,7 @@ class Runner:
                 "TORCHINDUCTOR_CACHE_DIR": str(self.cache / "inductor")}
             self.process, self.network = launch.spawn_unconfined(self.dir, env,
                                                                  job.protocol.get("problem_timeout_s", 300.0))
+        _widen_pipes(self.process)
         if self.process.stderr is not None:
             self.log = sandbox.CappedReader(self.process.stderr, sandbox.OUTPUT_CAP)
             self.log.start()
@@ -270,7 +272,6 @@ def _copy_cache(job: Job, target: Path) -> None:
 def _locked(entry: Path) -> Iterator[None]:
     """An exclusive lock on a cache entry between judges (separate processes): a copy-in never sees a
     half-merged warm-up, and a manifest always covers what was merged."""
-    import fcntl
 
     with (entry / ".judge.lock").open("a") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
@@ -292,3 +293,14 @@ def _merge_tree(produced: Path, into: Path) -> None:
         staging = target.with_name(f".{target.name}.{os.getpid()}.tmp")
         shutil.copyfile(path, staging)
         staging.replace(target)
+
+
+PIPE_BYTES = 1 << 20
+"""Linux's default unprivileged ceiling (/proc/sys/fs/pipe-max-size). Outputs of gigabytes cross the pipe in
+64 KiB pieces otherwise: one system call and one wake-up on each side per piece."""
+
+
+def _widen_pipes(process: Any) -> None:
+    for stream in (process.stdin, process.stdout):
+        with contextlib.suppress(AttributeError, OSError, ValueError):  # not a pipe, or the ceiling is lower
+            fcntl.fcntl(stream.fileno(), fcntl.F_SETPIPE_SZ, PIPE_BYTES)

@@ -103,6 +103,7 @@ class Evaluation:
         self.max_abs: float | None = None
         self.max_rel: float | None = None
         self.series: Any = None
+        self.overhead: Any = None
         self.own_fraction: float | None = None
         self.expected: list[list[Any]] = []
         self.container: type | None = None
@@ -119,6 +120,7 @@ class Evaluation:
         if self.job.warm_only:
             return self.warm()
         self.compute_references()
+        self.measure_overhead()
         self.load_kernel()
         self.check_correctness()
         self.compute_precision_references()
@@ -155,6 +157,13 @@ class Evaluation:
             raise RuntimeError("the judge needs a private directory for its runner")
         self.runner = Runner(self.job, self.workdir, self.job.sandbox)
         self.note("sandbox", self.runner.describe_isolation())  # a run without one says so once, in its environment
+
+    def measure_overhead(self) -> None:
+        """Calls of nothing timed through the runner before it loads the kernel: the timing bound's allowance."""
+        from validator.evaluate.worker import judge_timing, timing
+
+        size = timing.flush_bytes(self.device, self.protocol.l2_flush_factor) if self.gpu else 0
+        self.overhead = judge_timing.measure_overhead(self.runner, size, gpu=self.gpu)
 
     def load_kernel(self) -> None:
         from validator.catalogue.problem_module import reduced_sizes
@@ -349,7 +358,7 @@ class Evaluation:
             protocol = dataclasses.replace(protocol, warmup_calls=1, min_rounds=4, max_rounds=4)
         judge = JudgeSide(self.reference_model(), self.runner, inputs=lambda i: self.inputs("timing", i),
                           spec=lambda i: self.spec("timing", i), shape=self.shape, tolerances=self.tolerances,
-                          device=self.device)
+                          device=self.device, overhead=self.overhead)
         series = judge.run(protocol, self.seed("order") % (1 << 31), gpu=self.gpu)
         if series.failure is not None:
             raise Stop(status_for(series.failure.code), series.failure.code, series.failure.message)

@@ -66,11 +66,7 @@ class Runner:
     def load(self, req: dict[str, Any]) -> dict[str, Any]:
         from validator.catalogue.problem_module import load_problem_module, make_model
 
-        self.gpu = not req["interpret"]
-        if self.gpu:
-            self.device = torch.device("cuda", 0)
-            torch.cuda.set_device(self.device)
-            torch.cuda.init()
+        self._start_device(req["interpret"])
         _preimport(req["backend"])
         integrity.force_full_precision()
         problem = load_problem_module(_verified(req["problem"], req["problem_sha256"]), reduced=req["reduced"],
@@ -85,6 +81,27 @@ class Runner:
         self.kernel = self._untrusted("constructing ModelNew", lambda: make_model(
             shim, req["model_seed"], self.device, generate_on_device=self.gpu))
         return {"ok": True}
+
+    def null(self, req: dict[str, Any]) -> dict[str, Any]:
+        """A timed call of nothing through `go`'s own path: the judge's measure of the harness's overhead per
+        timed call. Served only before `load`, while this process holds no submitted code that could shape it."""
+        if self.guard is not None:
+            raise Refused("runtime_error", "runner-protocol", "a call of nothing after the kernel was loaded")
+        self._start_device(req["interpret"])
+        self._flush_buffer(req["flush_bytes"])
+        _, dev, host = self._timed(lambda: None, [])
+        return {"ok": True, "device_ms": dev, "host_ms": host}
+
+    def _start_device(self, interpret: bool) -> None:
+        self.gpu = not interpret
+        if self.gpu and self.device.type != "cuda":
+            self.device = torch.device("cuda", 0)
+            torch.cuda.set_device(self.device)
+            torch.cuda.init()
+
+    def _flush_buffer(self, size: Any) -> None:
+        if self.gpu and self.flush is None:
+            self.flush = torch.empty(max(1, int(size) // 4), dtype=torch.float32, device=self.device)
 
     def _import_kernel(self, req: dict[str, Any], problem: types.ModuleType) -> types.ModuleType:
         path = _verified(req["kernel"], req["kernel_sha256"])
@@ -159,9 +176,7 @@ class Runner:
         self.guard.before()
         self.pending = correctness.clone_inputs(self.make(req["inputs"]))
         if self.gpu:
-            if self.flush is None:
-                self.flush = torch.empty(max(1, int(req["flush_bytes"]) // 4), dtype=torch.float32,
-                                         device=self.device)
+            self._flush_buffer(req["flush_bytes"])
             torch.cuda.synchronize()
         return {"ok": True}
 
@@ -170,17 +185,17 @@ class Runner:
         args, self.pending = self.pending, []
         try:
             with torch.no_grad():
-                out, dev, host = self._timed(args)
+                out, dev, host = self._timed(self.kernel, args)
         except (Exception, SystemExit) as exc:
             status, code = classify(exc)
             raise Refused(status, code, f"a timed call of ModelNew: {describe(exc)}") from None
         self.last = (out, args)
         return {"ok": True, "device_ms": dev, "host_ms": host}
 
-    def _timed(self, args: list[Any]) -> tuple[Any, float, float]:
+    def _timed(self, fn: Any, args: list[Any]) -> tuple[Any, float, float]:
         if not self.gpu:
             t0 = _perf_counter()
-            out = self.kernel(*args)
+            out = fn(*args)
             host = (_perf_counter() - t0) * 1e3
             return out, host, host
         self.flush.zero_()
@@ -188,7 +203,7 @@ class Runner:
         start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
         t0 = _perf_counter()
         start.record()
-        out = self.kernel(*args)
+        out = fn(*args)
         end.record()
         torch.cuda.synchronize()
         return out, float(start.elapsed_time(end)), (_perf_counter() - t0) * 1e3
@@ -271,7 +286,7 @@ def _dispatch(runner: Runner, op: Any, req: dict[str, Any]) -> tuple[dict[str, A
     if op in ("call", "fetch"):
         return runner.call(req) if op == "call" else runner.fetch()
     simple = {"ping": lambda: {"ok": True}, "load": lambda: runner.load(req), "prepare": lambda: runner.prepare(req),
-              "go": runner.go, "attribute": lambda: runner.attribute(req)}
+              "go": runner.go, "attribute": lambda: runner.attribute(req), "null": lambda: runner.null(req)}
     if op not in simple:
         raise Refused("runtime_error", "runner-protocol", f"unknown request {str(op)[:40]!r}")
     return simple[op](), []
