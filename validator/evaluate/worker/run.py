@@ -163,7 +163,18 @@ class Evaluation:
         from validator.evaluate.worker import judge_timing, timing
 
         size = timing.flush_bytes(self.device, self.protocol.l2_flush_factor) if self.gpu else 0
-        self.overhead = judge_timing.measure_overhead(self.runner, size, gpu=self.gpu)
+        own = timing.flush_buffer(self.device, self.protocol.l2_flush_factor) if self.gpu else None
+
+        def judge_work() -> None:  # as before a timed kernel call: the runner stopped while the judge works
+            self.runner.pause()
+            try:
+                if own is not None:
+                    own.zero_()
+                    self.sync()
+            finally:
+                self.runner.resume()
+
+        self.overhead = judge_timing.measure_overhead(self.runner, size, gpu=self.gpu, judge_work=judge_work)
 
     def load_kernel(self) -> None:
         from validator.catalogue.problem_module import reduced_sizes
