@@ -12,7 +12,9 @@ overhead is `timing-unverified` (rejected). That overhead is measured, not guess
 is loaded, the runner times calls of nothing through the very path of `go` (`measure_overhead`), so the span
 of an honest call exceeds its device time by that much (on the H200 about 0.4 ms: two processes' CUDA
 contexts, the pipe, a flush and two synchronizes), and a kernel cannot have shaped it. The allowance is that
-median, plus its own jitter (at least SPAN_FLOOR_MS), plus SPAN_RELATIVE of the kernel's time.
+median, plus three standard errors of the difference between the two medians (at least SPAN_FLOOR_MS), plus
+SPAN_RELATIVE of the kernel's time. The standard errors come from each side's spread (a median's standard error
+is about 1.25 sigma / sqrt(n)), so a noisy machine widens the bound and a quiet one keeps it tight.
 """
 from __future__ import annotations
 
@@ -28,7 +30,7 @@ import torch
 from validator.evaluate.worker import timing
 from validator.evaluate.worker.correctness import PASSED, Check, check_values, clone_inputs, poison
 
-SPAN_FLOOR_MS = 0.03
+SPAN_FLOOR_MS = 0.05
 OVERHEAD_CAP_MS = 5.0
 """However slow the calls of nothing were, the bound credits at most this much per call."""
 SPAN_RELATIVE = 0.05
@@ -48,8 +50,8 @@ class Overhead:
     """The span of a timed call of nothing minus its reported device time, measured before the kernel loads."""
 
     median_ms: float
-    jitter_ms: float
-    """How far the 90th percentile sits above the median: the noise an honest excess shows around it."""
+    median_se_ms: float
+    """The median's standard error (from the spread of the calls)."""
 
 
 def measure_overhead(runner: Any, flush_bytes: int, *, gpu: bool, judge_work: Callable[[], None]) -> Overhead:
@@ -72,9 +74,17 @@ def measure_overhead(runner: Any, flush_bytes: int, *, gpu: bool, judge_work: Ca
         excess.append(span - min(max(dev, 0.0), span))
     excess = excess[1:]  # the first pays for allocating the flush buffer
     median = float(np.median(excess))
-    jitter = float(np.percentile(excess, 90)) - median
     cap = OVERHEAD_CAP_MS if gpu else CPU_FLOOR_MS
-    return Overhead(min(median, cap), min(jitter, cap))
+    return Overhead(min(median, cap), min(median_se(excess), cap))
+
+
+def median_se(values: list[float]) -> float:
+    """Standard error of the median, from the median absolute deviation (robust to a few disturbed calls)."""
+    data = np.asarray(values, dtype=float)
+    if data.size < 2:
+        return 0.0
+    sigma = 1.4826 * float(np.median(np.abs(data - np.median(data))))
+    return 1.2533 * sigma / math.sqrt(data.size)
 
 
 def span_verdict(ker_ms: list[float], spans_ms: list[float], allowance_ms: float,
@@ -103,7 +113,7 @@ class JudgeSide:
                  device: torch.device, overhead: Overhead) -> None:  # fmt: skip
         self.reference, self.runner, self.inputs, self.spec = reference, runner, inputs, spec
         self.shape, self.tolerances, self.device, self.overhead = shape, tolerances, device, overhead
-        self.allowance_ms = 0.0
+        self.allowance_ms = self.excess_ms = 0.0
         self.relative = SPAN_RELATIVE
 
     def run(self, protocol: Any, seed: int, *, gpu: bool) -> timing.Series:
@@ -131,7 +141,10 @@ class JudgeSide:
                 break
         series = timing._series(samples, stop, None)
         floor, self.relative = (SPAN_FLOOR_MS, SPAN_RELATIVE) if gpu else (CPU_FLOOR_MS, CPU_RELATIVE)
-        self.allowance_ms = self.overhead.median_ms + max(floor, 2.0 * self.overhead.jitter_ms)
+        excess = list(np.asarray(series.spans_ms) - np.asarray(series.ker_ms))
+        self.excess_ms = float(np.median(excess)) if excess else 0.0
+        spread = 3.0 * math.hypot(self.overhead.median_se_ms, median_se(excess))
+        self.allowance_ms = self.overhead.median_ms + max(floor, spread)
         verdict = span_verdict(list(series.ker_ms), list(series.spans_ms), self.allowance_ms, self.relative)
         return series if verdict.ok else timing._series(samples, "failed", verdict)
 
@@ -192,4 +205,5 @@ class JudgeSide:
     def describe_bound(self) -> str:
         return (f"reported kernel times bounded by the judge's spans: overhead allowed {self.allowance_ms:.3f} ms "
                 f"per call + {self.relative:.0%} (a call of nothing, timed before the kernel loaded: "
-                f"{self.overhead.median_ms:.3f} ms, jitter {self.overhead.jitter_ms:.3f} ms)")
+                f"{self.overhead.median_ms:.3f} ms ± {self.overhead.median_se_ms:.3f}); this kernel's calls: "
+                f"{self.excess_ms:.3f} ms")
