@@ -26,9 +26,9 @@ case "${1:-tests}" in
   tests)
     timeout --signal=INT 240 python3 -m pytest -q -p no:cacheprovider tests/isolation/test_bwrap.py tests/evaluate/worker/test_judge_runner.py \
       > "$OUT/unit.log" 2>&1; echo "bwrap+judge/runner tests: rc=$?" | tee "$OUT/summary.txt"
-    timeout --signal=INT 300 python3 -m pytest -q -p no:cacheprovider -m gpu "${GPU_FILES[@]}" > "$OUT/gpu.log" 2>&1
+    timeout --signal=INT 330 python3 -m pytest -q -p no:cacheprovider --durations=12 -m gpu "${GPU_FILES[@]}" > "$OUT/gpu.log" 2>&1
     echo "gpu tests: rc=$?" | tee -a "$OUT/summary.txt"
-    tail -n 8 "$OUT/unit.log"; tail -n 15 "$OUT/gpu.log" ;;
+    tail -n 8 "$OUT/unit.log"; tail -n 40 "$OUT/gpu.log" ;;
   redteam)
     timeout --signal=INT 400 python3 tests/redteam/runner.py --mode gpu -j 4 --json "$OUT/redteam-gpu.json" \
       > "$OUT/redteam.log" 2>&1; echo "redteam gpu: rc=$?" | tee "$OUT/summary.txt"
