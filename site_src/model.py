@@ -45,18 +45,6 @@ def _speed_of_light_function() -> Any:
     return bound_ms
 
 
-def compute_dtype(entry: dict[str, Any]) -> str:
-    """The dtype whose compute ceiling applies: the manifest's `dtype`, else the first floating input's."""
-    if isinstance(entry.get("dtype"), str):
-        return entry["dtype"]
-    described = [*(entry.get("inputs") or []), entry.get("output")]
-    for tensor in described:
-        dtype = tensor.get("dtype") if isinstance(tensor, dict) else None
-        if isinstance(dtype, str) and ("float" in dtype or dtype in ("half", "double")):
-            return dtype
-    return "float32"
-
-
 @dataclass(frozen=True)
 class SiteModel:
     inputs: SiteInputs
@@ -137,10 +125,10 @@ class SiteModel:
         """Lower bound on the problem's time on this hardware, from the manifest's FLOPs and bytes."""
         entry = self.inputs.manifest.get(key)
         bound_ms = _speed_of_light_function()
-        if entry is None or bound_ms is None:
+        if entry is None or bound_ms is None or entry.min_bytes is None:
             return None
         try:
-            value = bound_ms(entry.get("flops"), entry.get("min_bytes"), hardware, compute_dtype(entry))
+            value = bound_ms(entry.flops, entry.min_bytes, hardware, entry.compute_dtype())
         except (KeyError, ValueError, TypeError, LookupError):
             return None
         return float(value) if isinstance(value, int | float) and math.isfinite(value) else None
