@@ -34,7 +34,7 @@ def build(model: SiteModel, out: SiteBuild) -> None:
     index = {
         "hardware": {h: {"name": model.hardware_names.get(h, h), "slugs": slugs} for h, slugs in runs.items()},
         "names": {slug: model.submission_name(slug) for slugs in runs.values() for slug in slugs},
-        "problems": {p.key: [p.level, p.name] for p in model.inputs.catalogue.problems},
+        "problems": {p.key: [p.level, p.name] for track in model.tracks.values() for p in track},
     }
     out.data("data/compare/index.json", index)
     out.page("compare.md", render("compare.md.j2"))

@@ -12,7 +12,7 @@ from site_src.scoring import counted_frame
 def problems_at_speedups(model: SiteModel) -> dict[tuple[str, str, str, int], dict[float, str]]:
     """(slug, hardware, baseline, level) -> counted speedup -> the problem name(s) that have it."""
     found: dict[tuple[str, str, str, int], dict[float, str]] = {}
-    names = {p.key: p.name for p in model.inputs.catalogue.problems}
+    names = model.problem_names
     frame = counted_frame(model.aligned).dropna(subset=["counted"])
     columns = ["slug", "hardware", "baseline", "level", "counted", "key"]
     for slug, hardware, baseline, level, speedup, key in frame[columns].itertuples(index=False, name=None):

@@ -57,7 +57,7 @@ def ranking_table(model: SiteModel, rows: pd.DataFrame, sol_ms: float | None, cl
             (
                 Cell(rank if row.counts else None, str(rank) if row.counts else "–"),
                 Cell(name, name, link=f"submissions/{row.slug}/#{source_anchor(row.level, row.problem_id)}"),
-                run_cell(bool(row.verified)),
+                run_cell(bool(row.verified), model.sandbox_of(row.slug, row.hardware)),
                 status_cell(row),
                 Cell(number(row.speedup), speedup_text(number(row.speedup)) + (ci if number(row.speedup) else "")),
                 Cell(number(row.speedup_vs_compile), speedup_text(number(row.speedup_vs_compile))),

@@ -10,22 +10,49 @@
     if (status) status.textContent = text;
   }
 
+  // A combo id is hardware--baseline, with --track after it for a KernelBench version other than the
+  // headline's; the track select (shown only when a second track has runs) uses "" for the headline.
+  function parse(combo) {
+    const [hardware, baseline, track] = combo.split("--");
+    return { hardware: hardware, baseline: baseline, track: track || "" };
+  }
+
+  function idOf(hardware, baseline, track) {
+    return hardware + "--" + baseline + (track ? "--" + track : "");
+  }
+
+  function value(controls, name) {
+    const select = controls.querySelector(".kb-" + name);
+    return select ? select.value : "";
+  }
+
   function chosenCombo(controls, combos) {
-    const hardware = controls.querySelector(".kb-hardware").value;
-    const baseline = controls.querySelector(".kb-baseline").value;
-    const wanted = hardware + "--" + baseline;
+    const hardware = value(controls, "hardware");
+    const track = value(controls, "track");
+    const wanted = idOf(hardware, value(controls, "baseline"), track);
     if (combos.includes(wanted)) return wanted;
-    return combos.find(function (combo) {
-      return combo.startsWith(hardware + "--");
-    });
+    const parsed = combos.map(parse);
+    const same = parsed.find(function (c) { return c.hardware === hardware && c.track === track; }) ||
+      parsed.find(function (c) { return c.hardware === hardware; });
+    return same ? idOf(same.hardware, same.baseline, same.track) : controls.dataset.kbDefault;
   }
 
   function showCombo(controls, combos, combo) {
-    const [hardware, baseline] = combo.split("--");
-    controls.querySelector(".kb-hardware").value = hardware;
+    const chosen = parse(combo);
+    const parsed = combos.map(parse);
+    controls.querySelector(".kb-hardware").value = chosen.hardware;
+    const tracks = controls.querySelector(".kb-track");
+    if (tracks) {
+      for (const option of tracks.options) {
+        option.disabled = !parsed.some(function (c) { return c.hardware === chosen.hardware && c.track === option.value; });
+      }
+      tracks.value = chosen.track;
+    }
     const select = controls.querySelector(".kb-baseline");
-    for (const option of select.options) option.disabled = !combos.includes(hardware + "--" + option.value);
-    select.value = baseline;
+    for (const option of select.options) {
+      option.disabled = !combos.includes(idOf(chosen.hardware, option.value, chosen.track));
+    }
+    select.value = chosen.baseline;
   }
 
   function fill(target, level, combo) {
