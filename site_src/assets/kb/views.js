@@ -64,7 +64,9 @@
       target.querySelectorAll("table.kb-sortable").forEach(window.kb.tables.makeSortable);
       return [];
     }
-    target.replaceChildren();
+    // A static chart the page carries (curves: the top few as SVG) stays until the Plotly chart is drawn.
+    const placeholder = parts.includes("chart") && level && level.figure ? target.querySelector(".kb-static-chart") : null;
+    Array.from(target.children).forEach(function (child) { if (child !== placeholder) child.remove(); });
     const drawn = [];
     if (!level) {
       target.textContent = "No results for this level.";
@@ -74,17 +76,38 @@
       const chart = document.createElement("div");
       chart.className = "kb-chart";
       target.appendChild(chart);
-      drawn.push(window.kb.charts.draw(chart, level.figure));
+      drawn.push(window.kb.charts.draw(chart, level.figure).then(function () {
+        if (placeholder) placeholder.remove();
+      }));
     }
     if (parts.includes("table") && level.table) target.appendChild(window.kb.tables.renderTable(level.table));
     return drawn;
+  }
+
+  // The choice lives in the URL as readable filters (?hw=…&baseline=…&track=…), each left out at its default.
+  function keepInURL(combo, fallback) {
+    const chosen = parse(combo);
+    const base = parse(fallback);
+    window.kb.filters.setParam("combo", ""); // the older single parameter
+    window.kb.filters.setParam("hw", chosen.hardware === base.hardware ? "" : chosen.hardware);
+    window.kb.filters.setParam("baseline", chosen.baseline === base.baseline ? "" : chosen.baseline);
+    window.kb.filters.setParam("track", chosen.track);
+  }
+
+  function sharedCombo(combos, fallback) {
+    const query = new URLSearchParams(window.location.search);
+    if (combos.includes(query.get("combo"))) return query.get("combo");
+    if (!["hw", "baseline", "track"].some(function (name) { return query.has(name); })) return null;
+    const base = parse(fallback);
+    const wanted = idOf(query.get("hw") || base.hardware, query.get("baseline") || base.baseline, query.get("track") || "");
+    return combos.includes(wanted) ? wanted : null;
   }
 
   function load(doc, controls, combos) {
     const combo = chosenCombo(controls, combos);
     showCombo(controls, combos, combo);
     window.kb.store("combo", combo);
-    if (window.kb.filters) window.kb.filters.setParam("combo", combo === controls.dataset.kbDefault ? "" : combo);
+    if (window.kb.filters) keepInURL(combo, controls.dataset.kbDefault);
     const mine = ++generation;
     setStatus(controls, "Loading…");
     const view = controls.dataset.kbView;
@@ -118,8 +141,7 @@
     if (!controls) return;
     const combos = controls.dataset.kbCombos.split(" ").filter(Boolean);
     if (!combos.length) return;
-    const shared = new URLSearchParams(window.location.search).get("combo");
-    const stored = combos.includes(shared) ? shared : window.kb.stored("combo", "");
+    const stored = sharedCombo(combos, controls.dataset.kbDefault) || window.kb.stored("combo", "");
     showCombo(controls, combos, combos.includes(stored) ? stored : controls.dataset.kbDefault);
     controls.querySelectorAll("select").forEach(function (select) {
       select.addEventListener("change", function () {
