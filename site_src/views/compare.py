@@ -11,6 +11,7 @@ submission page links to the compare page, which links to the static tables.
 from __future__ import annotations
 
 import math
+from html import escape
 from typing import Any
 
 from site_src.model import Combo, SiteModel
@@ -57,6 +58,13 @@ def level_table(model: SiteModel, combo: Combo, level: int, slugs: list[str]) ->
     return Table(columns, tuple(body), css="kb-compare-static")
 
 
+def legend_html(model: SiteModel, slugs: list[str], root: str) -> str:
+    """`#rank` -> submission, in a slot (hundreds of names would otherwise swell the search index)."""
+    items = "".join(f'<li value="{rank}"><a href="{escape(root)}submissions/{escape(slug)}/">'
+                    f"{escape(model.submission_name(slug))}</a></li>" for rank, slug in enumerate(slugs, start=1))
+    return f'<ol class="kb-compare-legend">{items}</ol>'
+
+
 def static_pages(model: SiteModel, out: SiteBuild) -> list[dict[str, str]]:
     """A page per (hardware, track, level) against eager; returns their links for the compare page."""
     links = []
@@ -66,11 +74,10 @@ def static_pages(model: SiteModel, out: SiteBuild) -> list[dict[str, str]]:
         for level in model.level_sizes:
             slugs = full_entries(model, combo, level)
             uri = f"compare/{combo.id}/level{level}.md"
-            legend = [{"rank": i, "name": model.submission_name(s), "link": f"{page_root(uri)}submissions/{s}/"}
-                      for i, s in enumerate(slugs, start=1)]
             title = f"Level {level} on {gpu}{track}"
-            slots = {"table": table_html(level_table(model, combo, level, slugs), page_root(uri))}
-            out.page(uri, render("compare_level.md.j2", title=title, legend=legend, table=slot("table")), slots)
+            slots = {"table": legend_html(model, slugs, page_root(uri))
+                     + table_html(level_table(model, combo, level, slugs), page_root(uri))}
+            out.page(uri, render("compare_level.md.j2", title=title, table=slot("table")), slots)
             links.append({"title": title, "url": uri, "entries": str(len(slugs))})
     return links
 

@@ -1,5 +1,5 @@
-"""The compare view without JavaScript, and how soon the first chart is drawn after navigation (localhost):
-the home page's SVG and the curves page's first Plotly chart within a second."""
+"""The compare view without JavaScript, a run on another KernelBench version's track, and how soon the first
+chart is drawn after navigation (localhost): the home page's SVG and the curves page's chart within a second."""
 
 from __future__ import annotations
 
@@ -8,12 +8,21 @@ import statistics
 import pytest
 
 from tests.site_kit.headless import unavailable, wait_until
-from tests.site_kit.synthetic import SyntheticSpec
+from tests.site_kit.synthetic import SyntheticSpec, add_track, move_run_to_track
 
 REASON = unavailable()
 pytestmark = [pytest.mark.browser, pytest.mark.skipif(REASON is not None, reason=f"needs headless Chromium: {REASON}")]
 SPEC = SyntheticSpec(submissions=6, problems_per_level=(8, 6, 4))
 """The data conftest.py builds the site from (it reads this constant)."""
+OLD = "0ldc0de"
+H200 = "nvidia-h200"
+
+
+def PREPARE(tree) -> None:  # the name conftest.py looks for
+    """synthetic-001's H200 run becomes a run on another KernelBench version's track."""
+    move_run_to_track(tree.results_dir / H200 / "synthetic-001.json", add_track(tree.problems_dir, OLD), OLD)
+
+
 DESKTOP = {"width": 1400, "height": 900}
 FIRST_CHART_MS = 1000.0
 TRIES = 3
@@ -78,8 +87,9 @@ def test_without_javascript_the_compare_view_reaches_static_tables_of_every_full
         page.click("a.md-button:has-text('Compare with other submissions')")
         page.wait_for_load_state()
         assert "Picking submissions needs JavaScript" in page.inner_text(".kb-compare")
-        links = page.locator("article a[href*='--eager/level']")
-        assert links.count() == len(SPEC.hardware) * len(SPEC.problems_per_level)
+        links = page.locator("article ul a[href*='--eager']")
+        tracks = len(SPEC.hardware) + 1  # each GPU's headline track, and the H200's older version
+        assert links.count() == tracks * len(SPEC.problems_per_level)
         links.first.click()
         page.wait_for_load_state()
         table = page.locator("article table.kb-compare-static")
@@ -88,5 +98,30 @@ def test_without_javascript_the_compare_view_reaches_static_tables_of_every_full
         assert entries >= 2 and table.locator("thead th").count() == 1 + entries
         cells = table.locator("tbody td").all_inner_texts()
         assert any(text.endswith("×") for text in cells)
+    finally:
+        context.close()
+
+
+def ranked_names(page) -> list[str]:
+    return page.evaluate("[...document.querySelectorAll('.kb-target table')[0].tBodies[0].rows]"
+                         ".filter(r => !r.classList.contains('kb-ref-row')).map(r => r.cells[1].textContent.trim())")
+
+
+def test_the_track_selector_shows_a_versions_runs_apart_and_lives_in_the_url(browser, base_url):
+    context = browser.new_context(viewport=DESKTOP)
+    try:
+        page = context.new_page()
+        page.goto(base_url + f"?hw={H200}", wait_until="networkidle")
+        wait_until(page, "c => document.querySelector('.kb-target').dataset.kbCombo === c", arg=f"{H200}--eager")
+        assert "Synthetic submission 1" not in ranked_names(page)
+        page.select_option(".kb-track", OLD)
+        wait_until(page, "t => location.search.includes('track=' + t)", arg=OLD)
+        wait_until(page, "c => document.querySelector('.kb-target').dataset.kbCombo === c",
+                   arg=f"{H200}--eager--{OLD}")
+        assert ranked_names(page) == ["Synthetic submission 1"]
+        shared = context.new_page()
+        shared.goto(page.url, wait_until="networkidle")
+        assert shared.locator(".kb-track").input_value() == OLD
+        wait_until(shared, "() => document.querySelector('li.kb-leader').textContent.includes('KernelBench')")
     finally:
         context.close()

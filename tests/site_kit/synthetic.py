@@ -248,3 +248,28 @@ def write_synthetic(root: Path, spec: SyntheticSpec = SyntheticSpec()) -> Synthe
             results = _results_file(document, hardware, by_id, rng, verified=verified, lines=spec.kernel_lines)
             save(results, tree.results_dir / hardware / f"{document['slug']}.json")
     return tree
+
+
+def add_track(problems_dir: Path, version: str) -> dict[str, str]:
+    """Another KernelBench version whose every file differs from the headline's (`tracks/<version>/` and its
+    hash list); returns headline problem key -> that version's file sha256."""
+    listing, shas = [], {}
+    for path in sorted(problems_dir.glob("level*/*.py")):
+        rel = path.relative_to(problems_dir).as_posix()
+        old = problems_dir / "tracks" / version / rel
+        old.parent.mkdir(parents=True, exist_ok=True)
+        old.write_text(path.read_text(encoding="utf-8") + "# the older version\n", encoding="utf-8")
+        sha = hashlib.sha256(old.read_bytes()).hexdigest()
+        listing.append(f"{sha}  {rel}")
+        shas[f"{path.parent.name}/{path.stem}"] = sha
+    (problems_dir / "tracks" / f"{version}.sha256").write_text("\n".join(listing) + "\n", encoding="utf-8")
+    return shas
+
+
+def move_run_to_track(results_path: Path, shas: dict[str, str], version: str) -> None:
+    """Rewrite a result file as if its kernels had been written for (and measured on) another version."""
+    data = json.loads(results_path.read_text(encoding="utf-8"))
+    for record in data["problems"]:
+        record["problem_sha256"] = shas[record["key"]]
+        record["key"] += f"@{version}"
+    results_path.write_text(json.dumps(data), encoding="utf-8")

@@ -35,10 +35,10 @@ def test_a_static_page_per_hardware_and_level_has_every_ranked_entry_in_rank_ord
     build, files = built
     uri = f"compare/{hardware}--eager/level{level}.md"
     assert f"]({uri})" in files["compare.md"]
-    legend = re.findall(r'<li value="(\d+)"><a href="\.\./\.\./\.\./(submissions/[^"]+)">', files[uri])
+    table = build.slots[uri]["table"]
+    legend = re.findall(r'<li value="(\d+)"><a href="\.\./\.\./\.\./(submissions/[^"]+)">', table)
     assert [link for _, link in legend] == ranked_links(files, f"{hardware}--eager", level)
     assert [int(rank) for rank, _ in legend] == list(range(1, len(legend) + 1))
-    table = build.slots[uri]["table"]
     headers = re.findall(r"<th[^>]*>([^<]*)</th>", table)
     assert headers == ["Problem", *(f"#{rank}" for rank, _ in legend)]
     rows = re.findall(r"<tr>(.*?)</tr>", table.split("<tbody>")[1])

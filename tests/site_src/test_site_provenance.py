@@ -3,7 +3,6 @@ runner's sandbox, and the ambiguous counts where scoring provides them."""
 
 from __future__ import annotations
 
-import hashlib
 import json
 import shutil
 from pathlib import Path
@@ -13,7 +12,7 @@ import pytest
 import site_src.model
 from site_src.generate import generate
 from site_src.sources import SiteSources
-from tests.site_kit.synthetic import SyntheticSpec, write_synthetic
+from tests.site_kit.synthetic import SyntheticSpec, add_track, move_run_to_track, write_synthetic
 
 SPEC = SyntheticSpec(submissions=3, problems_per_level=(5, 4, 3))
 H200 = "nvidia-h200"
@@ -23,22 +22,6 @@ OLD = "0ldc0de"
 def sources(root: Path) -> SiteSources:
     problems = root / "problems"
     return SiteSources(root / "results", root / "submissions", problems, problems / "manifest.json")
-
-
-def add_old_track(root: Path) -> dict[str, str]:
-    """Another KernelBench version whose every file differs; returns headline key -> old file's sha256."""
-    problems = root / "problems"
-    listing, shas = [], {}
-    for path in sorted(problems.glob("level*/*.py")):
-        rel = path.relative_to(problems).as_posix()
-        old = problems / "tracks" / OLD / rel
-        old.parent.mkdir(parents=True, exist_ok=True)
-        old.write_text(path.read_text() + "# the older version\n")
-        sha = hashlib.sha256(old.read_bytes()).hexdigest()
-        listing.append(f"{sha}  {rel}")
-        shas[f"{rel.split('/')[0]}/{path.stem}"] = sha
-    (problems / "tracks" / f"{OLD}.sha256").write_text("\n".join(listing) + "\n")
-    return shas
 
 
 def rewrite(path: Path, change) -> None:
@@ -53,17 +36,11 @@ def root(tmp_path_factory) -> Path:
     tree = write_synthetic(root / "data", SPEC)
     for part in ("problems", "submissions", "results"):
         shutil.copytree(getattr(tree, f"{part}_dir"), root / part)
-    shas = add_old_track(root)
-
-    def to_old_track(data: dict) -> None:
-        for record in data["problems"]:
-            record["problem_sha256"] = shas[record["key"]]
-            record["key"] += f"@{OLD}"
+    move_run_to_track(root / "results" / H200 / "synthetic-001.json", add_track(root / "problems", OLD), OLD)
 
     def unconfined(data: dict) -> None:
         data["environment"]["extra"].update(sandbox="none", sandbox_detail="bwrap is not installed")
 
-    rewrite(root / "results" / H200 / "synthetic-001.json", to_old_track)
     rewrite(root / "results" / H200 / "synthetic-000.json", unconfined)
     return root
 
