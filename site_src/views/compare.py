@@ -66,13 +66,15 @@ def legend_html(model: SiteModel, slugs: list[str], root: str) -> str:
 
 
 def static_pages(model: SiteModel, out: SiteBuild) -> list[dict[str, str]]:
-    """A page per (hardware, track, level) against eager; returns their links for the compare page."""
+    """A page per (hardware, track, level) that has a full entry, against eager; returns their links."""
     links = []
     for combo in (c for c in model.combos if c.baseline == "eager"):
         gpu = model.hardware_names.get(combo.hardware, combo.hardware)
         track = "" if combo.track == model.headline_track else f", KernelBench {combo.track}"
         for level in model.level_sizes:
             slugs = full_entries(model, combo, level)
+            if not slugs:
+                continue
             uri = f"compare/{combo.id}/level{level}.md"
             title = f"Level {level} on {gpu}{track}"
             slots = {"table": legend_html(model, slugs, page_root(uri))
