@@ -33,6 +33,10 @@ class Combo:
     baseline: str
     track: str = HEADLINE_VERSION
 
+    def label(self, baseline_name: str) -> str:
+        """`PyTorch eager baseline`, with `KernelBench <version>` after it off the headline track."""
+        return f"{baseline_name} baseline" + ("" if self.track == HEADLINE_VERSION else f", KernelBench {self.track}")
+
     @property
     def id(self) -> str:
         """`hardware--baseline`, and `--track` after it for a track other than the headline's."""

@@ -42,7 +42,7 @@ def build(model: SiteModel, out: SiteBuild) -> None:
         levels = {}
         for level in model.level_sizes:
             named = top_curves(model, combo, level, None, problems)
-            title = f"Level {level} ({BASELINE_NAMES[combo.baseline]} baseline, {len(named)} submissions)"
+            title = f"Level {level} ({combo.label(BASELINE_NAMES[combo.baseline])}, {len(named)} submissions)"
             levels[str(level)] = {"figure": curve_figure(named, title, height=520)}
         out.data(f"data/{combo.id}/curves.json", {"combo": combo.id, "levels": levels})
     slots = {}

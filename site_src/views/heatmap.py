@@ -40,7 +40,7 @@ def level_figure(model: SiteModel, combo: Combo, level: int) -> dict:
         z.append(z_row)
         text.append(text_row)
     names = unique_labels([model.submission_name(s) for s in slugs], slugs)
-    title = f"Level {level} ({BASELINE_NAMES[combo.baseline]} baseline)"
+    title = f"Level {level} ({combo.label(BASELINE_NAMES[combo.baseline])})"
     return heatmap_figure([p.name for p in problems], names, z, text, title)
 
 

@@ -234,7 +234,7 @@ def level_html(model: SiteModel, combo: Combo, level: int, board: LevelBoard) ->
         html.append(table_html(partial, "./"))
     curves = [NamedCurve(model.submission_name(s.slug), model.curves[(s.slug, combo.hardware, combo.baseline, level)])
               for s in board.ranked[:TOP_CURVES]]
-    title = f"Level {level}: top {len(curves)} by {HEADLINE} ({BASELINE_NAMES[combo.baseline]} baseline)"
+    title = f"Level {level}: top {len(curves)} by {HEADLINE} ({combo.label(BASELINE_NAMES[combo.baseline])})"
     html.append(curves_svg(curves, title))
     html.append(best_over_time_svg(record_setters(model, board), f"Level {level}: best {HEADLINE} over time "
                                    f"(ranked entries, by submission date)"))
