@@ -48,7 +48,7 @@ def level_table(model: SiteModel, combo: Combo, level: int, slugs: list[str]) ->
     found = {(key, slug): (status, number(speedup)) for key, slug, status, speedup
              in rows[["key", "slug", "status", "speedup"]].itertuples(index=False, name=None)}
     columns = (Column("Problem", numeric=False),
-               *(Column(f"#{rank}", model.submission_name(slug), text_sorts=True)
+               *(Column(f"#{rank}", model.submission_name(slug), text_sorts=True, bare=True)
                  for rank, slug in enumerate(slugs, start=1)))
     body = []
     for problem in (p for p in model.tracks[combo.track] if p.level == level):
