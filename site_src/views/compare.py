@@ -52,9 +52,8 @@ def level_table(model: SiteModel, combo: Combo, level: int, slugs: list[str]) ->
                  for rank, slug in enumerate(slugs, start=1)))
     body = []
     for problem in (p for p in model.tracks[combo.track] if p.level == level):
-        link = f"problems/{problem.key}/" if combo.track == model.headline_track else None
         cells = [_cell(*found.get((problem.key, slug), ("missing", None))) for slug in slugs]
-        body.append((Cell(problem.problem_id, problem.name, link=link), *cells))
+        body.append((Cell(problem.problem_id, problem.name, link=f"problems/{problem.key}/"), *cells))
     return Table(columns, tuple(body), css="kb-compare-static")
 
 

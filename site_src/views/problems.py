@@ -213,11 +213,20 @@ def index_table(model: SiteModel, level: int) -> Table:
     return Table(columns, tuple(rows))
 
 
+def pages_for(model: SiteModel) -> list[Problem]:
+    """The headline's problems, and every problem of another version's track that has runs (its results link
+    to it); a file equal to the headline's is the headline's page."""
+    pages = {p.key: p for p in model.inputs.catalogue.problems}
+    for track in model.scored_tracks:
+        pages.update({p.key: p for p in model.tracks[track] if p.key not in pages})
+    return list(pages.values())
+
+
 def build(model: SiteModel, out: SiteBuild) -> None:
     by_problem: dict[str, dict[str, pd.DataFrame]] = {}
     for (key, hardware), rows in ranked_rows(model.aligned).groupby(["key", "hardware"], sort=False):
         by_problem.setdefault(key, {})[hardware] = rows
-    for problem in model.inputs.catalogue.problems:
+    for problem in pages_for(model):
         problem_page(model, problem, by_problem.get(problem.key, {}), out)
     levels = list(model.level_sizes.items())
     slots = {f"level{level}": table_html(index_table(model, level), "../") for level, _ in levels}

@@ -78,7 +78,7 @@ def result_table(rows: pd.DataFrame, kernels: dict[tuple[int, int], dict], probl
         out.append(
             (
                 Cell(row.key, problem_names.get(row.key, row.key) + ("" if "@" not in row.key else f" ({row.track})"),
-                     link=f"problems/{row.key}/" if "@" not in row.key else None),  # pages: the headline's
+                     link=f"problems/{row.key}/"),
                 Cell(str(row.backend), str(row.backend)),
                 status_cell(row),
                 Cell(number(row.speedup), _speedup_display(row)),

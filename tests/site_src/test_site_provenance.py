@@ -97,3 +97,14 @@ def test_ambiguous_counts_are_shown_only_where_scoring_computes_them(root, files
     assert table["columns"][-1]["label"] == "Ambiguous"
     assert {row[-1][1] for row in table["rows"]} == {"2", "–"}  # entries, and the reference rows
     assert "2 ambiguous" in json.loads(built[f"data/{H200}--eager/leaderboard.json"])["leaders"]
+
+
+def test_another_tracks_problems_have_pages_that_its_results_link_to(root, files):
+    key = f"level1/1_Synthetic_op_1_1@{OLD}"
+    page = files[f"problems/{key}.md"]
+    assert page.startswith("---") and f"# 1_Synthetic_op_1_1 · KernelBench {OLD}" in page
+    assert "# the older version" in page  # that version's own file
+    assert len([uri for uri in files if uri.startswith("problems/level") and uri.endswith(f"@{OLD}.md")]) == sum(
+        SPEC.problems_per_level)
+    build = generate(sources(root))
+    assert f'href="../../problems/{key}/"' in build.slots["submissions/synthetic-001.md"][f"results-{H200}"]

@@ -54,8 +54,8 @@
     });
     const rows = keys.map(function (key) {
       const [level, name] = index.problems[key];
-      const page = key.includes("@") ? null : "problems/" + key + "/"; // pages exist for the headline's problems
-      const cells = [[name, name + (page ? "" : " (" + key.split("@")[1] + ")"), page], [level, String(level)]];
+      const version = key.includes("@") ? " (" + key.split("@")[1] + ")" : ""; // another version's track
+      const cells = [[name, name + version, "problems/" + key + "/"], [level, String(level)]];
       const first = runs[0].problems[key];
       runs.forEach(function (run, i) {
         const entry = run.problems[key];
