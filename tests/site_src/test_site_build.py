@@ -73,7 +73,7 @@ def test_every_page_type_and_one_data_file_per_view_and_combo_are_generated(buil
         for view in ("leaderboard", "curves", "heatmap"):
             assert f"data/{hardware}--eager/{view}.json" in files
             assert f"data/{hardware}--torch-compile/{view}.json" in files
-    assert files[PLOTLY_URI].source.name == "plotly-cartesian.min.js"  # the partial bundle, not the full one
+    assert files[PLOTLY_URI].source.name == "plotly-kb.min.js"  # the partial bundle, not the full one
     assert files["schema/submission-v1.schema.json"].source == SCHEMA
 
 
