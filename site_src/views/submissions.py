@@ -125,8 +125,11 @@ def score_table(scores: pd.DataFrame, ambiguous: tuple[str, ...] = ()) -> Table:
 
 
 def run_badge(results: ResultsFile) -> str:
-    """`verified` or `self-reported`, and `in progress` while the run has not finished."""
+    """`verified` or `self-reported`, then `no sandbox` for a run whose kernels ran unconfined and `in progress`
+    while the run has not finished."""
     badge = "verified" if results.verified else "self-reported"
+    if results.environment.extra.get("sandbox") == "none":
+        badge += ", no sandbox"
     return badge if results.finished_at else f"{badge}, in progress"
 
 

@@ -4,6 +4,7 @@ runner's sandbox, and the ambiguous counts where scoring provides them."""
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -76,7 +77,7 @@ def test_the_pages_offer_a_track_selector_and_each_run_names_its_track(files):
     assert "KernelBench track 423217d (headline)" in files["submissions/synthetic-002.md"]
 
 
-def test_a_run_without_the_sandbox_is_a_warning_on_its_page_and_a_marker_in_every_table(files):
+def test_a_run_without_the_sandbox_is_a_warning_on_its_page_and_a_marker_in_every_table(root, files):
     page = files["submissions/synthetic-000.md"]
     assert "!!! warning \"Measured without the runner's sandbox\"" in page and "bwrap is not installed" in page
     assert "sandbox none" in page and "sandbox not recorded" in page  # the other hardware's run predates it
@@ -84,6 +85,8 @@ def test_a_run_without_the_sandbox_is_a_warning_on_its_page_and_a_marker_in_ever
     assert runs["submissions/synthetic-000/"][1].endswith(", no sandbox")
     assert "kb-nosandbox" in runs["submissions/synthetic-000/"][3]
     assert not any("no sandbox" in cell[1] for slug, cell in runs.items() if slug != "submissions/synthetic-000/")
+    index = generate(sources(root)).slots["submissions/index.md"]["index"]
+    assert len(re.findall(r"NVIDIA H200 \((verified|self-reported), no sandbox\)", index)) == 1
     other = leaderboard(files, "nvidia-h100-80gb-hbm3--eager")
     assert not any("no sandbox" in row[2][1] for row in other)
 
