@@ -59,7 +59,7 @@ def level_table(model: SiteModel, combo: Combo, level: int, slugs: list[str]) ->
 
 def legend_html(model: SiteModel, slugs: list[str], root: str) -> str:
     """`#rank` -> submission, in a slot (hundreds of names would otherwise swell the search index)."""
-    items = "".join(f'<li value="{rank}"><a href="{escape(root)}submissions/{escape(slug)}/">'
+    items = "".join(f'<li value="{rank}">#{rank} = <a href="{escape(root)}submissions/{escape(slug)}/">'
                     f"{escape(model.submission_name(slug))}</a></li>" for rank, slug in enumerate(slugs, start=1))
     return f'<ol class="kb-compare-legend">{items}</ol>'
 

@@ -36,7 +36,7 @@ def test_a_static_page_per_hardware_and_level_has_every_ranked_entry_in_rank_ord
     uri = f"compare/{hardware}--eager/level{level}.md"
     assert f"]({uri})" in files["compare.md"]
     table = build.slots[uri]["table"]
-    legend = re.findall(r'<li value="(\d+)"><a href="\.\./\.\./\.\./(submissions/[^"]+)">', table)
+    legend = re.findall(r'<li value="(\d+)">#\d+ = <a href="\.\./\.\./\.\./(submissions/[^"]+)">', table)
     assert [link for _, link in legend] == ranked_links(files, f"{hardware}--eager", level)
     assert [int(rank) for rank, _ in legend] == list(range(1, len(legend) + 1))
     headers = re.findall(r"<th[^>]*>([^<]*)</th>", table)
