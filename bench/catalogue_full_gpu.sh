@@ -40,8 +40,12 @@ import statistics
 import sys
 
 report = json.load(open(sys.argv[1]))
-manifest = json.load(open("problems/manifest.json"))["problems"]
+from pathlib import Path
+
+from validator.catalogue.manifest_entry import read_entries
 from validator.catalogue.speed_of_light import UnknownHardware, bound_ms
+
+manifest = read_entries(Path("problems/manifest.json"))
 
 def stats(values, fmt):
     if not values:
@@ -58,10 +62,10 @@ for level in sorted({p["key"].split("/")[0] for p in report["problems"]}):
     peak = [p["peak_mem_bytes"] / 1024**3 for p in rows if p.get("peak_mem_bytes") is not None]
     ratios = []
     for p in rows:
-        entry = manifest.get(p["key"], {})
-        if p.get("eager_ms") and entry.get("min_bytes") and report.get("hardware"):
+        entry = manifest.get(p["key"])
+        if p.get("eager_ms") and entry and entry.min_bytes and report.get("hardware"):
             try:
-                ratios.append(p["eager_ms"] / bound_ms(entry.get("flops"), entry["min_bytes"], report["hardware"]))
+                ratios.append(p["eager_ms"] / bound_ms(entry.flops, entry.min_bytes, report["hardware"]))
             except UnknownHardware:
                 pass
     counts = [sum(p["status"] == s for p in rows) for s in ("passed", "kept", "failed")]

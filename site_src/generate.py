@@ -1,9 +1,9 @@
 """The site generator: inputs -> scores -> pages, data files and assets for MkDocs.
 
 `generate()` reads as the build: load what is committed, score it once, let each page module add its
-pages and data files, then add the static assets (plotly.js is the cartesian partial bundle vendored in
-site_src/vendor/plotly/, so the site needs no CDN and ships no trace type it does not draw). The MkDocs
-hook (`hooks.py`) hands the result to MkDocs.
+pages and data files, then add the static assets (plotly.js is a partial bundle of the core and heatmap
+vendored in site_src/vendor/plotly/, so the site needs no CDN and ships no trace type it does not draw).
+The MkDocs hook (`hooks.py`) hands the result to MkDocs.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from site_src.sources import SiteDataError, SiteSources, load_inputs
 from site_src.views import compare, curves, downloads, heatmap, home, methodology, problems, submissions, submitting
 
 ASSETS_DIR = Path(__file__).resolve().parent / "assets"
-PLOTLY_JS = Path(__file__).resolve().parent / "vendor" / "plotly" / "plotly-cartesian.min.js"
+PLOTLY_JS = Path(__file__).resolve().parent / "vendor" / "plotly" / "plotly-kb.min.js"
 PLOTLY_URI = "assets/kb/plotly.min.js"
 
 

@@ -18,6 +18,7 @@ from site_src.scoring import (
     level_scores,
 )
 from site_src.sources import SiteInputs
+from validator.catalogue.problems import HEADLINE_VERSION, Problem
 
 HEADLINE = fast_p_label(1.0)
 """Tables and charts rank by fast_1, KernelBench's headline number, then by geomean speedup."""
@@ -26,14 +27,21 @@ BASELINE_NAMES = {"eager": "PyTorch eager", "torch-compile": "torch.compile"}
 
 @dataclass(frozen=True)
 class Combo:
-    """A (hardware, baseline) view of the leaderboard; its id names the data files."""
+    """A (hardware, baseline, track) view of the leaderboard; its id names the data files."""
 
     hardware: str
     baseline: str
+    track: str = HEADLINE_VERSION
+
+    def label(self, baseline_name: str) -> str:
+        """`PyTorch eager baseline`, with `KernelBench <version>` after it off the headline track."""
+        return f"{baseline_name} baseline" + ("" if self.track == HEADLINE_VERSION else f", KernelBench {self.track}")
 
     @property
     def id(self) -> str:
-        return f"{self.hardware}--{self.baseline}"
+        """`hardware--baseline`, and `--track` after it for a track other than the headline's."""
+        suffix = "" if self.track == HEADLINE_VERSION else f"--{self.track}"
+        return f"{self.hardware}--{self.baseline}{suffix}"
 
 
 def _speed_of_light_function() -> Any:
@@ -43,18 +51,6 @@ def _speed_of_light_function() -> Any:
     except ImportError:
         return None
     return bound_ms
-
-
-def compute_dtype(entry: dict[str, Any]) -> str:
-    """The dtype whose compute ceiling applies: the manifest's `dtype`, else the first floating input's."""
-    if isinstance(entry.get("dtype"), str):
-        return entry["dtype"]
-    described = [*(entry.get("inputs") or []), entry.get("output")]
-    for tensor in described:
-        dtype = tensor.get("dtype") if isinstance(tensor, dict) else None
-        if isinstance(dtype, str) and ("float" in dtype or dtype in ("half", "double")):
-            return dtype
-    return "float32"
 
 
 @dataclass(frozen=True)
@@ -74,12 +70,43 @@ class SiteModel:
 
     @cached_property
     def combos(self) -> tuple[Combo, ...]:
-        present = {(h, b) for h, b in zip(self.scores["hardware"], self.scores["baseline"], strict=True)}
-        return tuple(Combo(h, b) for h in self.hardware_names for b in BASELINE_NAMES if (h, b) in present)
+        """Every scored (hardware, baseline, track), by hardware, then track (the headline's first)."""
+        columns = [self.scores[c] for c in ("hardware", "baseline", "track")]
+        present = set(zip(*columns, strict=True))
+        return tuple(Combo(h, b, t) for h in self.hardware_names for t in self.tracks for b in BASELINE_NAMES
+                     if (h, b, t) in present)
+
+    @cached_property
+    def tracks(self) -> dict[str, tuple[Problem, ...]]:
+        """Each KernelBench version's problems (`Catalogue.tracks`), the headline's first."""
+        return self.inputs.catalogue.tracks()
+
+    @cached_property
+    def problem_names(self) -> dict[str, str]:
+        """Problem key of every track -> its file name (`19_ReLU`)."""
+        return {p.key: p.name for problems in self.tracks.values() for p in problems}
+
+    @property
+    def headline_track(self) -> str:
+        return HEADLINE_VERSION
+
+    @cached_property
+    def scored_tracks(self) -> tuple[str, ...]:
+        """The tracks that have a run, the headline's first."""
+        present = set(self.scores["track"])
+        return tuple(t for t in self.tracks if t in present)
 
     @cached_property
     def level_sizes(self) -> dict[int, int]:
         return {level: len(self.inputs.catalogue.level(level)) for level in self.inputs.catalogue.levels}
+
+    def track_size(self, track: str, level: int) -> int:
+        return sum(1 for p in self.tracks.get(track, ()) if p.level == level)
+
+    def run_rows(self, combo: Combo) -> pd.DataFrame:
+        """The aligned rows of the runs of a combo's hardware on its track."""
+        aligned = self.aligned
+        return aligned[(aligned["hardware"] == combo.hardware) & (aligned["track"] == combo.track)]
 
     @property
     def has_results(self) -> bool:
@@ -91,6 +118,26 @@ class SiteModel:
         names = {r.slug: r.submission_name for r in self.inputs.results}
         names.update({slug: doc.name for slug, doc in self.inputs.submissions.items()})
         return names
+
+    @cached_property
+    def sandboxes(self) -> dict[tuple[str, str], str]:
+        """(slug, hardware) -> how the run confined its kernels (`bubblewrap`, `none`); "" where not recorded
+        (runs from before the results recorded it)."""
+        return {(r.slug, r.hardware): str(r.environment.extra.get("sandbox") or "") for r in self.inputs.results}
+
+    def sandbox_of(self, slug: str, hardware: str) -> str:
+        return self.sandboxes.get((slug, hardware), "")
+
+    @cached_property
+    def run_track(self) -> dict[tuple[str, str], str]:
+        """(slug, hardware) -> the KernelBench version (track) the run is scored on."""
+        runs = self.aligned[["slug", "hardware", "track"]].drop_duplicates(["slug", "hardware"])
+        return {(slug, hw): track for slug, hw, track in runs.itertuples(index=False, name=None)}
+
+    @cached_property
+    def ambiguous_columns(self) -> tuple[str, ...]:
+        """`ambiguous_<p>` score columns (problems whose interval leaves fast_p open), where scoring has them."""
+        return tuple(c for c in self.scores.columns if str(c).startswith("ambiguous_"))
 
     def submission_name(self, slug: str) -> str:
         return self.names.get(slug, slug)
@@ -130,6 +177,7 @@ class SiteModel:
             (self.scores["hardware"] == combo.hardware)
             & (self.scores["baseline"] == combo.baseline)
             & (self.scores["level"] == level)
+            & (self.scores["track"] == combo.track)
         ]
         return picked.sort_values([HEADLINE, "geomean_speedup", "slug"], ascending=[False, False, True])
 
@@ -137,10 +185,10 @@ class SiteModel:
         """Lower bound on the problem's time on this hardware, from the manifest's FLOPs and bytes."""
         entry = self.inputs.manifest.get(key)
         bound_ms = _speed_of_light_function()
-        if entry is None or bound_ms is None:
+        if entry is None or bound_ms is None or entry.min_bytes is None:
             return None
         try:
-            value = bound_ms(entry.get("flops"), entry.get("min_bytes"), hardware, compute_dtype(entry))
+            value = bound_ms(entry.flops, entry.min_bytes, hardware, entry.compute_dtype())
         except (KeyError, ValueError, TypeError, LookupError):
             return None
         return float(value) if isinstance(value, int | float) and math.isfinite(value) else None

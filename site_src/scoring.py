@@ -24,6 +24,10 @@ Definitions (the site's methodology page quotes these docstrings, so they are th
   run: correct, incorrect, runtime_error, timeout, oom or needs_review. compile_error is not built,
   and neither is rejected (most rejections happen before the build, so counting them would overclaim).
 - correct rate = correct / attempted; fast_0 is the same count over N instead.
+- Tracks: each upstream KernelBench version is a track of its own (the headline `423217d`, and e.g.
+  `91bfc2c`). A run belongs to the track its records name (a record of a problem file that differs from
+  the headline's is keyed `<key>@<version>`; a run with none is on the headline track) and is scored
+  against that track's problems only, so N and every score never mix problem versions.
 - A baseline is scored for a (submission, hardware) when at least one of its records measured it:
   eager always, torch-compile only where `speedup_vs_compile` was recorded.
 """
@@ -36,7 +40,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from validator.catalogue.problems import Catalogue
+from validator.catalogue.problems import HEADLINE_VERSION, Catalogue
 from validator.results.records import ProblemResult, ResultsFile, Status
 
 THRESHOLDS: tuple[float, ...] = (0.0, 0.5, 0.8, 1.0, 1.5, 2.0)
@@ -149,10 +153,23 @@ def records_frame(results: Iterable[ResultsFile]) -> pd.DataFrame:
 
 
 def catalogue_frame(catalogue: Catalogue) -> pd.DataFrame:
+    """Every track's problems, one row per (track, problem)."""
     return pd.DataFrame(
-        [(p.key, p.level, p.problem_id, p.name, p.sha256) for p in catalogue.problems],
-        columns=["key", "level", "problem_id", "name", "sha256"],
+        [(track, p.key, p.level, p.problem_id, p.name, p.sha256)
+         for track, problems in catalogue.tracks().items() for p in problems],
+        columns=["track", "key", "level", "problem_id", "name", "sha256"],
     )
+
+
+def run_tracks(records: pd.DataFrame) -> pd.DataFrame:
+    """The track of each (slug, hardware) run: the version its records' keys name most, else the headline."""
+    runs = records[["slug", "hardware", "verified", "finished"]].drop_duplicates(["slug", "hardware"])
+    version = records["key"].map(lambda key: str(key).partition("@")[2])
+    named = records.assign(track=version)[version != ""]
+    counts = named.groupby(["slug", "hardware", "track"]).size().reset_index(name="n")
+    chosen = counts.sort_values(["n", "track"], ascending=[False, True]).drop_duplicates(["slug", "hardware"])
+    runs = runs.merge(chosen[["slug", "hardware", "track"]], on=["slug", "hardware"], how="left")
+    return runs.fillna({"track": HEADLINE_VERSION})
 
 
 def kernels_frame(kernels: Mapping[str, Mapping[tuple[int, int], str]]) -> pd.DataFrame:
@@ -183,13 +200,13 @@ def aligned_frame(
 ) -> pd.DataFrame:
     """Every (submission, hardware) crossed with every catalogue problem, so absent problems are rows too.
 
-    Records of problems the catalogue no longer has are dropped; stale records (another version of the
+    Each run is crossed with its own track's problems (`run_tracks`). Records of problems the track does not
+    have are dropped; stale records (another version of the
     problem, or of the kernel in `kernels`, the committed hashes) become `stale`, lose their numbers and
     say why in `stale_reason`; absent problems are `pending` in a run that has not finished, `missing`
     otherwise. Without `kernels` only the problem's version is compared.
     """
-    runs = records[["slug", "hardware", "verified", "finished"]].drop_duplicates(["slug", "hardware"])
-    grid = runs.merge(problems, how="cross")
+    grid = run_tracks(records).merge(problems, on="track")
     frame = grid.merge(records.drop(columns=["verified", "finished"]), on=["slug", "hardware", "key"], how="left")
     absent = frame["status"].isna()
     frame["status"] = frame["status"].fillna(MISSING)
@@ -253,6 +270,7 @@ def level_scores(aligned: pd.DataFrame, thresholds: Sequence[float] = THRESHOLDS
     )
     scores = frame.groupby(GROUP_KEYS, sort=True).agg(
         verified=("verified", "first"),
+        track=("track", "first"),
         n_problems=("key", "size"),
         n_attempted=("attempted", "sum"),
         n_built=("built", "sum"),

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from validator import files
+from validator.catalogue.manifest_entry import ManifestEntry, ManifestError, read_entries
 from validator.catalogue.problems import Catalogue, load_catalogue
 from validator.findings import UserError
 from validator.results.layout import whole_run_files
@@ -146,7 +147,7 @@ class SiteInputs:
     catalogue: Catalogue
     results: tuple[ResultsFile, ...]
     submissions: dict[str, SubmissionDoc]
-    manifest: dict[str, dict[str, Any]] = field(default_factory=dict)
+    manifest: dict[str, ManifestEntry] = field(default_factory=dict)
     """Manifest entries by problem key, only those whose sha256 matches the catalogue's file."""
 
 
@@ -195,26 +196,14 @@ def load_submissions(submissions_dir: Path) -> dict[str, SubmissionDoc]:
     return docs
 
 
-def _manifest_entries(data: Any) -> list[dict[str, Any]]:
-    """Accept `{"problems": [...]}`, a bare list, or a mapping of key -> entry."""
-    if isinstance(data, dict) and isinstance(data.get("problems"), list | dict):
-        data = data["problems"]
-    if isinstance(data, dict):
-        data = [dict(entry, key=entry.get("key", key)) for key, entry in data.items() if isinstance(entry, dict)]
-    return [entry for entry in data if isinstance(entry, dict)] if isinstance(data, list) else []
-
-
-def load_manifest(path: Path, catalogue: Catalogue) -> dict[str, dict[str, Any]]:
+def load_manifest(path: Path, catalogue: Catalogue) -> dict[str, ManifestEntry]:
     """Manifest entries by key; entries for another version of a problem are left out."""
-    if not path.is_file():
-        return {}
+    try:
+        entries = read_entries(path)
+    except ManifestError as exc:
+        raise SiteDataError(str(exc)) from None
     current = {p.key: p.sha256 for p in catalogue.problems}
-    entries = {}
-    for entry in _manifest_entries(_read_json(path)):
-        key = entry.get("key")
-        if key in current and entry.get("sha256", current[key]) == current[key]:
-            entries[key] = entry
-    return entries
+    return {key: entry for key, entry in entries.items() if current.get(key) == entry.sha256}
 
 
 def load_inputs(sources: SiteSources) -> SiteInputs:

@@ -28,6 +28,8 @@ class Column:
     """Shown on a phone; the other columns are one tap away ("all columns")."""
     text_sorts: bool = False
     """The displayed text sorts like the value (`42.0%`, `84/100`): no data-sort attribute, fewer bytes."""
+    bare: bool = False
+    """Cells carry no class (the table's CSS aligns them): for tables of tens of thousands of cells."""
 
 
 class Cell(NamedTuple):
@@ -95,6 +97,8 @@ def _href(link: str, root: str) -> str:
 
 
 def _cell_classes(column: Column) -> str:
+    if column.bare:
+        return ""
     classes = " ".join(c for c in ("kb-num" if column.numeric else "", "" if column.narrow else "kb-wide") if c)
     return f' class="{classes}"' if classes else ""
 

@@ -1,18 +1,26 @@
-"""The fast_p curves page: one chart per level with a step line for every submission."""
+"""The fast_p curves page: one chart per level with a step line for every submission.
+
+The page carries the default view's top curves as static SVG (as the home page does): they show at once,
+and without JavaScript; the Plotly chart of every submission replaces them once plotly.js is loaded.
+"""
 
 from __future__ import annotations
 
 from site_src.figures import NamedCurve, curve_figure
 from site_src.model import BASELINE_NAMES, Combo, SiteModel
-from site_src.output import SiteBuild
+from site_src.output import SiteBuild, slot
 from site_src.render import render
 from site_src.scoring import counted_frame
+from site_src.svg import curves_svg
+
+STATIC_CURVES = 10
+"""Curves drawn in the page before plotly.js replaces them: the best few, like the home page."""
 
 
 def problems_at_speedups(model: SiteModel) -> dict[tuple[str, str, str, int], dict[float, str]]:
     """(slug, hardware, baseline, level) -> counted speedup -> the problem name(s) that have it."""
     found: dict[tuple[str, str, str, int], dict[float, str]] = {}
-    names = {p.key: p.name for p in model.inputs.catalogue.problems}
+    names = model.problem_names
     frame = counted_frame(model.aligned).dropna(subset=["counted"])
     columns = ["slug", "hardware", "baseline", "level", "counted", "key"]
     for slug, hardware, baseline, level, speedup, key in frame[columns].itertuples(index=False, name=None):
@@ -34,7 +42,14 @@ def build(model: SiteModel, out: SiteBuild) -> None:
         levels = {}
         for level in model.level_sizes:
             named = top_curves(model, combo, level, None, problems)
-            title = f"Level {level} ({BASELINE_NAMES[combo.baseline]} baseline, {len(named)} submissions)"
+            title = f"Level {level} ({combo.label(BASELINE_NAMES[combo.baseline])}, {len(named)} submissions)"
             levels[str(level)] = {"figure": curve_figure(named, title, height=520)}
         out.data(f"data/{combo.id}/curves.json", {"combo": combo.id, "levels": levels})
-    out.page("curves.md", render("curves.md.j2", model=model, combos=model.combos, baselines=BASELINE_NAMES))
+    slots = {}
+    if model.combos:
+        first = model.combos[0]
+        for level in model.level_sizes:
+            title = f"Level {level}: top {STATIC_CURVES} ({BASELINE_NAMES[first.baseline]} baseline)"
+            slots[f"static-{level}"] = curves_svg(top_curves(model, first, level, STATIC_CURVES), title)
+    markdown = render("curves.md.j2", model=model, combos=model.combos, baselines=BASELINE_NAMES, slot=slot)
+    out.page("curves.md", markdown, slots)

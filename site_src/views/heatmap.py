@@ -21,13 +21,14 @@ def unique_labels(names: list[str], slugs: list[str]) -> list[str]:
 
 def level_figure(model: SiteModel, combo: Combo, level: int) -> dict:
     slugs = model.ranked_scores(combo, level)["slug"].tolist()
-    rows = model.aligned[(model.aligned["hardware"] == combo.hardware) & (model.aligned["level"] == level)]
+    rows = model.run_rows(combo)
+    rows = rows[rows["level"] == level]
     column = BASELINE_COLUMNS[combo.baseline]
     cells = {
         (r.key, r.slug): (r.status, number(getattr(r, column)))
         for r in rows[["key", "slug", "status", column]].itertuples(index=False)
     }
-    problems = list(model.inputs.catalogue.level(level))
+    problems = [p for p in model.tracks[combo.track] if p.level == level]
     z, text = [], []
     for problem in problems:
         z_row, text_row = [], []
@@ -39,7 +40,7 @@ def level_figure(model: SiteModel, combo: Combo, level: int) -> dict:
         z.append(z_row)
         text.append(text_row)
     names = unique_labels([model.submission_name(s) for s in slugs], slugs)
-    title = f"Level {level} ({BASELINE_NAMES[combo.baseline]} baseline)"
+    title = f"Level {level} ({combo.label(BASELINE_NAMES[combo.baseline])})"
     return heatmap_figure([p.name for p in problems], names, z, text, title)
 
 

@@ -55,10 +55,32 @@ class Record(dict):
     __getattr__ = dict.__getitem__
 
 
-def run_cell(verified: bool) -> Cell:
-    if verified:
-        return Cell("verified", "verified", css="kb-badge kb-verified")
-    return Cell("self-reported", "self-reported", css="kb-badge kb-self")
+NO_SANDBOX = ("measured without the runner's sandbox (its environment records sandbox: none): the kernels could "
+              "reach the judge's process and files, so tampering is not ruled out; see the submission page")
+
+
+def run_cell(verified: bool, sandbox: str = "") -> Cell:
+    """`verified` or `self-reported`; a run whose kernels ran unconfined says so (`sandbox: none`)."""
+    text, css = ("verified", "kb-verified") if verified else ("self-reported", "kb-self")
+    if sandbox == "none":
+        return Cell(f"{text}, no sandbox", f"{text}, no sandbox", css=f"kb-badge {css} kb-nosandbox", title=NO_SANDBOX)
+    return Cell(text, text, css=f"kb-badge {css}")
+
+
+AMBIGUOUS_COLUMN = Column("Ambiguous", "problems whose speedup interval leaves fast_1 open (it straddles p = 1): "
+                          "fast_1 may be off by this many problems", narrow=False)
+
+
+def table_columns(model: SiteModel) -> tuple[Column, ...]:
+    """The leaderboard's columns, and Ambiguous where scoring computes `ambiguous_1`."""
+    return (*COLUMNS, AMBIGUOUS_COLUMN) if "ambiguous_1" in model.ambiguous_columns else COLUMNS
+
+
+def ambiguous_cell(model: SiteModel, values: dict | None) -> tuple[Cell, ...]:
+    if "ambiguous_1" not in model.ambiguous_columns:
+        return ()
+    count = number(values.get("ambiguous_1")) if values else None
+    return (Cell(count, "–" if count is None else f"{count:g}"),)
 
 
 def attempted_cell(attempted: int, problems: int, pending: int) -> Cell:
@@ -103,7 +125,8 @@ def level_board(model: SiteModel, combo: Combo, level: int) -> LevelBoard:
             partial.append(score)
         else:
             ranked.append(score)
-    references = reference_scores(model.aligned, combo.hardware, combo.baseline, level, model.level_sizes[level])
+    size = model.track_size(combo.track, level)
+    references = reference_scores(model.run_rows(combo), combo.hardware, combo.baseline, level, size)
     if compiler:  # the measured compiler run stands for torch.compile; the timing-derived row would repeat it
         references = [r for r in references if r.reference != "torch-compile"]
     return LevelBoard(ranked, compiler, partial, references)
@@ -117,17 +140,18 @@ def entry_row(model: SiteModel, score: Record, rank: int | None) -> tuple[Cell, 
     return (
         Cell(rank, str(rank)) if rank else Cell(None, "ref" if method in REFERENCE_METHODS else "–"),
         Cell(name, name, link=f"submissions/{score.slug}/"),
-        run_cell(bool(score.verified)),
+        run_cell(bool(score.verified), model.sandbox_of(score.slug, score.hardware)),
         Cell(method, method),
         Cell(backend, backend),
         *(Cell(v, percent_text(v)) for v in fast),
         Cell(number(score.geomean_speedup), speedup_text(number(score.geomean_speedup))),
         Cell(number(score.correct_rate), percent_text(number(score.correct_rate))),
         attempted_cell(int(score.n_attempted), int(score.n_problems), int(score.n_pending)),
+        *ambiguous_cell(model, score),
     )
 
 
-def reference_row(ref: ReferenceScore) -> tuple[Cell, ...]:
+def reference_row(model: SiteModel, ref: ReferenceScore) -> tuple[Cell, ...]:
     why = "derived from the eager and torch.compile times every run measured (median per problem)"
     return (
         Cell(None, "ref", title="a reference row: shown for comparison, never ranked"),
@@ -139,6 +163,7 @@ def reference_row(ref: ReferenceScore) -> tuple[Cell, ...]:
         Cell(ref.geomean, speedup_text(ref.geomean)),
         Cell(None, "–"),
         Cell(ref.measured, f"{ref.measured}/{ref.problems}"),
+        *ambiguous_cell(model, None),
     )
 
 
@@ -148,17 +173,19 @@ def leaderboard_table(model: SiteModel, board: LevelBoard) -> Table:
     for rank, score in enumerate(board.ranked, start=1):
         rows.append((-float(score[HEADLINE]), rank, entry_row(model, score, rank), ""))
     others = [(float(s[HEADLINE]), entry_row(model, s, None)) for s in board.compiler]
-    others += [(r.fast[HEADLINE], reference_row(r)) for r in board.references]
+    others += [(r.fast[HEADLINE], reference_row(model, r)) for r in board.references]
     for fast_1, row in others:  # a reference goes after the entries it ties with
         rows.append((-fast_1, len(board.ranked) + 1, row, "kb-ref-row"))
     rows.sort(key=lambda item: (item[0], item[1]))
-    return Table(COLUMNS, tuple(r[2] for r in rows), sort_column=SORT_COLUMN, row_css=tuple(r[3] for r in rows))
+    return Table(table_columns(model), tuple(r[2] for r in rows), sort_column=SORT_COLUMN,
+                 row_css=tuple(r[3] for r in rows))
 
 
 def partial_table(model: SiteModel, board: LevelBoard) -> Table | None:
     if not board.partial:
         return None
-    return Table(COLUMNS, tuple(entry_row(model, s, None) for s in board.partial), sort_column=SORT_COLUMN)
+    return Table(table_columns(model), tuple(entry_row(model, s, None) for s in board.partial),
+                 sort_column=SORT_COLUMN)
 
 
 def points(value: float) -> str:
@@ -166,8 +193,9 @@ def points(value: float) -> str:
 
 
 def leader_html(model: SiteModel, combo: Combo, level: int, board: LevelBoard) -> str:
-    size = model.level_sizes[level]
-    head = f'<span class="kb-leader-level">Level {level}</span>'
+    size = model.track_size(combo.track, level)
+    track = "" if combo.track == model.headline_track else f" · KernelBench {escape(combo.track)}"
+    head = f'<span class="kb-leader-level">Level {level}{track}</span>'
     entries = board.ranked or board.partial
     if not entries:
         return f'<li class="kb-leader">{head} no entry yet</li>'
@@ -185,6 +213,10 @@ def leader_html(model: SiteModel, combo: Combo, level: int, board: LevelBoard) -
     if compiled:
         parts.append(f"{points(best - compiled[0])} vs torch.compile")
     parts.append(f"attempted {int(top.n_attempted)}/{size}")
+    if "ambiguous_1" in model.ambiguous_columns and number(top.get("ambiguous_1")):
+        parts.append(f'<span title="{AMBIGUOUS_COLUMN.title}">{number(top.get("ambiguous_1")):g} ambiguous</span>')
+    if model.sandbox_of(top.slug, combo.hardware) == "none":
+        parts.append(f'<span class="kb-badge kb-nosandbox" title="{NO_SANDBOX}">no sandbox</span>')
     if not board.ranked:
         parts.append(f'<em title="no entry attempted {COVERAGE:.0%} of this level">partial entries only, '
                      "unranked</em>")
@@ -202,7 +234,7 @@ def level_html(model: SiteModel, combo: Combo, level: int, board: LevelBoard) ->
         html.append(table_html(partial, "./"))
     curves = [NamedCurve(model.submission_name(s.slug), model.curves[(s.slug, combo.hardware, combo.baseline, level)])
               for s in board.ranked[:TOP_CURVES]]
-    title = f"Level {level}: top {len(curves)} by {HEADLINE} ({BASELINE_NAMES[combo.baseline]} baseline)"
+    title = f"Level {level}: top {len(curves)} by {HEADLINE} ({combo.label(BASELINE_NAMES[combo.baseline])})"
     html.append(curves_svg(curves, title))
     html.append(best_over_time_svg(record_setters(model, board), f"Level {level}: best {HEADLINE} over time "
                                    f"(ranked entries, by submission date)"))

@@ -57,7 +57,7 @@ def ranking_table(model: SiteModel, rows: pd.DataFrame, sol_ms: float | None, cl
             (
                 Cell(rank if row.counts else None, str(rank) if row.counts else "–"),
                 Cell(name, name, link=f"submissions/{row.slug}/#{source_anchor(row.level, row.problem_id)}"),
-                run_cell(bool(row.verified)),
+                run_cell(bool(row.verified), model.sandbox_of(row.slug, row.hardware)),
                 status_cell(row),
                 Cell(number(row.speedup), speedup_text(number(row.speedup)) + (ci if number(row.speedup) else "")),
                 Cell(number(row.speedup_vs_compile), speedup_text(number(row.speedup_vs_compile))),
@@ -89,18 +89,17 @@ def eager_note(manifest_ms: float | None, runs_ms: float | None) -> str:
 
 
 def hardware_facts(model: SiteModel, problem: Problem, rows: dict[str, pd.DataFrame]) -> list[dict[str, Any]]:
-    entry = model.inputs.manifest.get(problem.key, {})
-    measured = entry.get("measured") if isinstance(entry.get("measured"), dict) else {}
+    entry = model.inputs.manifest.get(problem.key)
+    measured = entry.measured if entry else {}
     facts = []
     for hardware in sorted(set(model.hardware_names) | set(measured)):
         here = rows.get(hardware)
         best_by = model.best_lookup.get((hardware, problem.key), {})
-        eager = measured.get(hardware, {}) if isinstance(measured.get(hardware), dict) else {}
         compiled = _median(here, "compile_ms")
         source = "median over runs"
         if compiled is None:  # no record ran it: the baseline cache times every problem once
             compiled, source = _cached_ms(model, problem, hardware, "compiled"), "baseline cache"
-        manifest_ms, runs_ms = number(eager.get("eager_ms")), _median(here, "reference_ms")
+        manifest_ms, runs_ms = entry.eager_ms(hardware) if entry else None, _median(here, "reference_ms")
         facts.append(
             {
                 "hardware": model.hardware_names.get(hardware, hardware),
@@ -160,8 +159,8 @@ def problem_page(model: SiteModel, problem: Problem, rows: dict[str, pd.DataFram
     """`rows`: hardware -> this problem's attempted kernels there, ranked."""
     uri = f"problems/{problem.key}.md"
     root = page_root(uri)
-    entry = model.inputs.manifest.get(problem.key, {})
-    flops, min_bytes = number(entry.get("flops")), number(entry.get("min_bytes"))
+    entry = model.inputs.manifest.get(problem.key)
+    flops, min_bytes = (number(entry.flops), number(entry.min_bytes)) if entry else (None, None)
     claims = model.claims.get((problem.level, problem.problem_id), {})
     slots, sections = {}, []
     for hardware, name in model.hardware_names.items():
@@ -184,7 +183,7 @@ def problem_page(model: SiteModel, problem: Problem, rows: dict[str, pd.DataFram
         min_bytes=quantity_text(min_bytes, "B"),
         intensity=f"{flops / min_bytes:.3g} FLOP/B" if flops and min_bytes else "–",
         facts=hardware_facts(model, problem, rows),
-        has_manifest=bool(entry),
+        has_manifest=entry is not None,
         operators=operators(source),
     )
     out.page(uri, markdown, slots)
@@ -200,8 +199,8 @@ def index_table(model: SiteModel, level: int) -> Table:
     )
     rows = []
     for problem in model.inputs.catalogue.level(level):
-        entry = model.inputs.manifest.get(problem.key, {})
-        flops, min_bytes = number(entry.get("flops")), number(entry.get("min_bytes"))
+        entry = model.inputs.manifest.get(problem.key)
+        flops, min_bytes = (number(entry.flops), number(entry.min_bytes)) if entry else (None, None)
         bests = [number(model.best_lookup.get((h, problem.key), {}).get("eager", (None,))[0]) for h in hardware]
         rows.append(
             (
@@ -214,11 +213,20 @@ def index_table(model: SiteModel, level: int) -> Table:
     return Table(columns, tuple(rows))
 
 
+def pages_for(model: SiteModel) -> list[Problem]:
+    """The headline's problems, and every problem of another version's track that has runs (its results link
+    to it); a file equal to the headline's is the headline's page."""
+    pages = {p.key: p for p in model.inputs.catalogue.problems}
+    for track in model.scored_tracks:
+        pages.update({p.key: p for p in model.tracks[track] if p.key not in pages})
+    return list(pages.values())
+
+
 def build(model: SiteModel, out: SiteBuild) -> None:
     by_problem: dict[str, dict[str, pd.DataFrame]] = {}
     for (key, hardware), rows in ranked_rows(model.aligned).groupby(["key", "hardware"], sort=False):
         by_problem.setdefault(key, {})[hardware] = rows
-    for problem in model.inputs.catalogue.problems:
+    for problem in pages_for(model):
         problem_page(model, problem, by_problem.get(problem.key, {}), out)
     levels = list(model.level_sizes.items())
     slots = {f"level{level}": table_html(index_table(model, level), "../") for level, _ in levels}

@@ -77,7 +77,8 @@ def result_table(rows: pd.DataFrame, kernels: dict[tuple[int, int], dict], probl
         anchor = f"#{source_anchor(int(row.level), int(row.problem_id))}" if kernel else None
         out.append(
             (
-                Cell(row.key, problem_names.get(row.key, row.key), link=f"problems/{row.key}/"),
+                Cell(row.key, problem_names.get(row.key, row.key) + ("" if "@" not in row.key else f" ({row.track})"),
+                     link=f"problems/{row.key}/"),
                 Cell(str(row.backend), str(row.backend)),
                 status_cell(row),
                 Cell(number(row.speedup), _speedup_display(row)),
@@ -92,7 +93,15 @@ def result_table(rows: pd.DataFrame, kernels: dict[tuple[int, int], dict], probl
     return Table(RESULT_COLUMNS, tuple(out))
 
 
-def score_table(scores: pd.DataFrame) -> Table:
+def score_columns(ambiguous: tuple[str, ...]) -> tuple[Column, ...]:
+    """SCORE_COLUMNS, and one Ambiguous column per `ambiguous_<p>` that scoring computes."""
+    extra = tuple(Column(f"Ambiguous at {c.removeprefix('ambiguous_')}",
+                         "problems whose speedup interval straddles p: fast_p may be off by this many")
+                  for c in ambiguous)
+    return (*SCORE_COLUMNS, *extra)
+
+
+def score_table(scores: pd.DataFrame, ambiguous: tuple[str, ...] = ()) -> Table:
     rows = []
     for values in scores.to_dict("records"):
         s = Record(values)
@@ -108,20 +117,30 @@ def score_table(scores: pd.DataFrame) -> Table:
                 Cell(number(s.compile_rate), percent_text(number(s.compile_rate))),
                 Cell(number(s.correct_rate), percent_text(number(s.correct_rate))),
                 attempted_cell(int(s.n_attempted), int(s.n_problems), int(s.n_pending)),
+                *(Cell(number(values[c]), "–" if number(values[c]) is None else f"{number(values[c]):g}")
+                  for c in ambiguous),
             )
         )
-    return Table(SCORE_COLUMNS, tuple(rows))
+    return Table(score_columns(ambiguous), tuple(rows))
 
 
 def run_badge(results: ResultsFile) -> str:
-    """`verified` or `self-reported`, and `in progress` while the run has not finished."""
+    """`verified` or `self-reported`, then `no sandbox` for a run whose kernels ran unconfined and `in progress`
+    while the run has not finished."""
     badge = "verified" if results.verified else "self-reported"
+    if results.environment.extra.get("sandbox") == "none":
+        badge += ", no sandbox"
     return badge if results.finished_at else f"{badge}, in progress"
 
 
-def _run_info(results: ResultsFile, slot_name: str) -> dict[str, Any]:
+def _run_info(model: SiteModel, results: ResultsFile, slot_name: str) -> dict[str, Any]:
     env = results.environment
+    track = model.run_track.get((results.slug, results.hardware), model.headline_track)
     return {
+        "track": track,
+        "headline": track == model.headline_track,
+        "sandbox": model.sandbox_of(results.slug, results.hardware),
+        "sandbox_detail": str(env.extra.get("sandbox_detail") or ""),
         "gpu": env.gpu or results.hardware,
         "hardware": results.hardware,
         "badge": "verified" if results.verified else "self-reported",
@@ -207,7 +226,7 @@ def submission_page(model: SiteModel, slug: str, aligned: pd.DataFrame | None, o
     if doc is not None:
         out.copy(f"downloads/submissions/{slug}.json", doc.path)
     kernels = {(k.get("level"), k.get("problem_id")): k for k in doc.kernels} if doc else {}
-    names = {p.key: p.name for p in model.inputs.catalogue.problems}
+    names = model.problem_names
     name = model.submission_name(slug)
     slots = {
         "meta": _meta_html(doc, slug, name, root),
@@ -221,13 +240,13 @@ def submission_page(model: SiteModel, slug: str, aligned: pd.DataFrame | None, o
         for results in mine:
             here = scores[scores["hardware"] == results.hardware]
             gpu = results.environment.gpu or results.hardware
-            parts.append(f"<h3>{escape(gpu)}</h3>\n" + table_html(score_table(here), root))
+            parts.append(f"<h3>{escape(gpu)}</h3>\n" + table_html(score_table(here, model.ambiguous_columns), root))
         slots["scores"] = "\n".join(parts)
     for results in mine:
         slot_name = f"results-{results.hardware}"
         rows = _shown_rows(aligned, results.hardware, kernels)
         slots[slot_name] = table_html(result_table(rows, kernels, names), root)
-        runs.append(_run_info(results, slot_name))
+        runs.append(_run_info(model, results, slot_name))
     slots["description"] = html_paragraphs(doc.document.get("description", "")) if doc else ""
     markdown = render(
         "submission.md.j2",

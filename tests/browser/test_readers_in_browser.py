@@ -120,15 +120,21 @@ def test_a_phone_gets_curves_with_a_wide_plot_and_no_toolbar(opened):
     assert legend == "h"
 
 
-def test_switching_the_combo_is_kept_in_the_url(opened):
+def test_hardware_and_baseline_are_filters_kept_in_the_url(opened):
     page = opened()
     page.select_option(".kb-baseline", "torch-compile")
-    wait_until(page, "() => location.search.includes('combo=')")
+    wait_until(page, "() => location.search.includes('baseline=torch-compile')")
+    other = page.locator(".kb-hardware option").nth(1).get_attribute("value")
+    page.select_option(".kb-hardware", other)
+    wait_until(page, "h => location.search.includes('hw=' + h)", arg=other)
     wait_until(page, "() => document.querySelector('.kb-loading').textContent === ''")
-    url = page.url
-    shared = opened(url.split("/", 3)[3])
+    shared = opened(page.url.split("/", 3)[3])
     assert shared.locator(".kb-baseline").input_value() == "torch-compile"
-    wait_until(shared, "() => document.querySelector('.kb-target').dataset.kbCombo.endsWith('--torch-compile')")
+    assert shared.locator(".kb-hardware").input_value() == other
+    wait_until(shared, "c => document.querySelector('.kb-target').dataset.kbCombo === c",
+               arg=f"{other}--torch-compile")
+    older = opened(f"?combo={other}--eager")  # links shared before the filters had their own parameters
+    wait_until(older, "c => document.querySelector('.kb-target').dataset.kbCombo === c", arg=f"{other}--eager")
 
 
 def test_the_compare_view_puts_submissions_side_by_side_and_keeps_them_in_the_url(opened):

@@ -15,11 +15,12 @@ from validator.catalogue.manifest import (
     dumps,
     generate,
     merge_measurements,
-    read_manifest,
     stale_keys,
     static_entry,
     static_part,
 )
+from validator.catalogue.manifest_entry import ManifestError, read_entries
+from validator.catalogue.manifest_entry import load_document as read_manifest
 from validator.catalogue.problems import load_catalogue
 from validator.catalogue.speed_of_light import UnknownHardware, bound_ms, ceilings_for, speed_of_light
 from validator.results.layout import hardware_key
@@ -220,3 +221,42 @@ def test_bf16_uses_the_tensor_core_ceiling_and_unknown_flops_fall_back_to_bytes(
     assert bound_ms(flops, 1, "nvidia-h200", "torch.bfloat16") == pytest.approx(flops / 788e12 * 1e3)
     assert bound_ms(None, 3_000_000, "nvidia-h100-sxm5-80gb") == pytest.approx(1e-3)
     assert speed_of_light(10**12, 8, "nvidia-h200", "int64").limited_by == "memory"
+
+
+def test_the_committed_manifest_reads_as_typed_entries_and_writes_back_byte_for_byte() -> None:
+    path = REPO / "problems" / "manifest.json"
+    document = read_manifest(path)
+    entries = read_entries(path)
+    rewritten = {**document, "problems": {key: entry.to_json() for key, entry in entries.items()}}
+    assert dumps(rewritten) == path.read_text(encoding="utf-8")
+    matmul = entries["level1/1_Square_matrix_multiplication_"]
+    assert (matmul.level, matmul.problem_id, matmul.compute_dtype()) == (1, 1, "float32")
+    assert matmul.flops == 2 * 4096**3 and matmul.min_bytes == 3 * 4096 * 4096 * 4
+
+
+@pytest.mark.parametrize(("edit", "expected"), [
+    (lambda e: e.update(key="level1/other"), 'key: expected the string "level1/1_Passes"'),
+    (lambda e: e.pop("sha256"), "missing key 'sha256'"),
+    (lambda e: e.update(level="1"), 'level: expected a level number, got "1"'),
+    (lambda e: e.update(min_bytes=-1), "min_bytes: expected a byte count or null, got -1"),
+    (lambda e: e.update(inputs=[1]), "inputs: expected a list of objects or null, got [1]"),
+    (lambda e: e.update(measured={"gpu": {"eager_ms": 0, "sha256": "0" * 64}}),
+     '.measured["gpu"].eager_ms: expected a positive number, got 0'),
+])
+def test_a_malformed_entry_is_refused_naming_the_file_and_the_json_path(tmp_path: Path, edit, expected) -> None:
+    document = generate(load_catalogue(_tree(tmp_path / "problems", ["1_Passes.py"])))
+    edit(document["problems"]["level1/1_Passes"])
+    path = tmp_path / "manifest.json"
+    path.write_text(dumps(document))
+    with pytest.raises(ManifestError) as raised:
+        read_entries(path)
+    assert str(raised.value).startswith(f'{path}: $.problems["level1/1_Passes"]')
+    assert expected in str(raised.value)
+
+
+def test_the_manifest_verb_refuses_a_malformed_manifest_as_bad_input(tmp_path: Path, catalogue_cli) -> None:
+    root = _tree(tmp_path / "problems", ["1_Passes.py"])
+    (root / "manifest.json").write_text(json.dumps({"schema_version": 1, "problems": []}))
+    result = catalogue_cli("manifest", "--check", "--problems-dir", str(root))
+    assert result.exit_code == 2
+    assert "$.problems: expected an object of problem key -> entry" in result.stderr

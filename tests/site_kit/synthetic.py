@@ -14,6 +14,7 @@ import random
 from dataclasses import dataclass
 from pathlib import Path
 
+from validator.catalogue.manifest_entry import MANIFEST_SCHEMA_VERSION, ManifestEntry, Measurement
 from validator.results.records import Environment, Flag, ProblemResult, ResultsFile, Status, Timing, save
 
 HARDWARE_NAMES = {"nvidia-h100-80gb-hbm3": "NVIDIA H100 80GB HBM3", "nvidia-h200": "NVIDIA H200"}
@@ -57,6 +58,16 @@ def _problem_source(level: int, problem_id: int) -> str:
     )
 
 
+def _manifest_entry(entry: dict) -> ManifestEntry:
+    """The entry as the catalogue writes it (the same record the site reads back)."""
+    measured = {hw: Measurement(m["eager_ms"], m["peak_mem_bytes"], "2026-11-20T00:00:00Z", entry["sha256"])
+                for hw, m in entry["measured"].items()}
+    tensor = {"shape": [int(entry["min_bytes"] ** 0.5 / 8 ** 0.5)] * 2, "dtype": "float32"}
+    return ManifestEntry(entry["key"], entry["level"], entry["problem_id"], entry["name"], entry["sha256"],
+                         init_inputs=[], inputs=(tensor,), output=tensor, flops=entry["flops"],
+                         min_bytes=entry["min_bytes"], measured=measured)
+
+
 def write_problems(problems_dir: Path, per_level: tuple[int, ...]) -> list[dict]:
     """Problem files plus a manifest; returns the manifest's entries."""
     entries = []
@@ -75,15 +86,16 @@ def write_problems(problems_dir: Path, per_level: tuple[int, ...]) -> list[dict]
                     "problem_id": problem_id,
                     "name": name,
                     "sha256": hashlib.sha256(source.encode()).hexdigest(),
-                    "flops": float(n * n),
-                    "min_bytes": float(8 * n * n),
+                    "flops": n * n,
+                    "min_bytes": 8 * n * n,
                     "measured": {
                         hw: {"eager_ms": 0.05 * (problem_id % 7 + 1) ** 2, "peak_mem_bytes": 8 * n * n}
                         for hw in HARDWARE_NAMES
                     },
                 }
             )
-    manifest = {"schema_version": 1, "problems": entries}
+    problems = {e["key"]: _manifest_entry(e).to_json() for e in entries}
+    manifest = {"schema_version": MANIFEST_SCHEMA_VERSION, "problems": problems}
     (problems_dir / "manifest.json").write_text(json.dumps(manifest, indent=1), encoding="utf-8")
     return entries
 
@@ -236,3 +248,28 @@ def write_synthetic(root: Path, spec: SyntheticSpec = SyntheticSpec()) -> Synthe
             results = _results_file(document, hardware, by_id, rng, verified=verified, lines=spec.kernel_lines)
             save(results, tree.results_dir / hardware / f"{document['slug']}.json")
     return tree
+
+
+def add_track(problems_dir: Path, version: str) -> dict[str, str]:
+    """Another KernelBench version whose every file differs from the headline's (`tracks/<version>/` and its
+    hash list); returns headline problem key -> that version's file sha256."""
+    listing, shas = [], {}
+    for path in sorted(problems_dir.glob("level*/*.py")):
+        rel = path.relative_to(problems_dir).as_posix()
+        old = problems_dir / "tracks" / version / rel
+        old.parent.mkdir(parents=True, exist_ok=True)
+        old.write_text(path.read_text(encoding="utf-8") + "# the older version\n", encoding="utf-8")
+        sha = hashlib.sha256(old.read_bytes()).hexdigest()
+        listing.append(f"{sha}  {rel}")
+        shas[f"{path.parent.name}/{path.stem}"] = sha
+    (problems_dir / "tracks" / f"{version}.sha256").write_text("\n".join(listing) + "\n", encoding="utf-8")
+    return shas
+
+
+def move_run_to_track(results_path: Path, shas: dict[str, str], version: str) -> None:
+    """Rewrite a result file as if its kernels had been written for (and measured on) another version."""
+    data = json.loads(results_path.read_text(encoding="utf-8"))
+    for record in data["problems"]:
+        record["problem_sha256"] = shas[record["key"]]
+        record["key"] += f"@{version}"
+    results_path.write_text(json.dumps(data), encoding="utf-8")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from pathlib import Path
 
@@ -252,3 +253,22 @@ def test_results_of_a_submission_without_a_committed_document_are_compared_by_pr
     files = [results("gone", record(1, 1, Status.CORRECT, 3.0))]
     aligned = aligned_from_results(files, catalogue({1: 1}), {"other": {(1, 1): "zzz"}})
     assert list(aligned["status"]) == ["correct"]
+
+
+def test_a_run_on_another_versions_track_is_scored_on_that_tracks_problems_only():
+    headline = catalogue({1: 3})
+    changed = Problem(1, 2, "2_P", Path("tracks/old/level1/2_P.py"), "sha-old-2", version="old", headline=False)
+    same = [dataclasses.replace(p, version="old", headline=False) for p in headline.problems if p.problem_id != 2]
+    with_track = dataclasses.replace(headline, other_versions=(*same, changed))
+    assert [p.key for p in with_track.tracks()["old"]] == ["level1/1_P", "level1/2_P@old", "level1/3_P"]
+    new = results("new", *(record(1, i, Status.CORRECT, 2.0) for i in (1, 2, 3)))
+    old_two = dataclasses.replace(record(1, 2, Status.CORRECT, 3.0, sha="sha-old-2"), key="level1/2_P@old")
+    old = results("old", record(1, 1, Status.CORRECT, 2.0), old_two)
+    scores = level_scores(aligned_from_results([new, old], with_track)).query("baseline == 'eager'")
+    by_slug = scores.set_index("slug")
+    assert by_slug.loc["old", "track"] == "old" and by_slug.loc["new", "track"] == "423217d"
+    assert by_slug.loc["old", "n_problems"] == 3 and by_slug.loc["old", "fast_1"] == pytest.approx(2 / 3)
+    assert by_slug.loc["new", "fast_1"] == 1.0
+    aligned = aligned_from_results([new, old], with_track)
+    assert set(aligned[aligned.slug == "new"].key) == {"level1/1_P", "level1/2_P", "level1/3_P"}
+    assert set(aligned[aligned.slug == "old"].key) == {"level1/1_P", "level1/2_P@old", "level1/3_P"}

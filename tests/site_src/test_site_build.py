@@ -73,7 +73,7 @@ def test_every_page_type_and_one_data_file_per_view_and_combo_are_generated(buil
         for view in ("leaderboard", "curves", "heatmap"):
             assert f"data/{hardware}--eager/{view}.json" in files
             assert f"data/{hardware}--torch-compile/{view}.json" in files
-    assert files[PLOTLY_URI].source.name == "plotly-cartesian.min.js"  # the partial bundle, not the full one
+    assert files[PLOTLY_URI].source.name == "plotly-kb.min.js"  # the partial bundle, not the full one
     assert files["schema/submission-v1.schema.json"].source == SCHEMA
 
 
@@ -155,15 +155,27 @@ def test_an_unreadable_results_file_is_named_in_the_error(tree, tmp_path):
 
 def test_manifest_entries_of_another_problem_version_are_ignored(tree, tmp_path):
     manifest = json.loads((tree.problems_dir / "manifest.json").read_text())
-    entry = manifest["problems"][0]
+    entry, second = list(manifest["problems"].values())[:2]
     entry["sha256"] = "0" * 64
     moved = tmp_path / "manifest.json"
-    moved.write_text(json.dumps({"problems": {e["key"]: e for e in manifest["problems"]}}))
+    moved.write_text(json.dumps(manifest))
     sources = SiteSources(tree.results_dir, tree.submissions_dir, tree.problems_dir, moved)
     files = {f.uri: f for f in generate(sources).files}
     assert "not in `problems/manifest.json` yet" in text_of(files, f"problems/{entry['key']}.md")
-    other = manifest["problems"][1]["key"]
-    assert "not in `problems/manifest.json` yet" not in text_of(files, f"problems/{other}.md")
+    assert "not in `problems/manifest.json` yet" not in text_of(files, f"problems/{second['key']}.md")
+
+
+def test_a_malformed_manifest_stops_the_build_naming_the_file_the_entry_and_the_field(tree, tmp_path):
+    manifest = json.loads((tree.problems_dir / "manifest.json").read_text())
+    key = next(iter(manifest["problems"]))
+    manifest["problems"][key]["flops"] = "many"
+    moved = tmp_path / "manifest.json"
+    moved.write_text(json.dumps(manifest))
+    sources = SiteSources(tree.results_dir, tree.submissions_dir, tree.problems_dir, moved)
+    with pytest.raises(SiteDataError) as raised:
+        generate(sources)
+    assert str(raised.value) == (f'{moved}: $.problems["{key}"].flops: expected a FLOP count or null, '
+                                 'got "many"')
 
 
 def test_the_schema_table_lists_every_field_with_nested_paths_and_required_flags():

@@ -20,14 +20,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 from validator.catalogue.checks import exemptions
+from validator.catalogue.manifest_entry import MANIFEST_SCHEMA_VERSION, Measurement, entries_from_json, entry_from_json
 from validator.catalogue.problem_module import ProblemModuleError, load_problem_module, make_inputs, make_model
 from validator.catalogue.problems import Catalogue, Problem
 
-MANIFEST_SCHEMA_VERSION = 1
 MANIFEST_NAME = "manifest.json"
 NOTES = {
     "flops": "torch.utils.flop_counter at full size on the meta device: matmul, convolution and attention "
@@ -162,19 +161,19 @@ def static_entry(problem: Problem) -> dict[str, Any]:
 def generate(catalogue: Catalogue, previous: dict[str, Any] | None = None,
              on_entry: Callable[[str], None] | None = None) -> dict[str, Any]:
     """The whole manifest; `measured` entries of `previous` are kept where the sha256 still matches.
-    `on_entry(key)` is called after each problem (about 12 s for 250 on a CPU), for a progress display."""
-    old = (previous or {}).get("problems", {})
+    `on_entry(key)` is called after each problem (about 12 s for 250 on a CPU), for a progress display.
+    Each entry goes through `ManifestEntry`, so what is written is what every reader reads."""
+    old = entries_from_json("the previous manifest", previous) if previous else {}
     problems: dict[str, Any] = {}
     for problem in catalogue.problems:
         entry = static_entry(problem)
         if on_entry is not None:
             on_entry(problem.key)
-        measured = {
-            hw: m for hw, m in old.get(problem.key, {}).get("measured", {}).items()
-            if m.get("sha256") == problem.sha256
-        }
-        entry["measured"] = dict(sorted(measured.items()))
-        problems[problem.key] = entry
+        before = old.get(problem.key)
+        measured = {hw: m.to_json() for hw, m in (before.measured if before else {}).items()
+                    if m.sha256 == problem.sha256}
+        problems[problem.key] = entry_from_json("the generated manifest", problem.key,
+                                                {**entry, "measured": measured}).to_json()
     return {"schema_version": MANIFEST_SCHEMA_VERSION, "notes": NOTES, "problems": problems}
 
 
@@ -209,10 +208,9 @@ def merge_measurements(manifest: dict[str, Any], check: dict[str, Any]) -> tuple
         if entry["sha256"] != result.get("sha256"):
             skipped.append(result["key"])
             continue
-        entry.setdefault("measured", {})[hardware] = {
-            "eager_ms": round(result["eager_ms"], 4), "peak_mem_bytes": result.get("peak_mem_bytes"),
-            "measured_at": check.get("finished_at", ""), "sha256": entry["sha256"],
-        }
+        measurement = Measurement(round(result["eager_ms"], 4), result.get("peak_mem_bytes"),
+                                  check.get("finished_at", ""), entry["sha256"])
+        entry.setdefault("measured", {})[hardware] = measurement.to_json()
         entry["measured"] = dict(sorted(entry["measured"].items()))
         merged += 1
     return merged, skipped
@@ -224,16 +222,3 @@ def dumps(manifest: dict[str, Any]) -> str:
     lines = [f" {json.dumps(k)}: {json.dumps(v, ensure_ascii=False)}," for k, v in head.items()]
     entries = [f"  {json.dumps(k)}: {json.dumps(v, ensure_ascii=False)}" for k, v in manifest["problems"].items()]
     return "{\n" + "\n".join(lines) + '\n "problems": {\n' + ",\n".join(entries) + "\n }\n}\n"
-
-
-def read_manifest(path: Path) -> dict[str, Any] | None:
-    """The committed manifest, or None when there is none yet (raises ValueError when it is not JSON)."""
-    if not path.is_file():
-        return None
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise ValueError(f"{path} is not valid JSON: {exc}") from exc
-    if not isinstance(data, dict) or not isinstance(data.get("problems"), dict):
-        raise ValueError(f"{path} is not a catalogue manifest (no 'problems' object)")
-    return data

@@ -82,6 +82,20 @@ class Catalogue:
         return tuple(p for p in (*self.problems, *self.other_versions)
                      if (p.level, p.problem_id) == (level, problem_id))
 
+    def tracks(self) -> dict[str, tuple[Problem, ...]]:
+        """Each known version's problems as results key them, the headline's first. A version's track is the
+        headline's problems with that version's files in their place: one equal to the headline's file stays
+        the headline problem (`level1/19_ReLU`), one that differs is its own (`level1/19_ReLU@91bfc2c`)."""
+        tracks = {HEADLINE_VERSION: self.problems}
+        for version in dict.fromkeys(p.version for p in self.other_versions):
+            track = {(p.level, p.problem_id): p for p in self.problems}
+            for problem in self.other_versions:
+                same = track.get((problem.level, problem.problem_id))
+                if problem.version == version and (same is None or same.sha256 != problem.sha256):
+                    track[(problem.level, problem.problem_id)] = problem
+            tracks[version] = tuple(sorted(track.values(), key=lambda p: (p.level, p.problem_id)))
+        return tracks
+
     def level(self, level: int) -> tuple[Problem, ...]:
         return tuple(p for p in self.problems if p.level == level)
 

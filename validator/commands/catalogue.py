@@ -28,7 +28,8 @@ from rich.table import Table
 from validator.catalogue import compile_row
 from validator.catalogue.check_worker import default_log_path, run_in_process, run_isolated
 from validator.catalogue.checks import CheckSpec, ProblemCheck
-from validator.catalogue.manifest import MANIFEST_NAME, dumps, generate, merge_measurements, read_manifest, stale_keys
+from validator.catalogue.manifest import MANIFEST_NAME, dumps, generate, merge_measurements, stale_keys
+from validator.catalogue.manifest_entry import load_document
 from validator.catalogue.problems import Catalogue, Problem, load_catalogue
 from validator.files import check_writable_target, write_text_atomic
 from validator.findings import ExitCode, Severity, UserError
@@ -208,7 +209,7 @@ def _manifest(args: argparse.Namespace, out: Console, err: Console) -> int:
     if args.measurements and not args.write:
         raise UserError("--measurements is merged into the manifest only with --write")
     try:
-        previous = read_manifest(path)
+        previous = load_document(path)
     except ValueError as exc:
         raise UserError(str(exc)) from exc
     started = time.perf_counter()

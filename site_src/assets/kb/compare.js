@@ -49,9 +49,13 @@
       columns.push({ label: letter + " speedup", numeric: true, title: name + ": vs PyTorch eager [interval]" });
       if (i > 0) columns.push({ label: letter + " ÷ A", numeric: true, title: name + ": its speedup over A's" });
     });
-    const rows = Object.keys(index.problems).map(function (key) { // catalogue order
+    const keys = Object.keys(index.problems).filter(function (key) { // catalogue order, the runs' tracks only
+      return runs.some(function (run) { return key in run.problems; });
+    });
+    const rows = keys.map(function (key) {
       const [level, name] = index.problems[key];
-      const cells = [[name, name, "problems/" + key + "/"], [level, String(level)]];
+      const version = key.includes("@") ? " (" + key.split("@")[1] + ")" : ""; // another version's track
+      const cells = [[name, name + version, "problems/" + key + "/"], [level, String(level)]];
       const first = runs[0].problems[key];
       runs.forEach(function (run, i) {
         const entry = run.problems[key];

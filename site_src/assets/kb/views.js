@@ -10,22 +10,49 @@
     if (status) status.textContent = text;
   }
 
+  // A combo id is hardware--baseline, with --track after it for a KernelBench version other than the
+  // headline's; the track select (shown only when a second track has runs) uses "" for the headline.
+  function parse(combo) {
+    const [hardware, baseline, track] = combo.split("--");
+    return { hardware: hardware, baseline: baseline, track: track || "" };
+  }
+
+  function idOf(hardware, baseline, track) {
+    return hardware + "--" + baseline + (track ? "--" + track : "");
+  }
+
+  function value(controls, name) {
+    const select = controls.querySelector(".kb-" + name);
+    return select ? select.value : "";
+  }
+
   function chosenCombo(controls, combos) {
-    const hardware = controls.querySelector(".kb-hardware").value;
-    const baseline = controls.querySelector(".kb-baseline").value;
-    const wanted = hardware + "--" + baseline;
+    const hardware = value(controls, "hardware");
+    const track = value(controls, "track");
+    const wanted = idOf(hardware, value(controls, "baseline"), track);
     if (combos.includes(wanted)) return wanted;
-    return combos.find(function (combo) {
-      return combo.startsWith(hardware + "--");
-    });
+    const parsed = combos.map(parse);
+    const same = parsed.find(function (c) { return c.hardware === hardware && c.track === track; }) ||
+      parsed.find(function (c) { return c.hardware === hardware; });
+    return same ? idOf(same.hardware, same.baseline, same.track) : controls.dataset.kbDefault;
   }
 
   function showCombo(controls, combos, combo) {
-    const [hardware, baseline] = combo.split("--");
-    controls.querySelector(".kb-hardware").value = hardware;
+    const chosen = parse(combo);
+    const parsed = combos.map(parse);
+    controls.querySelector(".kb-hardware").value = chosen.hardware;
+    const tracks = controls.querySelector(".kb-track");
+    if (tracks) {
+      for (const option of tracks.options) {
+        option.disabled = !parsed.some(function (c) { return c.hardware === chosen.hardware && c.track === option.value; });
+      }
+      tracks.value = chosen.track;
+    }
     const select = controls.querySelector(".kb-baseline");
-    for (const option of select.options) option.disabled = !combos.includes(hardware + "--" + option.value);
-    select.value = baseline;
+    for (const option of select.options) {
+      option.disabled = !combos.includes(idOf(chosen.hardware, option.value, chosen.track));
+    }
+    select.value = chosen.baseline;
   }
 
   function fill(target, level, combo) {
@@ -37,7 +64,9 @@
       target.querySelectorAll("table.kb-sortable").forEach(window.kb.tables.makeSortable);
       return [];
     }
-    target.replaceChildren();
+    // A static chart the page carries (curves: the top few as SVG) stays until the Plotly chart is drawn.
+    const placeholder = parts.includes("chart") && level && level.figure ? target.querySelector(".kb-static-chart") : null;
+    Array.from(target.children).forEach(function (child) { if (child !== placeholder) child.remove(); });
     const drawn = [];
     if (!level) {
       target.textContent = "No results for this level.";
@@ -47,17 +76,38 @@
       const chart = document.createElement("div");
       chart.className = "kb-chart";
       target.appendChild(chart);
-      drawn.push(window.kb.charts.draw(chart, level.figure));
+      drawn.push(window.kb.charts.draw(chart, level.figure).then(function () {
+        if (placeholder) placeholder.remove();
+      }));
     }
     if (parts.includes("table") && level.table) target.appendChild(window.kb.tables.renderTable(level.table));
     return drawn;
+  }
+
+  // The choice lives in the URL as readable filters (?hw=…&baseline=…&track=…), each left out at its default.
+  function keepInURL(combo, fallback) {
+    const chosen = parse(combo);
+    const base = parse(fallback);
+    window.kb.filters.setParam("combo", ""); // the older single parameter
+    window.kb.filters.setParam("hw", chosen.hardware === base.hardware ? "" : chosen.hardware);
+    window.kb.filters.setParam("baseline", chosen.baseline === base.baseline ? "" : chosen.baseline);
+    window.kb.filters.setParam("track", chosen.track);
+  }
+
+  function sharedCombo(combos, fallback) {
+    const query = new URLSearchParams(window.location.search);
+    if (combos.includes(query.get("combo"))) return query.get("combo");
+    if (!["hw", "baseline", "track"].some(function (name) { return query.has(name); })) return null;
+    const base = parse(fallback);
+    const wanted = idOf(query.get("hw") || base.hardware, query.get("baseline") || base.baseline, query.get("track") || "");
+    return combos.includes(wanted) ? wanted : null;
   }
 
   function load(doc, controls, combos) {
     const combo = chosenCombo(controls, combos);
     showCombo(controls, combos, combo);
     window.kb.store("combo", combo);
-    if (window.kb.filters) window.kb.filters.setParam("combo", combo === controls.dataset.kbDefault ? "" : combo);
+    if (window.kb.filters) keepInURL(combo, controls.dataset.kbDefault);
     const mine = ++generation;
     setStatus(controls, "Loading…");
     const view = controls.dataset.kbView;
@@ -91,8 +141,7 @@
     if (!controls) return;
     const combos = controls.dataset.kbCombos.split(" ").filter(Boolean);
     if (!combos.length) return;
-    const shared = new URLSearchParams(window.location.search).get("combo");
-    const stored = combos.includes(shared) ? shared : window.kb.stored("combo", "");
+    const stored = sharedCombo(combos, controls.dataset.kbDefault) || window.kb.stored("combo", "");
     showCombo(controls, combos, combos.includes(stored) ? stored : controls.dataset.kbDefault);
     controls.querySelectorAll("select").forEach(function (select) {
       select.addEventListener("change", function () {
