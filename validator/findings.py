@@ -13,6 +13,7 @@ class ExitCode(IntEnum):
     FAILED = 1  # a well-formed submission fails a check (semantics, policy, build, correctness, ...)
     UNUSABLE = 2  # the input cannot be used at all, or the command line is wrong
     INTERNAL = 3  # the validator itself broke; the message says where the trace was written
+    UNSAFE_HERE = 4  # this machine cannot do what was asked safely (a --verified run without the runner sandbox)
 
 
 class Severity(StrEnum):

@@ -17,7 +17,7 @@ import pytest
 
 from tests.paths import REPO
 from validator.evaluate import stage as evaluate_stage
-from validator.findings import UserError
+from validator.findings import ExitCode, UserError
 from validator.isolation import bwrap
 
 ISOLATION = bwrap.probe()
@@ -164,8 +164,9 @@ def _read(path: Path) -> bytes:
 
 def test_a_verified_run_refuses_to_evaluate_without_the_sandbox(monkeypatch):
     monkeypatch.setattr(bwrap, "probe", lambda: bwrap.Isolation("none", "bwrap is not installed"))
-    with pytest.raises(UserError, match=r"--verified needs the runner sandbox.*bwrap is not installed"):
+    with pytest.raises(UserError, match=r"--verified needs the runner sandbox.*bwrap is not installed") as refused:
         evaluate_stage.runner_isolation(verified=True, console=None)
+    assert refused.value.exit_code == ExitCode.UNSAFE_HERE == 4  # neither bad input (2) nor a validator bug (3)
     assert evaluate_stage.runner_isolation(verified=False, console=None).sandbox == "none"
 
 

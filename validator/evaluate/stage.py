@@ -28,7 +28,7 @@ from validator.build.toolchain import Toolchain
 from validator.evaluate import gpu_env, sharding, warmup
 from validator.evaluate.jobs import Job
 from validator.evaluate.scheduler import WORKER, Device, SchedulerConfig, WorkItem, run_all
-from validator.findings import Finding, Severity, UserError
+from validator.findings import ExitCode, Finding, Severity, UserError
 from validator.isolation import bwrap
 from validator.machine import Machine
 from validator.protocol import PROTOCOL
@@ -297,7 +297,8 @@ def runner_isolation(verified: bool, console: Console | None) -> bwrap.Isolation
         return isolation
     if verified:
         raise UserError(f"--verified needs the runner sandbox, which is not available here: {isolation.detail}. "
-                        "Install bubblewrap (see the maintainers' page) or run without --verified")
+                        "Install bubblewrap (see the maintainers' page) or run without --verified",
+                        ExitCode.UNSAFE_HERE)
     if console is not None:
         console.print(f"[yellow]warning:[/] runners are not sandboxed ({escape(isolation.detail)}); kernels run "
                       "with resource limits only, as your user, and the results record `sandbox: none`")
