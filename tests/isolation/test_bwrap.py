@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 import textwrap
 from pathlib import Path
 
@@ -56,6 +58,33 @@ def test_the_runner_has_its_own_user_mount_pid_ipc_net_and_uts_namespaces(tmp_pa
     """, tmp_path)
     for kind in kinds:
         assert seen[kind] != str(Path(f"/proc/self/ns/{kind}").readlink()), kind
+
+
+@needs_sandbox
+def test_a_python_under_tmp_is_visible_read_only_inside_though_tmp_itself_is_fresh(tmp_path: Path, monkeypatch):
+    """A virtual environment under /tmp (CI's, a contributor's) must not vanish under the sandbox's own /tmp:
+    the runner would fail to start and the run would go on unsandboxed."""
+    python_home = tmp_path / "venv-like"
+    (python_home / "lib").mkdir(parents=True)
+    (python_home / "lib" / "marker.txt").write_text("here")
+    (tmp_path / "beside.txt").write_text("not shown")
+    monkeypatch.setenv("KB_SANDBOX_EXTRA_RO", str(python_home))  # shown as an interpreter's directory is
+    job = Path(tempfile.mkdtemp(prefix="kb-job-", dir="/var/tmp" if Path("/var/tmp").is_dir() else None))
+    try:
+        seen = inside(f"""
+            import json, os
+            home = {str(python_home)!r}
+            try:
+                open(home + "/lib/written", "w")
+                writable = True
+            except OSError:
+                writable = False
+            print(json.dumps({{"marker": open(home + "/lib/marker.txt").read(), "writable": writable,
+                               "beside": os.path.exists({str(tmp_path / "beside.txt")!r})}}))
+        """, job)
+    finally:
+        shutil.rmtree(job, ignore_errors=True)
+    assert seen == {"marker": "here", "writable": False, "beside": False}
 
 
 @needs_sandbox

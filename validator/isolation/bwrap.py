@@ -57,6 +57,10 @@ class Isolation:
         return self.sandbox == "bubblewrap"
 
 
+SCRATCH = ("/tmp", "/dev/shm")
+"""Fresh and empty inside every sandbox."""
+
+
 def bwrap_path() -> str | None:
     configured = os.environ.get("KB_BWRAP")
     return configured if configured and Path(configured).is_file() else shutil.which("bwrap")
@@ -103,11 +107,17 @@ def command(argv: Sequence[str], job_dir: Path, *, gpu: bool, seccomp_fd: int | 
     args = [bwrap, "--unshare-user", "--unshare-pid", "--unshare-ipc", "--unshare-net", "--unshare-uts",
             "--unshare-cgroup-try", "--die-with-parent", "--cap-drop", "ALL", "--uid", str(uid), "--gid", str(uid),
             "--hostname", "kb-runner"]
-    for path in _read_only(gpu, extra_ro):
+    shown = _read_only(gpu, extra_ro)
+    scratch = [p for p in shown if any(Path(p).is_relative_to(t) for t in SCRATCH)]
+    for path in (p for p in shown if p not in scratch):
         args += ["--ro-bind", path, path]
     package = Path(__file__).resolve().parents[1]
-    args += ["--ro-bind", str(package), f"{PACKAGE_MOUNT}/{package.name}", "--proc", "/proc", "--dev", "/dev",
-             "--tmpfs", "/tmp", "--tmpfs", "/dev/shm", "--bind", str(job_dir), JOB_MOUNT, "--chdir", JOB_MOUNT]
+    args += ["--ro-bind", str(package), f"{PACKAGE_MOUNT}/{package.name}", "--proc", "/proc", "--dev", "/dev"]
+    for tmp in SCRATCH:
+        args += ["--tmpfs", tmp]
+    for path in scratch:  # a Python (a virtual environment, say) under /tmp: bound after the fresh /tmp
+        args += ["--ro-bind", path, path]
+    args += ["--bind", str(job_dir), JOB_MOUNT, "--chdir", JOB_MOUNT]
     settings = [("HOME", JOB_MOUNT), ("TMPDIR", "/tmp"), ("TMP", "/tmp"), ("TEMP", "/tmp"),
                 ("XDG_CACHE_HOME", f"{JOB_MOUNT}/.cache"), ("PYTHONPATH", PACKAGE_MOUNT)]
     if cache_dir is not None:
