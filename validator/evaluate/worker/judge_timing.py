@@ -29,6 +29,7 @@ import torch
 
 from validator.evaluate.worker import timing
 from validator.evaluate.worker.correctness import PASSED, Check, check_values, clone_inputs, poison
+from validator.evaluate.worker.digest import output_digest
 
 SPAN_FLOOR_MS = 0.05
 OVERHEAD_CAP_MS = 5.0
@@ -113,7 +114,10 @@ class JudgeSide:
                  device: torch.device, overhead: Overhead) -> None:  # fmt: skip
         self.reference, self.runner, self.inputs, self.spec = reference, runner, inputs, spec
         self.shape, self.tolerances, self.device, self.overhead = shape, tolerances, device, overhead
-        self.allowance_ms = self.excess_ms = 0.0
+        self.allowance_ms = self.excess_ms = self.digest_ms = 0.0
+        self.committed: str | None = None
+        """The runner's digest of the last timed call's outputs, sent inside the span (see digest.py)."""
+        self.digest_times: list[float] = []
         self.relative = SPAN_RELATIVE
 
     def run(self, protocol: Any, seed: int, *, gpu: bool) -> timing.Series:
@@ -144,7 +148,8 @@ class JudgeSide:
         excess = list(np.asarray(series.spans_ms) - np.asarray(series.ker_ms))
         self.excess_ms = float(np.median(excess)) if excess else 0.0
         spread = 3.0 * math.hypot(self.overhead.median_se_ms, median_se(excess))
-        self.allowance_ms = self.overhead.median_ms + max(floor, spread)
+        self.digest_ms = float(np.median(self.digest_times)) if self.digest_times else 0.0
+        self.allowance_ms = self.overhead.median_ms + self.digest_ms + max(floor, spread)
         verdict = span_verdict(list(series.ker_ms), list(series.spans_ms), self.allowance_ms, self.relative)
         return series if verdict.ok else timing._series(samples, "failed", verdict)
 
@@ -163,15 +168,27 @@ class JudgeSide:
             return (0.0,) * 5, Check(False, "timing-unverified", "the runner reported an impossible device time "
                                      "(not a positive number no larger than the judge's span of the call)")
         checked = check is True or (check is not False and check.random() < self.check_share)
+        expected = list(ref_out) if self.shape.container else [ref_out]
+        if i < 0:  # warm-up: what digesting outputs of this size costs, the part of the span the runner spends on it
+            self.digest_times.append(self.time_digest(expected))
         if checked:
-            expected = list(ref_out) if self.shape.container else [ref_out]
             outs = self.runner.outputs(self.runner.request({"op": "fetch"}), self.shape, self.device)
             verdict = check_values(outs, expected, self.tolerances)
             if not verdict.ok:
                 verdict = Check(False, "timed-output-mismatch", verdict.message)
+            elif self.committed != str(output_digest(outs)):
+                verdict = Check(False, "timed-output-mismatch", "the outputs fetched after a timed call are not "
+                                "the ones the runner committed to inside it: computed after the span, not in it")
         poison(ref_out)
         (ref_dev, ref_host), (ker_dev, ker_host, span) = values["ref"], values["ker"]
         return (ref_dev, ker_dev, ref_host, ker_host, span), verdict
+
+    def time_digest(self, outputs: list[Any]) -> float:
+        if self.gpu:
+            timing._synchronize()
+        t0 = timing._perf_counter()
+        output_digest(outputs)
+        return (timing._perf_counter() - t0) * 1e3
 
     def time_reference(self, inputs: list[Any]) -> tuple[Any, float, float]:
         """The reference on a fresh copy of the round's inputs, with the runner's processes stopped."""
@@ -194,6 +211,7 @@ class JudgeSide:
         t0 = timing._perf_counter()
         reply = self.runner.request({"op": "go"})
         span = (timing._perf_counter() - t0) * 1e3
+        self.committed = reply.get("digest") if isinstance(reply.get("digest"), str) else None
         try:
             dev, host = float(reply["device_ms"]), float(reply["host_ms"])
         except (KeyError, TypeError, ValueError):
@@ -205,5 +223,6 @@ class JudgeSide:
     def describe_bound(self) -> str:
         return (f"reported kernel times bounded by the judge's spans: overhead allowed {self.allowance_ms:.3f} ms "
                 f"per call + {self.relative:.0%} (a call of nothing, timed before the kernel loaded: "
-                f"{self.overhead.median_ms:.3f} ms ± {self.overhead.median_se_ms:.3f}); this kernel's calls: "
+                f"{self.overhead.median_ms:.3f} ms ± {self.overhead.median_se_ms:.3f}; digesting the outputs: "
+                f"{self.digest_ms:.3f} ms); this kernel's calls: "
                 f"{self.excess_ms:.3f} ms")

@@ -26,6 +26,7 @@ import torch
 
 from validator.evaluate import channel
 from validator.evaluate.worker import correctness, integrity
+from validator.evaluate.worker.digest import output_digest
 
 _perf_counter = time.perf_counter
 
@@ -174,7 +175,9 @@ class Runner:
         if self.last is not None:
             _require(self.guard.after("a timed call"))
         self.guard.before()
-        self.pending = correctness.clone_inputs(self.make(req["inputs"]))
+        made = self.make(req["inputs"])
+        self.pending = correctness.clone_inputs(made)
+        correctness.poison(made)  # freed next: an uncomputed output placed there must not read as the input
         if self.gpu:
             self._flush_buffer(req["flush_bytes"])
             torch.cuda.synchronize()
@@ -190,7 +193,7 @@ class Runner:
             status, code = classify(exc)
             raise Refused(status, code, f"a timed call of ModelNew: {describe(exc)}") from None
         self.last = (out, args)
-        return {"ok": True, "device_ms": dev, "host_ms": host}
+        return {"ok": True, "device_ms": dev, "host_ms": host, "digest": _digest_of(out)}
 
     def _timed(self, fn: Any, args: list[Any]) -> tuple[Any, float, float]:
         if not self.gpu:
@@ -260,6 +263,14 @@ def _preimport(backend: str) -> None:
         import tqdm
 
         tqdm.tqdm.monitor_interval = 0
+
+
+def _digest_of(out: Any) -> str | None:
+    """The commitment to a timed call's outputs, made before the reply (so inside the judge's span)."""
+    outs = list(out) if type(out) in (list, tuple) else [out]
+    if any(type(o) is not torch.Tensor for o in outs):
+        return None  # the fetch refuses such outputs anyway
+    return str(output_digest(outs))
 
 
 def _same_layout(buffers: list[Any] | None, values: list[Any]) -> bool:

@@ -1,0 +1,47 @@
+"""The runner's commitment to a timed call's outputs: the same outputs give the same digest; any change of a
+bit, an order or a position gives another."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+from validator.evaluate.worker import digest
+from validator.evaluate.worker.digest import output_digest
+
+
+def test_equal_outputs_give_equal_digests_and_a_one_bit_change_does_not():
+    out = torch.randn(257, 31)
+    assert output_digest([out]) == output_digest([out.clone()])
+    flipped = out.clone()
+    flipped.view(torch.int32)[100, 3] ^= 1  # the lowest mantissa bit of one element
+    assert output_digest([flipped]) != output_digest([out])
+
+
+def test_position_and_order_count_not_just_the_multiset_of_values():
+    out = torch.arange(64, dtype=torch.float32)
+    assert output_digest([out.flip(0)]) != output_digest([out])
+    a, b = torch.ones(4), torch.zeros(4)
+    assert output_digest([a, b]) != output_digest([b, a])
+
+
+def test_a_matrix_product_s_digest_is_not_its_sum():
+    """A linear digest could be forged from the inputs (the sum of A @ B is cheap); this one is not linear."""
+    x = torch.randint(0, 1000, (64,), dtype=torch.int32)
+    y = x.clone()
+    y[0] += 5
+    y[1] -= 5  # the same sum of values
+    assert output_digest([y]) != output_digest([x])
+
+
+@pytest.mark.parametrize("tensor", [torch.tensor(True), torch.zeros(3, dtype=torch.float16), torch.empty(0),
+                                    torch.randn(3, 4).t(), torch.arange(7, dtype=torch.uint8)])
+def test_any_dtype_shape_or_layout_is_digested(tensor: torch.Tensor):
+    assert output_digest([tensor]) == output_digest([tensor.contiguous().clone()])
+
+
+def test_chunks_do_not_change_the_value(monkeypatch):
+    out = torch.randn(1000)
+    whole = output_digest([out])
+    monkeypatch.setattr(digest, "CHUNK_WORDS", 7)
+    assert output_digest([out]) == whole
