@@ -79,9 +79,9 @@ def test_a_passing_problem_records_its_output_shape_and_dtype() -> None:
 
 
 def test_measured_memory_over_24_gb_fails_and_an_eager_time_off_target_only_warns(monkeypatch) -> None:
-    import validator.catalogue.checks as check
+    from validator.catalogue import eager_timing
 
-    monkeypatch.setattr(check, "measure_eager", lambda *args, **kwargs: (40.0, 25 * 10**9))
+    monkeypatch.setattr(eager_timing, "measure_eager", lambda *args, **kwargs: (40.0, 25 * 10**9))
     result = check_problem(CORPUS_PROBLEMS[0], CheckSpec(measure=True, slow_forward_s=None))
     assert (result.eager_ms, result.peak_mem_bytes, result.status) == (40.0, 25 * 10**9, "failed")
     assert _codes(result, Severity.ERROR) == ["too-much-memory"]

@@ -30,12 +30,12 @@ Outputs are compared bit for bit for determinism; a difference within tolerance 
 
 from __future__ import annotations
 
-import statistics
 import time
 from dataclasses import dataclass, field
 from types import ModuleType
 from typing import Any
 
+from validator.catalogue import eager_timing
 from validator.catalogue.overlay import OverlayError, overlay_for
 from validator.catalogue.problem_module import (
     ProblemModuleError,
@@ -54,8 +54,6 @@ EXEMPTABLE = frozenset({
     "near-constant", "zeros-pass", "ignores-input", "constant-input", "ignores-weights",
     "nondeterministic", "non-finite", "mutates-input", "too-much-memory",
 })
-MAX_PEAK_BYTES = 24 * 10**9  # DESIGN.md: every reference fits in 24 GB of GPU memory
-TARGET_EAGER_MS = (1.0, 15.0)  # DESIGN.md: each reference runs about 1-15 ms on an H100-class GPU
 SEED, OTHER_SEED, FRESH_INPUT_SEED, WEIGHT_SEED, FORWARD_RNG_SEED = 0, 1, 2, 3, 12345
 Issue = tuple[str, str, Severity]
 
@@ -372,7 +370,7 @@ def check_problem(problem: Problem, spec: CheckSpec, shown: str | None = None) -
     exempt, _ = exemptions(problem)
     blocking = [code for code, _, severity in issues if severity == Severity.ERROR and code not in exempt]
     if spec.measure and module is not None and not blocking:  # a kept problem is still measured
-        issues += _measure_issues(module, spec, measured)
+        issues += eager_timing.measure_issues(module, spec.device, spec.generate_on_device, SEED, measured)
     findings, status = _findings(issues, problem, shown)
     return ProblemCheck(
         problem.key, shown, problem.sha256, status, tuple(findings), output_shape=shape, output_dtype=dtype,
@@ -383,52 +381,3 @@ def check_problem(problem: Problem, spec: CheckSpec, shown: str | None = None) -
 def _exception_issue(exc: Exception, when: str) -> Issue:
     code = "out-of-memory" if type(exc).__name__ == "OutOfMemoryError" else "runtime-error"
     return code, f"{when}{type(exc).__name__}: {exc}"[:500], Severity.ERROR
-
-
-def _measure_issues(module: ModuleType, spec: CheckSpec, measured: dict[str, Any]) -> list[Issue]:
-    """Time the eager forward; fill `measured` with eager_ms and peak_mem_bytes."""
-    try:
-        eager_ms, peak = measure_eager(module, spec.device, SEED, generate_on_device=spec.generate_on_device)
-    except Exception as exc:  # an OOM or a kernel error while timing is this problem's result
-        return [_exception_issue(exc, "while timing: ")]
-    measured.update(eager_ms=eager_ms, peak_mem_bytes=peak)
-    issues: list[Issue] = []
-    if peak > MAX_PEAK_BYTES:
-        issues.append(("too-much-memory", f"peak GPU memory {peak / 1e9:.1f} GB exceeds 24 GB", Severity.ERROR))
-    low, high = TARGET_EAGER_MS
-    if not low <= eager_ms <= high:  # a design target (SIZE NOTE comments explain exceptions), not a filter
-        message = f"eager reference takes {eager_ms:.2f} ms; the target is {low:g}-{high:g} ms"
-        issues.append(("outside-time-target", message, Severity.WARNING))
-    return issues
-
-
-def measure_eager(module: ModuleType, device: str, seed: int, *, generate_on_device: bool,
-                  warmup: int = 3, calls: int = 5) -> tuple[float, int]:
-    """(median CUDA-event ms of the eager forward, peak bytes of model + inputs + forward).
-
-    The L2 cache is flushed before each call, as the protocol does; the flush buffer is left out of the peak.
-    """
-    import torch
-
-    torch.cuda.synchronize(device)
-    torch.cuda.empty_cache()
-    l2_bytes = torch.cuda.get_device_properties(device).L2_cache_size
-    flush = torch.empty(int(l2_bytes * PROTOCOL.l2_flush_factor) // 4 + 1, dtype=torch.float32, device=device)
-    torch.cuda.reset_peak_memory_stats(device)
-    model = make_model(module, seed, device, generate_on_device=generate_on_device)
-    inputs = make_inputs(module, seed, device, generate_on_device=generate_on_device)
-    times: list[float] = []
-    with torch.no_grad():
-        for call in range(warmup + calls):
-            flush.zero_()
-            start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-            start.record()
-            model(*inputs)
-            end.record()
-            torch.cuda.synchronize(device)
-            if call >= warmup:
-                times.append(start.elapsed_time(end))
-    peak = torch.cuda.max_memory_allocated(device) - flush.numel() * 4
-    del model, inputs, flush
-    torch.cuda.empty_cache()
-    return statistics.median(times), peak
