@@ -33,6 +33,7 @@ case "${1:-tests}" in
     timeout --signal=INT 200 python3 tests/redteam/runner.py --mode gpu -j 3 --json "$OUT/honest.json" \
       --only control/relu_triton submissions/kernelbench-team-examples/level1_40_layernorm_triton \
       no-custom-kernel/plain_pytorch no-custom-kernel/try_except_fallback sandbox-escape/forged_timing_reply \
+      sandbox-escape/compute_on_fetch \
       > "$OUT/honest.log" 2>&1; echo "honest: rc=$?" | tee "$OUT/summary.txt"
     python3 -c "import json,sys; d=json.load(open(sys.argv[1])); [print(k, v['status'], [m for m in v['messages'] if 'timing' in m]) for k, v in d['outcomes'].items()]" "$OUT/honest.json"
     tail -n 8 "$OUT/honest.log" ;;
