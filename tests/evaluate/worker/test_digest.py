@@ -3,9 +3,14 @@ bit, an order or a position gives another."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+
 import pytest
 import torch
 
+from tests.paths import REPO
 from validator.evaluate.worker import digest
 from validator.evaluate.worker.digest import output_digest
 
@@ -43,5 +48,25 @@ def test_any_dtype_shape_or_layout_is_digested(tensor: torch.Tensor):
 def test_chunks_do_not_change_the_value(monkeypatch):
     out = torch.randn(1000)
     whole = output_digest([out])
-    monkeypatch.setattr(digest, "CHUNK_WORDS", 7)
+    monkeypatch.setattr(digest, "CHUNK_WORDS", 7)  # the CPU path digests in chunks
     assert output_digest([out]) == whole
+
+
+def test_the_gpu_kernel_computes_the_same_sum_as_the_cpu_path():
+    """The Triton pass (run by Triton's interpreter on CPU tensors, in a process that starts with it on) and
+    the torch version agree."""
+    pytest.importorskip("triton")
+    code = """
+import torch
+from validator.evaluate.worker import digest
+words = digest._words(torch.randn(3 * digest.BLOCK + 17))
+blocks = -(-words.numel() // digest.BLOCK)
+partial = torch.empty(blocks, dtype=torch.int64)
+digest._triton_kernel()[(blocks,)](words, words.numel(), (2 * digest._SALT) & digest._U32, partial,
+                                   BLOCK=digest.BLOCK)
+print(int(partial.sum()) == digest._cpu_sum(words, 2))
+"""
+    env = {**os.environ, "TRITON_INTERPRET": "1", "PYTHONPATH": str(REPO)}
+    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120,
+                          check=False)
+    assert done.stdout.strip().splitlines()[-1:] == ["True"], done.stderr[-1500:]

@@ -3,33 +3,40 @@
 The runner sends `output_digest(outputs)` with its reply to `go`; when the judge later fetches that call's
 outputs (on rounds the runner cannot predict), it digests what it received and requires the same value.
 Without it, a runner patched by its kernel could return anything quickly while timed and compute the right
-outputs only when asked to fetch them, outside any span.
+outputs only when asked to fetch them, outside any span. A runner that skips the digest to save its time
+is caught on every round that turns out to be fetched.
 
-The digest is a sum, modulo a prime, of a nonlinear function of every 32-bit word of the outputs and of its
+The digest is a sum of a bijective nonlinear mix (lowbias32) of every 32-bit word of the outputs with its
 position: there is no way to the digest of the right outputs except through the outputs themselves (a plain
-sum would have one: the sum of a matrix product is cheap to get from the inputs). It is a commitment against
-a kernel that does not know the right answer in time, not a cryptographic hash: integer arithmetic only, so
-the judge and the runner get the same value on the same kind of device.
+sum would have one: the sum of a matrix product is cheap to get from the inputs). On a GPU it is one Triton
+pass over the outputs, near the cost of reading them once, because its time is part of the bound's
+allowance: a digest the harness computed slowly would leave room for a faster private copy of it to hide
+under-reported time. Integer arithmetic only, so the judge and the runner get the same value on the same
+kind of device; CPU tensors (--interpret) take a torch version of the same sum.
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
+from typing import Any
 
 import torch
 
-CHUNK_WORDS = 1 << 25
-"""Words digested at a time: bounds the temporary memory (a few int64 copies of a chunk) on huge outputs."""
-MODULUS = (1 << 61) - 1
-_POSITION, _SALT, _HIGH, _CROSS = 0x2545F491, 0x5851F42D, 0x9E3779, 0x7FEB35
+BLOCK = 4096
+CHUNK_WORDS = 1 << 24
+"""CPU only: words digested at a time, bounding the temporary int64 copies."""
+_POSITION, _SALT, _M1, _M2 = 0x2545F491, 0x5851F42D, 0x7FEB352D, 0x846CA68B
+_U32 = 0xFFFFFFFF
 
 
 def output_digest(tensors: Sequence[torch.Tensor]) -> int:
     total = 0
     for k, tensor in enumerate(tensors):
         words = _words(tensor)
-        for start in range(0, words.numel(), CHUNK_WORDS):
-            total = (total + _chunk(words[start:start + CHUNK_WORDS], start, k)) % MODULUS
+        if words.numel():
+            part = _gpu_sum(words, k) if words.is_cuda else _cpu_sum(words, k)
+            total = (total + part) & ((1 << 64) - 1)
     return total
 
 
@@ -40,10 +47,46 @@ def _words(tensor: torch.Tensor) -> torch.Tensor:
     return raw.view(torch.int32)
 
 
-def _chunk(words: torch.Tensor, start: int, k: int) -> int:
-    x = words.to(torch.int64) & 0xFFFFFFFF
-    position = torch.arange(start, start + words.numel(), device=words.device, dtype=torch.int64)
-    x = x ^ ((position * _POSITION + k * _SALT) & 0xFFFFFFFF)
-    high, low = x >> 16, x & 0xFFFF
-    mixed = (high * high * _HIGH + low * low + high * low * _CROSS + x) & 0x7FFFFFFF  # each term below 2**56
-    return int(mixed.sum().item())  # at most 2**25 terms below 2**31: no overflow
+def _cpu_sum(words: torch.Tensor, k: int) -> int:
+    total = 0
+    for start in range(0, words.numel(), CHUNK_WORDS):
+        chunk = words[start:start + CHUNK_WORDS]
+        position = torch.arange(start, start + chunk.numel(), dtype=torch.int64)
+        x = (chunk.to(torch.int64) & _U32) ^ ((position * _POSITION + k * _SALT) & _U32)
+        x = x ^ (x >> 16)
+        x = (x * _M1) & _U32  # below 2**63 before the mask: both factors are below 2**32
+        x = x ^ (x >> 15)
+        x = (x * _M2) & _U32
+        x = x ^ (x >> 16)
+        total += int(x.sum().item())  # at most 2**24 terms below 2**32
+    return total
+
+
+def _gpu_sum(words: torch.Tensor, k: int) -> int:
+    kernel = _triton_kernel()
+    blocks = (words.numel() + BLOCK - 1) // BLOCK
+    partial = torch.empty(blocks, dtype=torch.int64, device=words.device)
+    kernel[(blocks,)](words, words.numel(), (k * _SALT) & _U32, partial, BLOCK=BLOCK)
+    return int(partial.sum().item())  # each partial below 2**44, a sum below 2**63 for outputs under 2**19 GiB
+
+
+@functools.cache
+def _triton_kernel() -> Any:  # imported on first use: the CPU path (and CI without Triton) never needs it
+    import triton
+    import triton.language as tl
+
+    @triton.jit
+    def digest_blocks(words_ptr, n, salt, partial_ptr, BLOCK: tl.constexpr):
+        offsets = tl.program_id(0).to(tl.int64) * BLOCK + tl.arange(0, BLOCK)
+        mask = offsets < n
+        w = tl.load(words_ptr + offsets, mask=mask, other=0).to(tl.uint32, bitcast=True)
+        x = w ^ ((offsets.to(tl.uint32) * 0x2545F491) + salt.to(tl.uint32))
+        x = x ^ (x >> 16)
+        x = x * 0x7FEB352D
+        x = x ^ (x >> 15)
+        x = x * 0x846CA68B
+        x = x ^ (x >> 16)
+        x = tl.where(mask, x, 0)
+        tl.store(partial_ptr + tl.program_id(0), tl.sum(x.to(tl.int64), axis=0))
+
+    return digest_blocks
