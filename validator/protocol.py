@@ -8,8 +8,10 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 
-PROTOCOL_VERSION = "2"
-"""2: correctness trials on upstream's draw and hidden variants (negated, standard-normal, scaled)."""
+PROTOCOL_VERSION = "3"
+"""3: timing in independent blocks, the interval a rerun's speedup is expected to fall in, clock state checked
+per block, a per-call deadline from the reference's time. 2: correctness trials on upstream's draw and hidden
+variants (negated, standard-normal, scaled)."""
 
 
 @dataclass(frozen=True)
@@ -56,7 +58,20 @@ class Protocol:
     target_ci_halfwidth: float = 0.01
     """Stop when the speedup's 95% bootstrap interval is within ±1% of the estimate."""
     time_budget_s: float = 30.0
-    """Per-problem timing budget; the interval reported is what the budget allowed."""
+    """Per-problem timing budget, shared equally by the blocks; the interval reported is what it allowed."""
+    timing_blocks: int = 3
+    """Independent timing blocks per problem: each on fresh allocations (flush buffers, inputs, the caching
+    allocator emptied), after a pause, opening with the other side (reference or kernel) than the block before.
+    Each block runs min_rounds to max_rounds / timing_blocks rounds, stopping at the interval target above; the
+    published interval resamples blocks, then rounds (`timing.rerun_interval`)."""
+    block_gap_s: float = 0.25
+    """Pause between two blocks, so they sample the GPU at different moments."""
+    clock_floor: float = 0.9
+    """A block whose SM clock (read through NVML before and after it) is below this fraction of the
+    application clock, or that NVML says ran throttled (thermal, power, software slowdown), is measured again."""
+    block_attempts: int = 3
+    """Measurements of one block at most; a block still down-clocked after them keeps its numbers and the
+    problem is flagged `clock-unstable`."""
     bootstrap_resamples: int = 2000
     host_device_mismatch: float = 1.5
     """Flag when host wall time per call exceeds device time by this factor plus launch overhead."""
@@ -64,6 +79,16 @@ class Protocol:
     """Correct results faster than this are held as needs_review until a maintainer clears them."""
     build_timeout_s: float = 600.0
     problem_timeout_s: float = 300.0
+    """The parent's outer bound on one judge (imports, build loading, every phase); the judge's own deadline
+    per kernel call (below) catches a hang sooner."""
+    call_deadline_factor: float = 200.0
+    """A kernel call may take this many times the reference's measured call time ..."""
+    call_deadline_slack_s: float = 5.0
+    """... plus this (synchronisation, a slow first touch of memory) ..."""
+    call_deadline_floor_s: float = 10.0
+    """... and never less than this."""
+    first_call_slack_s: float = 15.0
+    """Added to the first call's deadline: it may JIT-compile (Triton, a torch.compile graph from the cache)."""
 
     def to_dict(self) -> dict:
         return asdict(self)

@@ -341,18 +341,21 @@ class Evaluation:
         """Interleaved rounds: the reference timed here with the runner stopped, the kernel in the runner
         bounded by the judge's own span. Under --interpret a few rounds run on CPU clocks so the bound is
         exercised; those times mean nothing and are not recorded."""
-        from validator.evaluate.worker import timing
+        from validator.evaluate.worker import clocks, timing
         from validator.evaluate.worker.judge_timing import JudgeSide
 
         protocol = self.protocol
         if not self.gpu:
-            protocol = dataclasses.replace(protocol, warmup_calls=1, min_rounds=4, max_rounds=4)
+            protocol = dataclasses.replace(protocol, warmup_calls=1, min_rounds=2, max_rounds=6, block_gap_s=0.0)
         judge = JudgeSide(self.reference_model(), self.runner, inputs=lambda i: self.inputs("timing", i),
                           spec=lambda i: self.spec("timing", i), shape=self.shape, tolerances=self.tolerances,
-                          device=self.device)
+                          device=self.device, read_clocks=clocks.device_reader(self.device) if self.gpu else
+                          lambda: None)
         series = judge.run(protocol, self.seed("order") % (1 << 31), gpu=self.gpu)
         if series.failure is not None:
             raise Stop(status_for(series.failure.code), series.failure.code, series.failure.message)
+        if judge.unstable:
+            self.note("clock-unstable", "measured with the GPU slowed: " + "; ".join(judge.unstable), "warning")
         if not self.gpu:
             self.note("timing-meaningless", f"--interpret: {len(series.ker_ms)} rounds ran on CPU clocks to check "
                       f"the judge's bound ({judge.describe_bound()}); no time is recorded")

@@ -157,6 +157,11 @@ class Runner:
         if self.last is not None:
             _require(self.guard.after("a timed call"))
         self.guard.before()
+        if req.get("fresh"):  # a new timing block: its allocations are made anew, not reused from the last one
+            self.flush = self.buffers = None
+            self.last = None
+            if self.gpu:
+                torch.cuda.empty_cache()
         self.pending = correctness.clone_inputs(self.make(req["inputs"]))
         if self.gpu:
             if self.flush is None:
