@@ -81,13 +81,13 @@ class Protocol:
     problem_timeout_s: float = 300.0
     """The parent's outer bound on one judge (imports, build loading, every phase); the judge's own deadline
     per kernel call (below) catches a hang sooner."""
-    call_deadline_factor: float = 200.0
+    call_deadline_factor: float = 100.0
     """A kernel call may take this many times the reference's measured call time ..."""
-    call_deadline_slack_s: float = 5.0
+    call_deadline_slack_s: float = 2.0
     """... plus this (synchronisation, a slow first touch of memory) ..."""
-    call_deadline_floor_s: float = 10.0
+    call_deadline_floor_s: float = 5.0
     """... and never less than this."""
-    first_call_slack_s: float = 15.0
+    first_call_slack_s: float = 10.0
     """Added to the first call's deadline: it may JIT-compile (Triton, a torch.compile graph from the cache)."""
 
     def to_dict(self) -> dict:

@@ -46,7 +46,16 @@ COLUMNS = (
            "it has not measured yet (they count as failures until it has)", text_sorts=True),
 )
 SORT_COLUMN = 5 + HOME_THRESHOLDS.index(1.0)
-INTERVAL_TITLE = "fast_1 with every kernel at its speedup interval's low and high end"
+INTERVAL_TITLE = ("95% interval of fast_1 with every kernel's speedup drawn from its own interval (where a rerun "
+                  "is expected to land)")
+AMBIGUOUS_TITLE = "kernels whose speedup interval straddles 1: a rerun could count them on either side"
+
+
+def ambiguous_html(count: int) -> str:
+    """The ambiguous count beside a fast_p interval (nothing when no kernel is ambiguous)."""
+    if count <= 0:
+        return ""
+    return f' <span class="kb-ambiguous" title="{AMBIGUOUS_TITLE}">{count} ambiguous</span>'
 
 
 class Record(dict):
@@ -174,7 +183,8 @@ def leader_html(model: SiteModel, combo: Combo, level: int, board: LevelBoard) -
     top = entries[0]
     best = float(top[HEADLINE])
     around = (f' <span class="kb-ci" title="{INTERVAL_TITLE}">'
-              f"[{percent_text(number(top.fast_1_low))}–{percent_text(number(top.fast_1_high))}]</span>")
+              f"[{percent_text(number(top.fast_1_lo))}–{percent_text(number(top.fast_1_hi))}]</span>"
+              f"{ambiguous_html(int(top.ambiguous_1))}")
     parts = [f"<strong>{percent_text(best)}</strong> fast_1{around}"]
     if len(entries) > 1:
         second = entries[1]

@@ -33,7 +33,8 @@ RESULT_COLUMNS = (
 SCORE_COLUMNS = (
     Column("Baseline", numeric=False),
     Column("Level"),
-    *(Column(fast_p_label(p)) for p in THRESHOLDS),
+    *(Column(fast_p_label(p), "[95% interval with every kernel drawn from its speedup interval]; ambiguous: "
+             "kernels whose interval straddles p") for p in THRESHOLDS),
     Column("Geomean"),
     Column("Compiled", "built and ran / attempted"),
     Column("Correct", "correct / attempted"),
@@ -92,6 +93,20 @@ def result_table(rows: pd.DataFrame, kernels: dict[tuple[int, int], dict], probl
     return Table(RESULT_COLUMNS, tuple(out))
 
 
+def fast_cell(values: dict[str, Any], p: float) -> Cell:
+    """fast_p with its interval and, where there are any, the kernels that could fall on either side of p."""
+    label = fast_p_label(p)
+    value = number(values[label])
+    text = percent_text(value)
+    lo, hi = number(values.get(f"{label}_lo")), number(values.get(f"{label}_hi"))
+    if lo is not None and hi is not None and (lo, hi) != (value, value):
+        text += f" [{percent_text(lo)}–{percent_text(hi)}]"
+    count = int(values.get(f"ambiguous_{p:g}") or 0)
+    if count:
+        text += f" · {count} ambiguous"
+    return Cell(value, text)
+
+
 def score_table(scores: pd.DataFrame) -> Table:
     rows = []
     for values in scores.to_dict("records"):
@@ -100,10 +115,7 @@ def score_table(scores: pd.DataFrame) -> Table:
             (
                 Cell(BASELINE_NAMES[s.baseline], BASELINE_NAMES[s.baseline]),
                 Cell(int(s.level), str(s.level)),
-                *(
-                    Cell(number(values[fast_p_label(p)]), percent_text(number(values[fast_p_label(p)])))
-                    for p in THRESHOLDS
-                ),
+                *(fast_cell(values, p) for p in THRESHOLDS),
                 Cell(number(s.geomean_speedup), speedup_text(number(s.geomean_speedup))),
                 Cell(number(s.compile_rate), percent_text(number(s.compile_rate))),
                 Cell(number(s.correct_rate), percent_text(number(s.correct_rate))),

@@ -5,14 +5,17 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from site_src.scoring import (
     aligned_from_results,
+    ambiguous,
     best_per_problem,
     curves,
     fast_p,
     fast_p_curve,
+    fast_p_interval,
     level_scores,
 )
 from validator.catalogue.problems import Catalogue, Problem
@@ -252,3 +255,27 @@ def test_results_of_a_submission_without_a_committed_document_are_compared_by_pr
     files = [results("gone", record(1, 1, Status.CORRECT, 3.0))]
     aligned = aligned_from_results(files, catalogue({1: 1}), {"other": {(1, 1): "zzz"}})
     assert list(aligned["status"]) == ["correct"]
+
+
+def test_fast_p_has_an_interval_from_each_kernel_s_uncertainty_and_counts_the_ambiguous():
+    files = [results("a", record(1, 1, C, 3.0, speedup_ci=(2.9, 3.1)), record(1, 2, C, 1.02, speedup_ci=(0.97, 1.07)),
+                     record(1, 3, C, 0.5, speedup_ci=(0.45, 0.55)), record(1, 4, Status.INCORRECT))]
+    row = score_row(files, {1: 4})
+    assert row["fast_1"] == 0.5 and row["ambiguous_1"] == 1  # only the 1.02x kernel straddles 1
+    assert row["fast_1_lo"] == 0.25 and row["fast_1_hi"] == 0.5  # it lands below 1 in a share of the draws
+    assert row["fast_2_lo"] == row["fast_2"] == row["fast_2_hi"] == 0.25 and row["ambiguous_2"] == 0
+    assert row["fast_0_lo"] == row["fast_0_hi"] == 0.75  # an incorrect kernel fails in every draw
+    assert score_row(files, {1: 4}) == row  # seeded
+
+
+def test_the_fast_p_interval_covers_the_true_fast_p_of_kernels_measured_with_honest_intervals():
+    rng = np.random.default_rng(3)
+    covered, trials = 0, 200
+    for t in range(trials):
+        true = np.exp(rng.normal(0.0, 0.15, 40))  # 40 kernels around 1x, many near the threshold
+        seen = true * np.exp(rng.normal(0, 0.03, 40))
+        low, high = seen * np.exp(-1.96 * 0.03), seen * np.exp(1.96 * 0.03)
+        lo, hi = fast_p_interval(seen, low, high, 40, 1.0, draws=500, seed=t)
+        covered += lo <= fast_p(true, 40, 1.0) <= hi
+    assert covered / trials >= 0.9
+    assert ambiguous([0.9, 1.0, 1.1], [1.1, 1.2, 1.3], 1.0) == 2  # low <= p < high

@@ -17,6 +17,7 @@ import os
 import shutil
 import signal
 import subprocess
+import threading
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -122,6 +123,13 @@ class Runner:
             self.log.start()
         self.stopped = False
         self.ready = False  # its "ready" (torch imported) is read before the first request's reply
+        self.deadlines: dict[str, float] = {}
+        """Seconds the runner may take to answer each kind of request (`Deadline`); none: only the parent's bound."""
+        self.first_slack_s = 0.0
+        """Added to the deadline of the first request of each kind."""
+        self.answered: set[str] = set()
+        self.hit = ""
+        """The request that overran its deadline, described (the runner was killed for it)."""
 
     def log_text(self) -> str:
         return self.log.text() if self.log is not None else launch.log_tail(self.base) if self.base else ""
@@ -154,7 +162,30 @@ class Runner:
     # -- requests ---------------------------------------------------------------------------------------
 
     def request(self, header: dict[str, Any], tensors: Sequence[torch.Tensor] = ()) -> dict[str, Any]:
-        """Send one request and return the reply header (payload still unread: see `outputs`)."""
+        """Send one request and return the reply header (payload still unread: see `outputs`). A request with a
+        deadline that the runner does not answer in time kills the runner (`kernel-deadline`)."""
+        op = str(header.get("op"))
+        limit = self.deadlines.get(op)
+        if limit and op not in self.answered:  # a first call may compile (Triton JIT, a cached graph, the profiler)
+            limit += self.first_slack_s
+        self.answered.add(op)
+        timer = threading.Timer(limit, self._overran, (str(header.get("op")), limit)) if limit else None
+        if timer is not None:
+            timer.daemon = True
+            timer.start()
+        try:
+            return self._exchange(header, tensors)
+        finally:
+            if timer is not None:
+                timer.cancel()
+
+    def _overran(self, op: str, limit: float) -> None:
+        """The watchdog: runs on the timer's thread, so it only records and kills; the reading thread then sees
+        the channel close and reports the deadline (`_died`)."""
+        self.hit = f"its `{op}` request did not answer within {limit:.1f} s"
+        sandbox.kill_group(self.process.pid)
+
+    def _exchange(self, header: dict[str, Any], tensors: Sequence[torch.Tensor]) -> dict[str, Any]:
         try:
             channel.send(self.process.stdin, header, tensors)
         except (BrokenPipeError, OSError) as exc:
@@ -205,6 +236,9 @@ class Runner:
         oom = any(sign in tail for sign in ("CUDA out of memory", "OutOfMemoryError", "MemoryError"))
         reason = "runner-protocol" if alive else "runner-exited"
         status, reason = ("oom", "out-of-memory") if oom else ("runtime_error", reason)
+        if self.hit:
+            return RunnerFailed("timeout", "kernel-deadline", f"the kernel hung or ran far too long: {self.hit} "
+                                f"(the judge's deadline, set from the reference's time), so its runner was killed")
         return RunnerFailed(status, reason, f"the runner {exit_text} ({why})\n{tail}".strip())
 
     # -- the judge's control over the runner's process tree ------------------------------------------------

@@ -109,6 +109,8 @@ class Evaluation:
         self.precision_sets: list[Any] = []
         self.reference: Any = None
         self.float32 = False
+        self.reference_s = 0.0
+        self.deadline_s: float | None = None
         self.runner: Any = None
         self.tolerances: dict[str, Any] = dict(protocol.tolerances)
         """The protocol's, widened where the problem declares TOLERANCES (set in `compute_references`)."""
@@ -120,6 +122,7 @@ class Evaluation:
             return self.warm()
         self.compute_references()
         self.load_kernel()
+        self.arm_deadline()
         self.check_correctness()
         self.compute_precision_references()
         del self.reference  # the timing phase builds its own
@@ -239,10 +242,18 @@ class Evaluation:
 
         self.declared_tolerances()  # a malformed TOLERANCES stops the problem before any submitted code runs
         self.reference = self.reference_model()
+        started = time.perf_counter()
         self.expected, self.container = reference_outputs(self.reference, self.trial_inputs, 1)
+        self.sync()
+        self.reference_s = time.perf_counter() - started  # a first call, inputs made: an over-estimate
         self.shape = expected_of(self.expected[0], self.container)
         self.float32 = all(str(e.dtype) == "torch.float32" for e in self.expected[0])
-        self.sync()
+
+    def arm_deadline(self) -> None:
+        from validator.evaluate.worker import deadline
+
+        self.deadline_s = deadline.call_deadline(self.reference_s, self.protocol, interpret=not self.gpu)
+        deadline.arm(self.runner, self.deadline_s, self.protocol, interpret=not self.gpu)
 
     def expected_for(self, trial: int) -> list[Any]:
         from validator.evaluate.worker.correctness import reference_outputs
@@ -391,7 +402,8 @@ class Evaluation:
         from validator.evaluate.worker.timing import result_fields
 
         values: dict[str, Any] = {"max_abs_error": self.max_abs, "max_rel_error": self.max_rel,
-                                  "own_kernel_fraction": self.own_fraction, "seconds": round(seconds, 3)}
+                                  "own_kernel_fraction": self.own_fraction, "seconds": round(seconds, 3),
+                                  "deadline_s": None if self.deadline_s is None else round(self.deadline_s, 2)}
         status, error = self.final or (Status.CORRECT, "")
         if self.series is not None and self.final is None:
             values.update(result_fields(self.series, self.protocol, self.seed("bootstrap") % (1 << 31)))
