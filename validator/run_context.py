@@ -58,6 +58,8 @@ class EvaluateOptions:
     """A maintainer's run; honoured only with provenance."""
     compile_baseline: bool = False
     """Also time torch.compile of each reference (cached per hardware and problem hash)."""
+    lock_clocks: bool = False
+    """Lock each GPU's SM clock through NVML for the run (where permitted), recording whether it was locked."""
     interpret: bool = False
     """Run workers on the CPU with Triton's interpreter: correctness only, no timing."""
     worker: Target = WORKER

@@ -47,6 +47,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="mark the results verified (a maintainer's runner; needs --provenance)")
     parser.add_argument("--compile-baseline", action="store_true",
                         help="also time torch.compile of each reference (cached per hardware and problem hash)")
+    parser.add_argument("--lock-clocks", action="store_true",
+                        help="lock each GPU's SM clock at its application clock for the run (needs permission); "
+                             "the results record whether it was locked, and the clocks are unlocked at the end")
     parser.add_argument("--interpret", action="store_true",
                         help="run every stage on the CPU (policy, build, sandbox, judge, runner) with Triton's "
                              "interpreter and reduced sizes: correctness only, timings meaningless and not recorded")
@@ -106,7 +109,7 @@ def run_options(args: argparse.Namespace, out: Console) -> RunOptions:
     evaluate = EvaluateOptions(
         results_dir=args.results_dir, gpus=_gpus(args.gpus), force=args.force, timeout_scale=args.timeout_scale,
         launcher=args.launcher, provenance=_provenance(args.provenance, args.verified), verified=args.verified,
-        compile_baseline=args.compile_baseline, interpret=args.interpret,
+        compile_baseline=args.compile_baseline, interpret=args.interpret, lock_clocks=args.lock_clocks,
     )
     return RunOptions(problems_dir=args.problems_dir, gpu_stages=not args.no_gpu,
                       shard=parse_shard(args.shard) if args.shard else None, build=build, evaluate=evaluate,

@@ -115,3 +115,40 @@ def test_the_rerun_interval_is_seeded_and_with_one_block_is_wider_than_the_round
     assert timing.rerun_interval(ref, ker, (), 300, 5) == timing.rerun_interval(ref, ker, (), 300, 5)
     rerun, plain = timing.rerun_interval(ref, ker, (), 1000, 5), timing.bootstrap_interval(ref, ker, 1000, 5)
     assert rerun[1] - rerun[0] == pytest.approx(np.sqrt(2) * (plain[1] - plain[0]), rel=0.25)
+
+
+class FakeNvml:
+    """pynvml's calls that --lock-clocks makes, recording them; `permitted` says whether locking is allowed."""
+
+    NVML_CLOCK_SM = 1
+
+    def __init__(self, permitted: bool) -> None:
+        self.permitted, self.calls = permitted, []
+
+    def nvmlDeviceGetHandleByUUID(self, uuid: str) -> str:
+        return uuid
+
+    def nvmlDeviceGetApplicationsClock(self, handle: str, clock: int) -> int:
+        return 1980
+
+    def nvmlDeviceSetGpuLockedClocks(self, handle: str, low: int, high: int) -> None:
+        if not self.permitted:
+            raise PermissionError("NVML_ERROR_NO_PERMISSION")
+        self.calls.append(("lock", handle, low, high))
+
+    def nvmlDeviceResetGpuLockedClocks(self, handle: str) -> None:
+        self.calls.append(("unlock", handle))
+
+
+@pytest.mark.parametrize("permitted", [True, False])
+def test_lock_clocks_records_whether_it_locked_and_always_unlocks_what_it_locked(monkeypatch, permitted: bool):
+    nvml = FakeNvml(permitted)
+    monkeypatch.setattr(clocks, "_nvml", lambda: nvml)
+    with pytest.raises(RuntimeError), clocks.locked_clocks(["GPU-a"], wanted=True) as record:
+        assert record["devices"]["GPU-a"]["locked"] is permitted
+        raise RuntimeError("the run failed half-way")
+    expected = [("lock", "GPU-a", 1980, 1980), ("unlock", "GPU-a")] if permitted else []
+    assert nvml.calls == expected
+    assert permitted or "NO_PERMISSION" in record["devices"]["GPU-a"]["detail"]
+    with clocks.locked_clocks(["GPU-a"], wanted=False) as record:
+        assert record == {"requested": False}

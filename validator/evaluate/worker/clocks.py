@@ -12,7 +12,7 @@ clock: an idle GPU drops its clock, which says nothing about how the block ran. 
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -140,3 +140,37 @@ def lock(nvml: Any, handle: Any) -> LockResult:
 def unlock(nvml: Any, handle: Any) -> None:
     with contextlib.suppress(Exception):
         nvml.nvmlDeviceResetGpuLockedClocks(handle)
+
+
+def _handle(nvml: Any, visible: str) -> Any | None:
+    """The NVML handle of a device as CUDA_VISIBLE_DEVICES names it (`GPU-<uuid>` or an index)."""
+    try:
+        if visible.startswith("GPU-"):
+            return nvml.nvmlDeviceGetHandleByUUID(visible)
+        return nvml.nvmlDeviceGetHandleByIndex(int(visible))
+    except Exception:
+        return None
+
+
+@contextlib.contextmanager
+def locked_clocks(devices: Sequence[str], wanted: bool) -> Iterator[dict[str, Any]]:
+    """`--lock-clocks`: lock each device's SM clock for the run and always unlock it at the end; yields what was
+    done per device (recorded in the results' environment)."""
+    if not wanted:
+        yield {"requested": False}
+        return
+    nvml = _nvml()
+    record: dict[str, Any] = {"requested": True, "devices": {}}
+    held = []
+    for visible in devices:
+        handle = _handle(nvml, visible) if nvml is not None else None
+        result = lock(nvml, handle) if handle is not None else LockResult(False, "clocks not locked: NVML is not "
+                                                                            "available (pynvml missing or no driver)")
+        record["devices"][visible] = {"locked": result.locked, "detail": result.detail}
+        if result.locked:
+            held.append(handle)
+    try:
+        yield record
+    finally:
+        for handle in held:
+            unlock(nvml, handle)
