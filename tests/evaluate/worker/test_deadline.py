@@ -8,6 +8,8 @@ from dataclasses import replace
 from pathlib import Path
 from types import SimpleNamespace
 
+import pytest
+
 from tests.evaluate.worker.test_worker import finish, make_job, start_worker
 from tests.paths import REPO
 from validator.evaluate.worker import deadline
@@ -52,3 +54,15 @@ def test_the_runner_handle_arms_every_kernel_request_and_gives_a_first_call_its_
     deadline.arm(handle, 2.0, replace(PROTOCOL, first_call_slack_s=7.0), interpret=False)
     assert handle.deadlines == {"call": 2.0, "prepare": 2.0, "go": 2.0, "fetch": 2.0, "attribute": 6.0}
     assert handle.first_slack_s == 7.0 and "load" not in handle.deadlines
+
+
+@pytest.mark.gpu
+def test_on_the_gpu_a_spinning_kernel_on_relu_is_caught_within_30_seconds(tmp_path: Path):
+    """The protocol's own deadline (no test overrides) on upstream's ReLU; the wall time is printed for the note."""
+    job = make_job("level1/19_ReLU", SPIN, tmp_path, interpret=False)
+    started = time.monotonic()
+    data = finish(*start_worker(job, tmp_path / "spin"), timeout=400)
+    caught = time.monotonic() - started
+    print(f"spinning kernel caught in {caught:.1f} s (deadline {data['deadline_s']} s per call)")
+    assert data["status"] == Status.TIMEOUT.value and "kernel-deadline" in {f["code"] for f in data["flags"]}
+    assert caught <= 30
