@@ -62,9 +62,10 @@ class Protocol:
     timing_blocks: int = 3
     """Independent timing blocks per problem: each on fresh allocations (flush buffers, inputs, the caching
     allocator emptied), after a pause, opening with the other side (reference or kernel) than the block before.
-    Each block runs min_rounds to max_rounds / timing_blocks rounds, stopping at the interval target above; the
-    published interval resamples blocks, then rounds (`timing.rerun_interval`)."""
-    block_gap_s: float = 0.25
+    min_rounds, max_rounds and the time budget are per problem, each block taking its share (`timing.per_block`)
+    and stopping early at the interval target above; the published interval resamples blocks, then rounds
+    (`timing.rerun_interval`)."""
+    block_gap_s: float = 0.1
     """Pause between two blocks, so they sample the GPU at different moments."""
     clock_floor: float = 0.9
     """A block whose SM clock (read through NVML before and after it) is below this fraction of the

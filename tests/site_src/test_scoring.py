@@ -279,3 +279,11 @@ def test_the_fast_p_interval_covers_the_true_fast_p_of_kernels_measured_with_hon
         covered += lo <= fast_p(true, 40, 1.0) <= hi
     assert covered / trials >= 0.9
     assert ambiguous([0.9, 1.0, 1.1], [1.1, 1.2, 1.3], 1.0) == 2  # low <= p < high
+
+
+def test_a_submission_page_cell_shows_fast_p_with_its_interval_and_ambiguous_count():
+    from site_src.views.submissions import fast_cell
+
+    values = {"fast_1": 0.5, "fast_1_lo": 0.25, "fast_1_hi": 0.5, "ambiguous_1": 1}
+    assert fast_cell(values, 1.0) == (0.5, "50.0% [25.0%–50.0%] · 1 ambiguous", None, "", "")
+    assert fast_cell({"fast_1": 0.5, "fast_1_lo": 0.5, "fast_1_hi": 0.5, "ambiguous_1": 0}, 1.0).display == "50.0%"

@@ -58,7 +58,8 @@ def test_each_block_starts_on_fresh_allocations_and_opens_with_the_other_side():
     assert [b.kernel_first for b in series.blocks] == [True, False, True]
     assert sum(runner.prepares) == 3  # one fresh prepare per block, the first of each
     assert series.block_of == tuple(b for b, block in enumerate(series.blocks) for _ in range(block.rounds))
-    assert all(b.rounds >= PROTO.min_rounds for b in series.blocks)
+    share = timing.per_block(PROTO)
+    assert all(share.min_rounds <= b.rounds <= share.max_rounds for b in series.blocks)
 
 
 def test_a_block_run_slowed_is_measured_again_and_a_device_that_stays_slow_is_flagged():
@@ -152,3 +153,9 @@ def test_lock_clocks_records_whether_it_locked_and_always_unlocks_what_it_locked
     assert permitted or "NO_PERMISSION" in record["devices"]["GPU-a"]["detail"]
     with clocks.locked_clocks(["GPU-a"], wanted=False) as record:
         assert record == {"requested": False}
+
+
+def test_rounds_and_budget_are_per_problem_and_each_block_takes_its_share():
+    share = timing.per_block(replace(PROTOCOL, min_rounds=10, max_rounds=200, time_budget_s=30.0, timing_blocks=3))
+    assert (share.min_rounds, share.max_rounds, share.time_budget_s) == (4, 66, 10.0)
+    assert timing.per_block(replace(PROTOCOL, min_rounds=3, timing_blocks=5)).min_rounds == 2

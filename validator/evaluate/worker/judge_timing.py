@@ -128,8 +128,8 @@ class JudgeSide:
                 return Block((), "failed", kernel_first, failure=verdict)
         before = self.read_clocks()
         samples: list[tuple[float, ...]] = []
-        cap = max(protocol.min_rounds, protocol.max_rounds // protocol.timing_blocks)
-        budget_s = protocol.time_budget_s / protocol.timing_blocks
+        rule = timing.per_block(protocol)
+        cap, budget_s = rule.max_rounds, rule.time_budget_s
         started, stop = timing._perf_counter(), "max-rounds"
         for j in range(cap):
             index, self.timed = self.timed, self.timed + 1
@@ -139,10 +139,10 @@ class JudgeSide:
                 return Block(tuple(samples), "failed", kernel_first, failure=verdict)
             samples.append(sample)
             ref, ker = [s[0] for s in samples], [s[1] for s in samples]
-            if self.gpu and (j + 1) % timing.CHECK_EVERY == 0 and timing.converged(ref, ker, protocol, seed + index):
+            if self.gpu and (j + 1) % timing.CHECK_EVERY == 0 and timing.converged(ref, ker, rule, seed + index):
                 stop = "converged"
                 break
-            if timing._perf_counter() - started > budget_s and len(samples) >= protocol.min_rounds:
+            if timing._perf_counter() - started > budget_s and len(samples) >= rule.min_rounds:
                 stop = "budget"
                 break
         after = self.read_clocks()

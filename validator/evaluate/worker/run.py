@@ -271,7 +271,7 @@ class Evaluation:
             return
         try:
             self.precision_sets = precision_references(self.reference, lambda i: self.inputs("precision", i),
-                                                       self.seed("widen"))
+                                                       self.seed("widen"), self.seed("sample"))
         except Exception as exc:  # a reference that cannot run in float64 only loses this check
             self.note("precision-check", f"skipped: the reference fails in float64 ({describe(exc, 200)})")
         self.sync()
@@ -300,14 +300,13 @@ class Evaluation:
             self.expected = []
 
     def check_precision(self) -> None:
-        from validator.evaluate.worker.correctness import normwise_error, poison, precision_verdict
+        from validator.evaluate.worker.correctness import poison, precision_verdict
 
         verdicts = []
         for ps in self.precision_sets:
             widen = self.seed("widen") if ps.index == 1 else None
             outs = self.call_kernel(self.spec("precision", ps.index, widen=widen))
-            error = max(normwise_error(o, r) for o, r in zip(outs, ps.ref64, strict=True))
-            verdicts.append(precision_verdict(error, ps.reference_error))
+            verdicts.append(precision_verdict(ps.kernel_error(outs), ps.reference_error))
         for ps in self.precision_sets:
             poison(ps.ref64)
         self.precision_sets = []

@@ -9,6 +9,8 @@ submitted code runs.
 
 from __future__ import annotations
 
+import dataclasses
+import math
 import random
 import time
 from collections.abc import Callable, Sequence
@@ -107,6 +109,15 @@ def converged(reference: Sequence[float], kernel: Sequence[float], protocol: Any
         return False
     interval = bootstrap_interval(reference, kernel, protocol.bootstrap_resamples, seed)
     return relative_halfwidth(speedup(reference, kernel), interval) <= protocol.target_ci_halfwidth
+
+
+def per_block(protocol: Any) -> Any:
+    """The protocol's round counts and budget as one block's share: min_rounds, max_rounds and time_budget_s
+    are per problem, spread over `timing_blocks` (a block runs at least 2 rounds)."""
+    blocks = max(1, protocol.timing_blocks)
+    return dataclasses.replace(protocol, min_rounds=max(2, math.ceil(protocol.min_rounds / blocks)),
+                               max_rounds=max(2, protocol.max_rounds // blocks),
+                               time_budget_s=protocol.time_budget_s / blocks)
 
 
 def host_device_excess(
