@@ -74,6 +74,10 @@ class Protocol:
     """Measurements of one block at most; a block still down-clocked after them keeps its numbers and the
     problem is flagged `clock-unstable`."""
     bootstrap_resamples: int = 2000
+    all_stream_timing: bool = False
+    """Time reference and kernel by the span of their GPU activity on every stream (profiler activity records,
+    `worker/stream_span.py`) instead of CUDA events on one stream; off until `bench/stream_timing.py` has
+    compared the two on the GPU."""
     host_device_mismatch: float = 1.5
     """Flag when host wall time per call exceeds device time by this factor plus launch overhead."""
     review_speedup: float = 10.0

@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from validator.evaluate.worker import clocks, timing
+from validator.evaluate.worker import clocks, stream_span, timing
 from validator.evaluate.worker.correctness import PASSED, Check, check_values, clone_inputs, poison
 from validator.results.records import BlockTiming
 
@@ -97,6 +97,7 @@ class JudgeSide:
         """Every block in turn (each measured again while its clocks say it ran slowed, up to
         `block_attempts`); the series of all kept blocks, or the first failure."""
         self.gpu = gpu
+        self.trace = gpu and bool(getattr(protocol, "all_stream_timing", False))
         self.fresh_allocations(protocol)
         self.calibrate()
         order = random.Random(seed)
@@ -230,6 +231,8 @@ class JudgeSide:
         self.runner.pause()
         try:
             with torch.no_grad():
+                if self.gpu and self.trace:
+                    return self.traced_reference(args)
                 if self.gpu:
                     return timing.timed_call(self.reference, args, self.flush)
                 t0 = timing._perf_counter()
@@ -239,8 +242,21 @@ class JudgeSide:
         finally:
             self.runner.resume()
 
+    def traced_reference(self, args: list[Any]) -> tuple[Any, float, float]:
+        """The reference timed as the kernel is under all-stream timing: its span of GPU activity, any stream."""
+        tracer = stream_span.Tracer()
+        tracer.start()
+
+        def marked(*given: Any) -> Any:
+            with tracer.mark():
+                return self.reference(*given)
+
+        out, dev, host = timing.timed_call(marked, args, self.flush)
+        span = tracer.stop()
+        return out, span if span is not None else dev, host
+
     def time_kernel(self, i: int) -> tuple[float, float, float]:
-        self.runner.request({"op": "prepare", "inputs": self.spec(i), "fresh": self.fresh,
+        self.runner.request({"op": "prepare", "inputs": self.spec(i), "fresh": self.fresh, "trace": self.trace,
                              "flush_bytes": self.flush.numel() * 4 if self.flush is not None else 0})
         self.fresh = False
         t0 = timing._perf_counter()
@@ -248,6 +264,8 @@ class JudgeSide:
         span = (timing._perf_counter() - t0) * 1e3
         try:
             dev, host = float(reply["device_ms"]), float(reply["host_ms"])
+            if self.trace:  # the all-stream span, read after the judge's span closed; bounded the same way
+                dev = float(self.runner.request({"op": "trace"})["span_ms"])
         except (KeyError, TypeError, ValueError):
             dev = host = float("nan")
         if not (math.isfinite(dev) and math.isfinite(host) and 0 < dev <= span and host >= 0):

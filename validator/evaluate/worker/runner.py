@@ -25,7 +25,7 @@ from typing import IO, Any
 import torch
 
 from validator.evaluate import channel
-from validator.evaluate.worker import correctness, integrity
+from validator.evaluate.worker import correctness, integrity, stream_span
 
 _perf_counter = time.perf_counter
 
@@ -60,6 +60,7 @@ class Runner:
         self.pending: list[Any] = []
         self.buffers: list[Any] | None = None
         self.flush: torch.Tensor | None = None
+        self.tracer: stream_span.Tracer | None = None
 
     # -- requests -----------------------------------------------------------------------------------------
 
@@ -168,7 +169,18 @@ class Runner:
                 self.flush = torch.empty(max(1, int(req["flush_bytes"]) // 4), dtype=torch.float32,
                                          device=self.device)
             torch.cuda.synchronize()
+        if self.tracer is not None:  # a trace the judge did not read: closed, never reported
+            self.tracer.stop()
+            self.tracer = None
+        if self.gpu and req.get("trace"):  # opened here, outside the judge's span of `go`
+            self.tracer = stream_span.Tracer()
+            self.tracer.start()
         return {"ok": True}
+
+    def trace(self) -> dict[str, Any]:
+        """The last timed call's all-stream device span (`stream_span`), read after the judge's span closed."""
+        tracer, self.tracer = self.tracer, None
+        return {"ok": True, "span_ms": tracer.stop() if tracer is not None else None}
 
     def go(self) -> dict[str, Any]:
         """One timed call: flush, events (or the CPU clock), the call, a device-wide synchronize."""
@@ -193,7 +205,11 @@ class Runner:
         start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
         t0 = _perf_counter()
         start.record()
-        out = self.kernel(*args)
+        if self.tracer is not None:
+            with self.tracer.mark():
+                out = self.kernel(*args)
+        else:
+            out = self.kernel(*args)
         end.record()
         torch.cuda.synchronize()
         return out, float(start.elapsed_time(end)), (_perf_counter() - t0) * 1e3
@@ -276,7 +292,7 @@ def _dispatch(runner: Runner, op: Any, req: dict[str, Any]) -> tuple[dict[str, A
     if op in ("call", "fetch"):
         return runner.call(req) if op == "call" else runner.fetch()
     simple = {"ping": lambda: {"ok": True}, "load": lambda: runner.load(req), "prepare": lambda: runner.prepare(req),
-              "go": runner.go, "attribute": lambda: runner.attribute(req)}
+              "go": runner.go, "trace": runner.trace, "attribute": lambda: runner.attribute(req)}
     if op not in simple:
         raise Refused("runtime_error", "runner-protocol", f"unknown request {str(op)[:40]!r}")
     return simple[op](), []
