@@ -287,3 +287,15 @@ def test_a_submission_page_cell_shows_fast_p_with_its_interval_and_ambiguous_cou
     values = {"fast_1": 0.5, "fast_1_lo": 0.25, "fast_1_hi": 0.5, "ambiguous_1": 1}
     assert fast_cell(values, 1.0) == (0.5, "50.0% [25.0%–50.0%] · 1 ambiguous", None, "", "")
     assert fast_cell({"fast_1": 0.5, "fast_1_lo": 0.5, "fast_1_hi": 0.5, "ambiguous_1": 0}, 1.0).display == "50.0%"
+
+
+def test_the_site_generator_imports_no_torch():
+    """The site is deployed from an environment without torch (.github/workflows/deploy-site.yml)."""
+    import subprocess
+    import sys
+
+    from tests.paths import REPO
+
+    probe = "import sys, site_src.generate; sys.exit('torch' in sys.modules)"
+    assert subprocess.run([sys.executable, "-c", probe], cwd=REPO, check=False,
+                          env={"PYTHONPATH": str(REPO), "PATH": "/usr/bin:/bin"}).returncode == 0

@@ -384,7 +384,7 @@ def reference_outputs(
     return expected, container
 
 
-PRECISION_SAMPLE = 1 << 24
+PRECISION_SAMPLE = PROTOCOL.precision_sample
 """Outputs larger than this many elements are compared with their float64 reference at this many positions,
 drawn uniformly (with replacement) by the judge's secret seed, instead of everywhere.
 
