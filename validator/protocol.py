@@ -96,7 +96,9 @@ class Protocol:
     call_deadline_floor_s: float = 5.0
     """... and never less than this."""
     first_call_slack_s: float = 10.0
-    """Added to the first call's deadline: it may JIT-compile (Triton, a torch.compile graph from the cache)."""
+    """Added to the first call's deadline: it may JIT-compile (Triton); a request past its deadline is let run
+    while the runner's compile cache is being written, and a torch.compile kernel's first call has the parent's
+    bound only (`worker/deadline.py`)."""
 
     def to_dict(self) -> dict:
         return asdict(self)

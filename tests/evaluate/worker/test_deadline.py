@@ -66,3 +66,33 @@ def test_on_the_gpu_a_spinning_kernel_on_relu_is_caught_within_30_seconds(tmp_pa
     print(f"spinning kernel caught in {caught:.1f} s (deadline {data['deadline_s']} s per call)")
     assert data["status"] == Status.TIMEOUT.value and "kernel-deadline" in {f["code"] for f in data["flags"]}
     assert caught <= 30
+
+
+def test_the_watchdog_expires_an_overrun_request_once_but_waits_while_the_runner_compiles():
+    expired: list[str] = []
+    quiet = deadline.Watchdog(lambda: 0.0, expired.append)
+    quiet.arm(0.2, "call")
+    time.sleep(1.0)
+    assert expired == ["its `call` request did not answer within 0.2 s"]
+    compiling = deadline.Watchdog(time.time, expired.append)  # the cache was written just now, every time
+    compiling.arm(0.2, "go")
+    answered = deadline.Watchdog(lambda: 0.0, expired.append)
+    answered.arm(0.5, "fetch")
+    answered.disarm()
+    time.sleep(1.0)
+    assert len(expired) == 1
+    for dog in (quiet, compiling, answered):
+        dog.close()
+
+
+def test_the_last_write_under_the_cache_is_the_newest_file_s(tmp_path: Path):
+    assert deadline.last_write(tmp_path / "absent") == 0.0
+    (tmp_path / "triton" / "abc").mkdir(parents=True)
+    (tmp_path / "triton" / "abc" / "k.cubin").write_bytes(b"x")
+    assert abs(deadline.last_write(tmp_path) - time.time()) < 5
+
+
+def test_a_torch_compile_kernel_s_first_call_has_only_the_parent_s_bound():
+    handle = SimpleNamespace(deadlines={}, first_slack_s=0.0)
+    deadline.arm(handle, 2.0, PROTOCOL, interpret=False, backend="torch-compile")
+    assert handle.first_slack_s == PROTOCOL.problem_timeout_s and handle.deadlines["call"] == 2.0

@@ -17,7 +17,6 @@ import os
 import shutil
 import signal
 import subprocess
-import threading
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -28,7 +27,7 @@ import torch
 
 from validator.evaluate import channel
 from validator.evaluate.jobs import Job
-from validator.evaluate.worker import launch
+from validator.evaluate.worker import deadline, launch
 from validator.isolation import bwrap, sandbox
 
 _perf_counter = time.perf_counter
@@ -128,6 +127,7 @@ class Runner:
         self.first_slack_s = 0.0
         """Added to the deadline of the first request of each kind."""
         self.answered: set[str] = set()
+        self.watchdog: deadline.Watchdog | None = None
         self.hit = ""
         """The request that overran its deadline, described (the runner was killed for it)."""
 
@@ -169,20 +169,20 @@ class Runner:
         if limit and op not in self.answered:  # a first call may compile (Triton JIT, a cached graph, the profiler)
             limit += self.first_slack_s
         self.answered.add(op)
-        timer = threading.Timer(limit, self._overran, (str(header.get("op")), limit)) if limit else None
-        if timer is not None:
-            timer.daemon = True
-            timer.start()
+        if limit:
+            if self.watchdog is None:
+                self.watchdog = deadline.Watchdog(lambda: deadline.last_write(self.cache), self._overran)
+            self.watchdog.arm(limit, op)
         try:
             return self._exchange(header, tensors)
         finally:
-            if timer is not None:
-                timer.cancel()
+            if self.watchdog is not None:
+                self.watchdog.disarm()
 
-    def _overran(self, op: str, limit: float) -> None:
-        """The watchdog: runs on the timer's thread, so it only records and kills; the reading thread then sees
-        the channel close and reports the deadline (`_died`)."""
-        self.hit = f"its `{op}` request did not answer within {limit:.1f} s"
+    def _overran(self, why: str) -> None:
+        """Runs on the watchdog's thread, so it only records and kills; the reading thread then sees the channel
+        close and reports the deadline (`_died`)."""
+        self.hit = why
         sandbox.kill_group(self.process.pid)
 
     def _exchange(self, header: dict[str, Any], tensors: Sequence[torch.Tensor]) -> dict[str, Any]:
@@ -258,6 +258,8 @@ class Runner:
     def close(self) -> None:
         """End the runner and everything it started (its pid namespace dies with bwrap's init). A runner the
         scheduler started ahead is reaped by the scheduler, its parent."""
+        if self.watchdog is not None:
+            self.watchdog.close()
         if self.process.poll() is None:
             with contextlib.suppress(OSError):
                 self.resume()

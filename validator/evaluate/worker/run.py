@@ -253,7 +253,7 @@ class Evaluation:
         from validator.evaluate.worker import deadline
 
         self.deadline_s = deadline.call_deadline(self.reference_s, self.protocol, interpret=not self.gpu)
-        deadline.arm(self.runner, self.deadline_s, self.protocol, interpret=not self.gpu)
+        deadline.arm(self.runner, self.deadline_s, self.protocol, interpret=not self.gpu, backend=self.job.backend)
 
     def expected_for(self, trial: int) -> list[Any]:
         from validator.evaluate.worker.correctness import reference_outputs
