@@ -393,7 +393,7 @@ both means without bias, to a relative error of about sqrt(Var(d^2) / m) / mean(
 that lowers precision (fp16, bf16, TF32 internals: errors 10x to 10^4x over the bound) anywhere in more than a
 few thousandths of its output moves the sampled estimate as much as the full one; one that lowers it on fewer
 positions moves the full norm-wise error by less than the 10x bound could see either. The positions are drawn
-after the kernel has answered and are never sent to the runner. What the judge keeps is 16M float64 values per
+by the judge from the run's secret and never sent to the runner. What the judge keeps is 16M float64 values per
 output (128 MiB) instead of the whole float64 output (12.8 GB for upstream's 19_ReLU), per set."""
 
 

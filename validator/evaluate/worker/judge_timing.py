@@ -97,7 +97,7 @@ class JudgeSide:
         """Every block in turn (each measured again while its clocks say it ran slowed, up to
         `block_attempts`); the series of all kept blocks, or the first failure."""
         self.gpu = gpu
-        self.trace = gpu and bool(getattr(protocol, "all_stream_timing", False))
+        self.trace = gpu and protocol.all_stream_timing
         self.fresh_allocations(protocol)
         self.calibrate()
         order = random.Random(seed)
