@@ -74,12 +74,16 @@ def hierarchical_replicates(reference: Sequence[float], kernel: Sequence[float],
     replicates, which resampling rounds alone does not see."""
     ref, ker = np.asarray(reference, dtype=float), np.asarray(kernel, dtype=float)
     groups = _block_groups(blocks, len(ref))
+    sizes = np.array([len(g) for g in groups])
+    starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
+    order = np.concatenate(groups)
     picks = rng.integers(0, len(groups), size=(resamples, len(groups)))
-    ratios = np.empty(resamples)
-    for r in range(resamples):
-        idx = np.concatenate([g[rng.integers(0, len(g), len(g))] for g in (groups[k] for k in picks[r])])
-        ratios[r] = _median(ref[idx]) / _median(ker[idx])
-    return ratios
+    drawn = sizes[picks][..., None]  # (resamples, blocks, 1): each drawn block keeps its own round count
+    slots = np.arange(sizes.max())
+    idx = order[starts[picks][..., None] + (rng.random((*picks.shape, len(slots))) * drawn).astype(int)]
+    keep = slots < drawn  # a smaller block's unused slots are left out of the medians
+    pooled = [np.where(keep, side[idx], np.nan).reshape(resamples, -1) for side in (ref, ker)]
+    return np.nanmedian(pooled[0], axis=1) / np.nanmedian(pooled[1], axis=1)
 
 
 def rerun_interval(reference: Sequence[float], kernel: Sequence[float], blocks: Sequence[int], resamples: int,
