@@ -159,3 +159,14 @@ def test_rounds_and_budget_are_per_problem_and_each_block_takes_its_share():
     share = timing.per_block(replace(PROTOCOL, min_rounds=10, max_rounds=200, time_budget_s=30.0, timing_blocks=3))
     assert (share.min_rounds, share.max_rounds, share.time_budget_s) == (4, 66, 10.0)
     assert timing.per_block(replace(PROTOCOL, min_rounds=3, timing_blocks=5)).min_rounds == 2
+
+
+def test_blocks_of_unequal_size_resample_their_own_rounds_only():
+    drift = [1.0 + 0.5 * i / 60 for i in range(60)]  # both sides drift together, blocks of 10, 30 and 20 rounds
+    block_of = [0] * 10 + [1] * 30 + [2] * 20
+    low, high = timing.rerun_interval([2.0 * d for d in drift], drift, block_of, 500, seed=0)
+    assert low == pytest.approx(2.0) and high == pytest.approx(2.0)
+    ker = [1.0] * 10 + [1.1] * 30 + [1.0] * 20  # one block slower: its own rounds carry it
+    reps = timing.hierarchical_replicates([2.0] * 60, ker, block_of, 300, np.random.default_rng(1))
+    assert ((reps >= 2.0 / 1.1 - 1e-9) & (reps <= 2.0 + 1e-9)).all()  # never a value no block had
+    assert (reps == 2.0).any() and np.isclose(reps, 2.0 / 1.1).any()  # the slow block drawn alone, or not at all
