@@ -46,7 +46,7 @@ class Protocol:
     internals at 1e-4 to 1e-2, so they fail."""
     precision_sample: int = 1 << 24
     """Outputs with more elements than this are compared with their float64 reference at this many positions,
-    drawn by the run's secret seed (`correctness.PRECISION_SAMPLE` says why that keeps the check's power)."""
+    drawn by the run's secret seed (`precision.PRECISION_SAMPLE` says why that keeps the check's power)."""
     correctness_trials: int = 6
     """Seeds drawn from the per-run secret, each a fresh draw of the problem's own `get_inputs()`, turned into
     the trial's input variant (`validator.evaluate.worker.input_variants.trial_variants`): upstream's draw as is,

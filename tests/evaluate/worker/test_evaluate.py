@@ -8,21 +8,20 @@ import math
 import pytest
 import torch
 
-from validator.evaluate.worker import correctness
+from validator.evaluate.worker import correctness, precision
 from validator.evaluate.worker.correctness import (
     check_structure,
     check_values,
     compare_values,
     derive_seed,
     inputs_unchanged,
-    normwise_error,
     poison,
-    precision_verdict,
     refill_inputs,
     scale_floating,
     specs_of,
     tolerance_for,
 )
+from validator.evaluate.worker.precision import normwise_error, precision_verdict
 from validator.protocol import PROTOCOL
 
 FP32 = (1e-4, 1e-4)
@@ -265,12 +264,12 @@ def test_on_a_large_output_the_precision_check_compares_sampled_positions_with_t
     """With the sample 1/24 of the output: the float64 reference is kept at the sampled positions only, the
     sampled error estimates the full one, and the verdicts are the full check's: the honest re-ordered fp32
     GEMM passes, fp16/bf16/TF32 operands and lowering on a twentieth of the rows fail."""
-    monkeypatch.setattr(correctness, "PRECISION_SAMPLE", 1 << 12)
+    monkeypatch.setattr(precision, "PRECISION_SAMPLE", 1 << 12)
     gen = torch.Generator().manual_seed(5)
     b = torch.randn(256, 384, generator=gen)
     model = _Matmul(b)
     made = lambda i: [torch.randn(256, 256, generator=torch.Generator().manual_seed(40 + i))]  # noqa: E731
-    sets = correctness.precision_references(model, made, widen_seed=3, sample_seed=9)
+    sets = precision.precision_references(model, made, widen_seed=3, sample_seed=9)
     assert len(sets) == 2 and all(r.numel() == 1 << 12 for s in sets for r in s.ref64)
     assert all(p is not None for s in sets for p in s.positions)
     for ps in sets:

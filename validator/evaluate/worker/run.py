@@ -264,7 +264,7 @@ class Evaluation:
         return outputs[0]
 
     def compute_precision_references(self) -> None:
-        from validator.evaluate.worker.correctness import precision_references
+        from validator.evaluate.worker.precision import precision_references
 
         if not self.float32:
             self.note("precision-check", "skipped: the reference's outputs are not float32")
@@ -300,7 +300,8 @@ class Evaluation:
             self.expected = []
 
     def check_precision(self) -> None:
-        from validator.evaluate.worker.correctness import poison, precision_verdict
+        from validator.evaluate.worker.correctness import poison
+        from validator.evaluate.worker.precision import precision_verdict
 
         verdicts = []
         for ps in self.precision_sets:
