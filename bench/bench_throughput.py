@@ -9,6 +9,7 @@ for the evaluation with the cache warm. Stage times come from the CLI's --json r
     python bench/bench_throughput.py --kernels 100 [--build-only] [--out DIR]
     python bench/bench_throughput.py --kernels 100 --workdir DIR --phase cold    # one device call
     python bench/bench_throughput.py --kernels 100 --workdir DIR --phase warm    # the next one
+    python bench/bench_throughput.py --kernels 50 --build-only [--shared-pch]    # the precompiled-header lever
 
 A 100-kernel cold build plus its evaluation outlasts one 10-minute device call, so `--workdir` keeps the
 generated tree and the build cache between the two phases (the warm phase refuses to start without them).
@@ -120,6 +121,7 @@ def main() -> None:
     parser.add_argument("--out", type=Path, help="directory for logs and reports (default: a temporary one)")
     parser.add_argument("--workdir", type=Path, help="keep the generated tree and build cache here")
     parser.add_argument("--phase", choices=["cold", "warm", "both"], default="both")
+    parser.add_argument("--shared-pch", action="store_true", help="build with kb-validate --shared-pch")
     args = parser.parse_args()
     if args.build_only:
         args.phase = "cold"
@@ -135,7 +137,8 @@ def main() -> None:
             shutil.rmtree(root, ignore_errors=True)
             document = generate(root, args.kernels)
         common = [str(document), "--problems-dir", str(root / "problems"), "--cache-dir", str(root / "cache"),
-                  "--results-dir", str(out / "results"), "--timeout-scale", args.timeout_scale]
+                  "--results-dir", str(out / "results"), "--timeout-scale", args.timeout_scale,
+                  *(["--shared-pch"] if args.shared_pch else [])]
         rows = []
         if args.phase != "warm":
             rows.append(("cold build (--build-only)",

@@ -54,11 +54,11 @@ HELPERS = (
     ("validator.catalogue.problem_module", "make_inputs"),
     ("validator.catalogue.problem_module", "make_model"),
     ("validator.evaluate.worker.correctness", "reference_outputs"),
-    ("validator.evaluate.worker.correctness", "precision_references"),
+    ("validator.evaluate.worker.precision", "precision_references"),
     ("validator.evaluate.worker.correctness", "compare_values"),
     ("validator.evaluate.worker.correctness", "output_scale"),
     ("validator.evaluate.worker.correctness", "inputs_unchanged"),
-    ("validator.evaluate.worker.correctness", "normwise_error"),
+    ("validator.evaluate.worker.precision", "normwise_error"),
     ("validator.evaluate.worker.integrity", "attribute_gpu_time"),
     ("validator.evaluate.worker.timing", "run_rounds"),
 )

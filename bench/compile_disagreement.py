@@ -35,11 +35,11 @@ from validator.catalogue.problem_module import load_problem_module, make_inputs,
 from validator.evaluate.worker.correctness import (  # noqa: E402
     check_values,
     float64_inputs,
-    normwise_error,
     output_tensors,
     scale_floating,
     trial_scale,
 )
+from validator.evaluate.worker.precision import normwise_error  # noqa: E402
 from validator.protocol import PROTOCOL  # noqa: E402
 
 

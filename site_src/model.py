@@ -134,11 +134,6 @@ class SiteModel:
         runs = self.aligned[["slug", "hardware", "track"]].drop_duplicates(["slug", "hardware"])
         return {(slug, hw): track for slug, hw, track in runs.itertuples(index=False, name=None)}
 
-    @cached_property
-    def ambiguous_columns(self) -> tuple[str, ...]:
-        """`ambiguous_<p>` score columns (problems whose interval leaves fast_p open), where scoring has them."""
-        return tuple(c for c in self.scores.columns if str(c).startswith("ambiguous_"))
-
     def submission_name(self, slug: str) -> str:
         return self.names.get(slug, slug)
 

@@ -15,9 +15,15 @@ Definitions (the site's methodology page quotes these docstrings, so they are th
 - A kernel *counts* under a baseline when its status is `correct` and its speedup against that
   baseline was measured. `needs_review` is not correct until a maintainer clears it; `rejected` never is.
 - fast_p = #{counted AND speedup > p} / N, with a strict `>`: a speedup of exactly p does not count.
-- fast_1's interval (`fast_1_low`, `fast_1_high`): fast_1 counted with every counted kernel at the low
-  and then the high end of its speedup interval (the eager interval scaled to the baseline); a kernel
-  without an interval counts at its median.
+- fast_p's interval (`fast_<p>_lo`, `fast_<p>_hi`, for every p in the tables): the 2.5th and 97.5th
+  percentiles of fast_p over 2000 seeded draws in which every counted kernel's speedup is drawn from its
+  own uncertainty: log-normal around its speedup, with the lower and upper halves scaled so that its
+  published 95% interval (the eager interval scaled to the baseline; the interval a rerun's speedup is
+  expected to fall in) holds 95% of the draws. A kernel without an interval counts at its speedup; a
+  problem not counted stays a failure in every draw. The interval is widened to hold fast_p itself
+  (kernels sitting just above p can pull most draws below it).
+- ambiguous (`ambiguous_<p>`): counted kernels whose interval straddles p (low end <= p < high end), so a
+  rerun could count them on either side of p.
 - geomean speedup: geometric mean of the speedups of the counted kernels (NaN when none count).
 - attempted: problems with a record of this hardware that was run (any status but missing/stale/not_run).
 - compile rate = built / attempted, where *built* means the status shows the kernel was compiled and
@@ -67,6 +73,58 @@ def fast_p_label(p: float) -> str:
     return f"fast_{p:g}"
 
 
+
+
+UNCERTAINTY_DRAWS = 2000
+UNCERTAINTY_SEED = 21
+Z95 = 1.959964
+
+
+def speedup_draws(counted: np.ndarray, low: np.ndarray, high: np.ndarray, draws: int,
+                  rng: np.random.Generator) -> np.ndarray:  # fmt: skip
+    """(draws, kernels) speedups, each kernel's log-normal with separate spreads below and above its speedup so
+    that its [low, high] holds 95% of its draws (no interval: the speedup itself)."""
+    log_s = np.log(counted)
+    below = (log_s - np.log(np.where(np.isfinite(low), low, counted))) / Z95
+    above = (np.log(np.where(np.isfinite(high), high, counted)) - log_s) / Z95
+    z = rng.standard_normal((draws, len(counted)))
+    return np.exp(log_s + np.where(z < 0, z * below, z * above))
+
+
+def fast_p_interval(counted: Sequence[float], low: Sequence[float], high: Sequence[float], n: int, p: float, *,
+                    draws: int = UNCERTAINTY_DRAWS, seed: int = UNCERTAINTY_SEED) -> tuple[float, float]:  # fmt: skip
+    """95% interval of fast_p with each counted kernel's speedup drawn from its own uncertainty."""
+    if n <= 0 or not len(counted):
+        return 0.0, 0.0
+    values = speedup_draws(np.asarray(counted, float), np.asarray(low, float), np.asarray(high, float), draws,
+                           np.random.default_rng(seed))
+    lo, hi = np.percentile((values > p).sum(axis=1) / n, [2.5, 97.5])
+    point = fast_p(counted, n, p)  # many kernels just above p can pull every draw below it: kept inside
+    return float(min(lo, point)), float(max(hi, point))
+
+
+def ambiguous(low: Sequence[float], high: Sequence[float], p: float) -> int:
+    """Counted kernels whose interval straddles p: low <= p < high (fast_p counts a speedup strictly above p)."""
+    return int(np.sum((np.asarray(low, float) <= p) & (np.asarray(high, float) > p)))
+
+
+def _uncertainty(frame: pd.DataFrame, thresholds: Sequence[float]) -> pd.DataFrame:
+    """`fast_<p>_lo`, `fast_<p>_hi` and `ambiguous_<p>` of every group."""
+    rows = []
+    for keys, group in frame.groupby(GROUP_KEYS, sort=True):
+        scored = group.dropna(subset=["counted"])
+        c, lo, hi = (scored[k].to_numpy(float) for k in ("counted", "counted_low", "counted_high"))
+        row = dict(zip(GROUP_KEYS, keys, strict=True))
+        for p in thresholds:
+            label = fast_p_label(p)
+            row[f"{label}_lo"], row[f"{label}_hi"] = fast_p_interval(c, lo, hi, len(group), p)
+            row[f"ambiguous_{p:g}"] = ambiguous(lo, hi, p)
+        rows.append(row)
+    return pd.DataFrame(rows, columns=[*GROUP_KEYS, *uncertainty_columns(thresholds)])
+
+
+def uncertainty_columns(thresholds: Sequence[float] = THRESHOLDS) -> list[str]:
+    return [c for p in thresholds for c in (f"{fast_p_label(p)}_lo", f"{fast_p_label(p)}_hi", f"ambiguous_{p:g}")]
 
 
 def fast_p(speedups: Iterable[float], n: int, p: float) -> float:
@@ -252,7 +310,8 @@ def counted_frame(aligned: pd.DataFrame) -> pd.DataFrame:
 
 
 def level_scores(aligned: pd.DataFrame, thresholds: Sequence[float] = THRESHOLDS) -> pd.DataFrame:
-    """One row per (slug, hardware, baseline, level): fast_p at each threshold, geomean, rates and counts."""
+    """One row per (slug, hardware, baseline, level): fast_p at each threshold with its interval and ambiguous
+    count, geomean, rates and counts."""
     frame = counted_frame(aligned)
     status = frame["status"]
     frame = frame.assign(
@@ -264,8 +323,6 @@ def level_scores(aligned: pd.DataFrame, thresholds: Sequence[float] = THRESHOLDS
         rejected=status == Status.REJECTED.value,
         compile_error=status == Status.COMPILE_ERROR.value,
         log_counted=np.log(frame["counted"]),
-        headline_low=frame["counted_low"] > 1.0,
-        headline_high=frame["counted_high"] > 1.0,
         **{fast_p_label(p): frame["counted"] > p for p in thresholds},
     )
     scores = frame.groupby(GROUP_KEYS, sort=True).agg(
@@ -281,15 +338,13 @@ def level_scores(aligned: pd.DataFrame, thresholds: Sequence[float] = THRESHOLDS
         n_rejected=("rejected", "sum"),
         n_compile_error=("compile_error", "sum"),
         mean_log=("log_counted", "mean"),
-        fast_1_low=("headline_low", "mean"),
-        fast_1_high=("headline_high", "mean"),
         **{fast_p_label(p): (fast_p_label(p), "mean") for p in thresholds},
     )
     attempted = scores["n_attempted"].where(scores["n_attempted"] > 0)
     scores["compile_rate"] = scores["n_built"] / attempted
     scores["correct_rate"] = scores["n_correct"] / attempted
     scores["geomean_speedup"] = np.exp(scores.pop("mean_log"))
-    return scores.reset_index()
+    return scores.reset_index().merge(_uncertainty(frame, thresholds), on=GROUP_KEYS, how="left")
 
 
 def curves(aligned: pd.DataFrame) -> dict[tuple[str, str, str, int], StepCurve]:

@@ -8,8 +8,10 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 
-PROTOCOL_VERSION = "2"
-"""2: correctness trials on upstream's draw and hidden variants (negated, standard-normal, scaled)."""
+PROTOCOL_VERSION = "3"
+"""3: timing in independent blocks, the interval a rerun's speedup is expected to fall in, clock state checked
+per block, a per-call deadline from the reference's time. 2: correctness trials on upstream's draw and hidden
+variants (negated, standard-normal, scaled)."""
 
 
 @dataclass(frozen=True)
@@ -42,6 +44,9 @@ class Protocol:
     precision_floor: float = 1e-5
     """... or this, whichever is larger. fp32 re-ordered sums land at 1e-7 to 1e-6; fp16, bf16 and TF32
     internals at 1e-4 to 1e-2, so they fail."""
+    precision_sample: int = 1 << 24
+    """Outputs with more elements than this are compared with their float64 reference at this many positions,
+    drawn by the run's secret seed (`precision.PRECISION_SAMPLE` says why that keeps the check's power)."""
     correctness_trials: int = 6
     """Seeds drawn from the per-run secret, each a fresh draw of the problem's own `get_inputs()`, turned into
     the trial's input variant (`validator.evaluate.worker.input_variants.trial_variants`): upstream's draw as is,
@@ -56,14 +61,44 @@ class Protocol:
     target_ci_halfwidth: float = 0.01
     """Stop when the speedup's 95% bootstrap interval is within ±1% of the estimate."""
     time_budget_s: float = 30.0
-    """Per-problem timing budget; the interval reported is what the budget allowed."""
+    """Per-problem timing budget, shared equally by the blocks; the interval reported is what it allowed."""
+    timing_blocks: int = 3
+    """Independent timing blocks per problem: each on fresh allocations (flush buffers, inputs, the caching
+    allocator emptied), after a pause, opening with the other side (reference or kernel) than the block before.
+    min_rounds, max_rounds and the time budget are per problem, each block taking its share (`timing.per_block`)
+    and stopping early at the interval target above; the published interval resamples blocks, then rounds
+    (`timing.rerun_interval`)."""
+    block_gap_s: float = 0.1
+    """Pause between two blocks, so they sample the GPU at different moments."""
+    clock_floor: float = 0.9
+    """A block whose SM clock (read through NVML before and after it) is below this fraction of the
+    application clock, or that NVML says ran throttled (thermal, power, software slowdown), is measured again."""
+    block_attempts: int = 3
+    """Measurements of one block at most; a block still down-clocked after them keeps its numbers and the
+    problem is flagged `clock-unstable`."""
     bootstrap_resamples: int = 2000
+    all_stream_timing: bool = False
+    """Time reference and kernel by the span of their GPU activity on every stream (profiler activity records,
+    `worker/stream_span.py`) instead of CUDA events on one stream; off until `bench/stream_timing.py` has
+    compared the two on the GPU."""
     host_device_mismatch: float = 1.5
     """Flag when host wall time per call exceeds device time by this factor plus launch overhead."""
     review_speedup: float = 10.0
     """Correct results faster than this are held as needs_review until a maintainer clears them."""
     build_timeout_s: float = 600.0
     problem_timeout_s: float = 300.0
+    """The parent's outer bound on one judge (imports, build loading, every phase); the judge's own deadline
+    per kernel call (below) catches a hang sooner."""
+    call_deadline_factor: float = 100.0
+    """A kernel call may take this many times the reference's measured call time ..."""
+    call_deadline_slack_s: float = 2.0
+    """... plus this (synchronisation, a slow first touch of memory) ..."""
+    call_deadline_floor_s: float = 5.0
+    """... and never less than this."""
+    first_call_slack_s: float = 10.0
+    """Added to the first call's deadline: it may JIT-compile (Triton); a request past its deadline is let run
+    while the runner's compile cache is being written, and a torch.compile kernel's first call has the parent's
+    bound only (`worker/deadline.py`)."""
 
     def to_dict(self) -> dict:
         return asdict(self)

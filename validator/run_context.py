@@ -38,6 +38,8 @@ class BuildOptions:
     """Stop after the build (`--build-only`)."""
     timeout_scale: float = 1.0
     """Multiplies the protocol's build time limit (slow machines)."""
+    shared_pch: bool = False
+    """Compile torch/extension.h once into the cache and force it into every C++ compile (`build/pch.py`)."""
 
 
 @dataclass(frozen=True)
@@ -58,6 +60,8 @@ class EvaluateOptions:
     """A maintainer's run; honoured only with provenance."""
     compile_baseline: bool = False
     """Also time torch.compile of each reference (cached per hardware and problem hash)."""
+    lock_clocks: bool = False
+    """Lock each GPU's SM clock through NVML for the run (where permitted), recording whether it was locked."""
     interpret: bool = False
     """Run workers on the CPU with Triton's interpreter: correctness only, no timing."""
     worker: Target = WORKER

@@ -46,7 +46,16 @@ COLUMNS = (
            "it has not measured yet (they count as failures until it has)", text_sorts=True),
 )
 SORT_COLUMN = 5 + HOME_THRESHOLDS.index(1.0)
-INTERVAL_TITLE = "fast_1 with every kernel at its speedup interval's low and high end"
+INTERVAL_TITLE = ("95% interval of fast_1 with every kernel's speedup drawn from its own interval (where a rerun "
+                  "is expected to land)")
+AMBIGUOUS_TITLE = "kernels whose speedup interval straddles 1: a rerun could count them on either side"
+
+
+def ambiguous_html(count: int) -> str:
+    """The ambiguous count beside a fast_p interval (nothing when no kernel is ambiguous)."""
+    if count <= 0:
+        return ""
+    return f' <span class="kb-ambiguous" title="{AMBIGUOUS_TITLE}">{count} ambiguous</span>'
 
 
 class Record(dict):
@@ -65,22 +74,6 @@ def run_cell(verified: bool, sandbox: str = "") -> Cell:
     if sandbox == "none":
         return Cell(f"{text}, no sandbox", f"{text}, no sandbox", css=f"kb-badge {css} kb-nosandbox", title=NO_SANDBOX)
     return Cell(text, text, css=f"kb-badge {css}")
-
-
-AMBIGUOUS_COLUMN = Column("Ambiguous", "problems whose speedup interval leaves fast_1 open (it straddles p = 1): "
-                          "fast_1 may be off by this many problems", narrow=False)
-
-
-def table_columns(model: SiteModel) -> tuple[Column, ...]:
-    """The leaderboard's columns, and Ambiguous where scoring computes `ambiguous_1`."""
-    return (*COLUMNS, AMBIGUOUS_COLUMN) if "ambiguous_1" in model.ambiguous_columns else COLUMNS
-
-
-def ambiguous_cell(model: SiteModel, values: dict | None) -> tuple[Cell, ...]:
-    if "ambiguous_1" not in model.ambiguous_columns:
-        return ()
-    count = number(values.get("ambiguous_1")) if values else None
-    return (Cell(count, "–" if count is None else f"{count:g}"),)
 
 
 def attempted_cell(attempted: int, problems: int, pending: int) -> Cell:
@@ -147,7 +140,6 @@ def entry_row(model: SiteModel, score: Record, rank: int | None) -> tuple[Cell, 
         Cell(number(score.geomean_speedup), speedup_text(number(score.geomean_speedup))),
         Cell(number(score.correct_rate), percent_text(number(score.correct_rate))),
         attempted_cell(int(score.n_attempted), int(score.n_problems), int(score.n_pending)),
-        *ambiguous_cell(model, score),
     )
 
 
@@ -163,7 +155,6 @@ def reference_row(model: SiteModel, ref: ReferenceScore) -> tuple[Cell, ...]:
         Cell(ref.geomean, speedup_text(ref.geomean)),
         Cell(None, "–"),
         Cell(ref.measured, f"{ref.measured}/{ref.problems}"),
-        *ambiguous_cell(model, None),
     )
 
 
@@ -177,14 +168,14 @@ def leaderboard_table(model: SiteModel, board: LevelBoard) -> Table:
     for fast_1, row in others:  # a reference goes after the entries it ties with
         rows.append((-fast_1, len(board.ranked) + 1, row, "kb-ref-row"))
     rows.sort(key=lambda item: (item[0], item[1]))
-    return Table(table_columns(model), tuple(r[2] for r in rows), sort_column=SORT_COLUMN,
+    return Table(COLUMNS, tuple(r[2] for r in rows), sort_column=SORT_COLUMN,
                  row_css=tuple(r[3] for r in rows))
 
 
 def partial_table(model: SiteModel, board: LevelBoard) -> Table | None:
     if not board.partial:
         return None
-    return Table(table_columns(model), tuple(entry_row(model, s, None) for s in board.partial),
+    return Table(COLUMNS, tuple(entry_row(model, s, None) for s in board.partial),
                  sort_column=SORT_COLUMN)
 
 
@@ -202,7 +193,8 @@ def leader_html(model: SiteModel, combo: Combo, level: int, board: LevelBoard) -
     top = entries[0]
     best = float(top[HEADLINE])
     around = (f' <span class="kb-ci" title="{INTERVAL_TITLE}">'
-              f"[{percent_text(number(top.fast_1_low))}–{percent_text(number(top.fast_1_high))}]</span>")
+              f"[{percent_text(number(top.fast_1_lo))}–{percent_text(number(top.fast_1_hi))}]</span>"
+              f"{ambiguous_html(int(top.ambiguous_1))}")
     parts = [f"<strong>{percent_text(best)}</strong> fast_1{around}"]
     if len(entries) > 1:
         second = entries[1]
@@ -213,8 +205,6 @@ def leader_html(model: SiteModel, combo: Combo, level: int, board: LevelBoard) -
     if compiled:
         parts.append(f"{points(best - compiled[0])} vs torch.compile")
     parts.append(f"attempted {int(top.n_attempted)}/{size}")
-    if "ambiguous_1" in model.ambiguous_columns and number(top.get("ambiguous_1")):
-        parts.append(f'<span title="{AMBIGUOUS_COLUMN.title}">{number(top.get("ambiguous_1")):g} ambiguous</span>')
     if model.sandbox_of(top.slug, combo.hardware) == "none":
         parts.append(f'<span class="kb-badge kb-nosandbox" title="{NO_SANDBOX}">no sandbox</span>')
     if not board.ranked:

@@ -107,6 +107,7 @@ def build(model: SiteModel, out: SiteBuild) -> None:
         departures=departures(model),
         protocol=PROTOCOL,
         protocol_rows=protocol_rows(PROTOCOL),
+        precision_sample=f"{PROTOCOL.precision_sample:,}",
         tolerances=tolerance_rows(PROTOCOL),
         scales=scales_text(tuple(s for s in PROTOCOL.input_scales if s != 1.0)),
         scoring_doc=scoring_definitions(),

@@ -33,7 +33,8 @@ RESULT_COLUMNS = (
 SCORE_COLUMNS = (
     Column("Baseline", numeric=False),
     Column("Level"),
-    *(Column(fast_p_label(p)) for p in THRESHOLDS),
+    *(Column(fast_p_label(p), "[95% interval with every kernel drawn from its speedup interval]; ambiguous: "
+             "kernels whose interval straddles p") for p in THRESHOLDS),
     Column("Geomean"),
     Column("Compiled", "built and ran / attempted"),
     Column("Correct", "correct / attempted"),
@@ -93,15 +94,21 @@ def result_table(rows: pd.DataFrame, kernels: dict[tuple[int, int], dict], probl
     return Table(RESULT_COLUMNS, tuple(out))
 
 
-def score_columns(ambiguous: tuple[str, ...]) -> tuple[Column, ...]:
-    """SCORE_COLUMNS, and one Ambiguous column per `ambiguous_<p>` that scoring computes."""
-    extra = tuple(Column(f"Ambiguous at {c.removeprefix('ambiguous_')}",
-                         "problems whose speedup interval straddles p: fast_p may be off by this many")
-                  for c in ambiguous)
-    return (*SCORE_COLUMNS, *extra)
+def fast_cell(values: dict[str, Any], p: float) -> Cell:
+    """fast_p with its interval and, where there are any, the kernels that could fall on either side of p."""
+    label = fast_p_label(p)
+    value = number(values[label])
+    text = percent_text(value)
+    lo, hi = number(values.get(f"{label}_lo")), number(values.get(f"{label}_hi"))
+    if lo is not None and hi is not None and (lo, hi) != (value, value):
+        text += f" [{percent_text(lo)}–{percent_text(hi)}]"
+    count = int(values.get(f"ambiguous_{p:g}") or 0)
+    if count:
+        text += f" · {count} ambiguous"
+    return Cell(value, text)
 
 
-def score_table(scores: pd.DataFrame, ambiguous: tuple[str, ...] = ()) -> Table:
+def score_table(scores: pd.DataFrame) -> Table:
     rows = []
     for values in scores.to_dict("records"):
         s = Record(values)
@@ -109,19 +116,14 @@ def score_table(scores: pd.DataFrame, ambiguous: tuple[str, ...] = ()) -> Table:
             (
                 Cell(BASELINE_NAMES[s.baseline], BASELINE_NAMES[s.baseline]),
                 Cell(int(s.level), str(s.level)),
-                *(
-                    Cell(number(values[fast_p_label(p)]), percent_text(number(values[fast_p_label(p)])))
-                    for p in THRESHOLDS
-                ),
+                *(fast_cell(values, p) for p in THRESHOLDS),
                 Cell(number(s.geomean_speedup), speedup_text(number(s.geomean_speedup))),
                 Cell(number(s.compile_rate), percent_text(number(s.compile_rate))),
                 Cell(number(s.correct_rate), percent_text(number(s.correct_rate))),
                 attempted_cell(int(s.n_attempted), int(s.n_problems), int(s.n_pending)),
-                *(Cell(number(values[c]), "–" if number(values[c]) is None else f"{number(values[c]):g}")
-                  for c in ambiguous),
             )
         )
-    return Table(score_columns(ambiguous), tuple(rows))
+    return Table(SCORE_COLUMNS, tuple(rows))
 
 
 def run_badge(results: ResultsFile) -> str:
@@ -240,7 +242,7 @@ def submission_page(model: SiteModel, slug: str, aligned: pd.DataFrame | None, o
         for results in mine:
             here = scores[scores["hardware"] == results.hardware]
             gpu = results.environment.gpu or results.hardware
-            parts.append(f"<h3>{escape(gpu)}</h3>\n" + table_html(score_table(here, model.ambiguous_columns), root))
+            parts.append(f"<h3>{escape(gpu)}</h3>\n" + table_html(score_table(here), root))
         slots["scores"] = "\n".join(parts)
     for results in mine:
         slot_name = f"results-{results.hardware}"

@@ -10,6 +10,8 @@ import pytest
 from validator.files import write_text_atomic
 from validator.results.layout import hardware_key, is_shard_file, results_path, whole_run_files
 from validator.results.records import (
+    RESULTS_SCHEMA_VERSION,
+    BlockTiming,
     Environment,
     Flag,
     ProblemResult,
@@ -27,7 +29,9 @@ def _sample() -> ResultsFile:
         key="level1/19_ReLU", level=1, problem_id=19, problem_sha256="a" * 64, kernel_path="k.py",
         kernel_sha256="b" * 64, backend="cuda", status=Status.CORRECT, max_abs_error=0.0,
         reference=Timing(1.5, 1.4, 1.6, 1.3, 40), kernel=Timing(1.0, 0.9, 1.1, 0.8, 40), speedup=1.5,
-        speedup_ci=(1.48, 1.52), rounds=40, flags=(Flag("needs-review", "fast"),),
+        speedup_ci=(1.48, 1.52), rounds=40, flags=(Flag("needs-review", "fast"),), deadline_s=12.5,
+        blocks=(BlockTiming(1.5, 1.0, 1.5, 14, True, 1980, 2619, ("sw-power-cap",), 2),
+                BlockTiming(1.5, 1.01, 1.485, 13, False)),
     )
     env = Environment("NVIDIA H100 80GB HBM3", "580", "13.0", "2.11", "3.6", "3.12", "0.1.0", "1")
     return ResultsFile("s", "S", "c" * 64, "nvidia-h100-80gb-hbm3", env, {"version": "1"}, (problem,),
@@ -39,7 +43,16 @@ def test_a_results_file_round_trips_through_json(tmp_path):
     path = results_path(tmp_path, original.hardware, original.slug)
     save(original, path)
     assert load(path) == original
-    assert json.loads(path.read_text())["schema_version"] == 1
+    assert json.loads(path.read_text())["schema_version"] == RESULTS_SCHEMA_VERSION
+
+
+def test_a_version_1_file_without_blocks_or_deadline_still_loads():
+    data = json.loads(json.dumps(__import__("dataclasses").asdict(_sample())))
+    data["schema_version"] = 1
+    for problem in data["problems"]:
+        del problem["blocks"], problem["deadline_s"]
+    loaded = from_dict(data).problems[0]
+    assert (loaded.blocks, loaded.deadline_s, loaded.speedup) == ((), None, 1.5)
 
 
 def test_a_newer_results_schema_is_refused_rather_than_misread():

@@ -6,14 +6,17 @@ import dataclasses
 import math
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from site_src.scoring import (
     aligned_from_results,
+    ambiguous,
     best_per_problem,
     curves,
     fast_p,
     fast_p_curve,
+    fast_p_interval,
     level_scores,
 )
 from validator.catalogue.problems import Catalogue, Problem
@@ -272,3 +275,47 @@ def test_a_run_on_another_versions_track_is_scored_on_that_tracks_problems_only(
     aligned = aligned_from_results([new, old], with_track)
     assert set(aligned[aligned.slug == "new"].key) == {"level1/1_P", "level1/2_P", "level1/3_P"}
     assert set(aligned[aligned.slug == "old"].key) == {"level1/1_P", "level1/2_P@old", "level1/3_P"}
+
+
+def test_fast_p_has_an_interval_from_each_kernel_s_uncertainty_and_counts_the_ambiguous():
+    files = [results("a", record(1, 1, C, 3.0, speedup_ci=(2.9, 3.1)), record(1, 2, C, 1.02, speedup_ci=(0.97, 1.07)),
+                     record(1, 3, C, 0.5, speedup_ci=(0.45, 0.55)), record(1, 4, Status.INCORRECT))]
+    row = score_row(files, {1: 4})
+    assert row["fast_1"] == 0.5 and row["ambiguous_1"] == 1  # only the 1.02x kernel straddles 1
+    assert row["fast_1_lo"] == 0.25 and row["fast_1_hi"] == 0.5  # it lands below 1 in a share of the draws
+    assert row["fast_2_lo"] == row["fast_2"] == row["fast_2_hi"] == 0.25 and row["ambiguous_2"] == 0
+    assert row["fast_0_lo"] == row["fast_0_hi"] == 0.75  # an incorrect kernel fails in every draw
+    assert score_row(files, {1: 4}) == row  # seeded
+
+
+def test_the_fast_p_interval_covers_the_true_fast_p_of_kernels_measured_with_honest_intervals():
+    rng = np.random.default_rng(3)
+    covered, trials = 0, 200
+    for t in range(trials):
+        true = np.exp(rng.normal(0.0, 0.15, 40))  # 40 kernels around 1x, many near the threshold
+        seen = true * np.exp(rng.normal(0, 0.03, 40))
+        low, high = seen * np.exp(-1.96 * 0.03), seen * np.exp(1.96 * 0.03)
+        lo, hi = fast_p_interval(seen, low, high, 40, 1.0, draws=500, seed=t)
+        covered += lo <= fast_p(true, 40, 1.0) <= hi
+    assert covered / trials >= 0.9
+    assert ambiguous([0.9, 1.0, 1.1], [1.1, 1.2, 1.3], 1.0) == 2  # low <= p < high
+
+
+def test_a_submission_page_cell_shows_fast_p_with_its_interval_and_ambiguous_count():
+    from site_src.views.submissions import fast_cell
+
+    values = {"fast_1": 0.5, "fast_1_lo": 0.25, "fast_1_hi": 0.5, "ambiguous_1": 1}
+    assert fast_cell(values, 1.0) == (0.5, "50.0% [25.0%–50.0%] · 1 ambiguous", None, "", "")
+    assert fast_cell({"fast_1": 0.5, "fast_1_lo": 0.5, "fast_1_hi": 0.5, "ambiguous_1": 0}, 1.0).display == "50.0%"
+
+
+def test_the_site_generator_imports_no_torch():
+    """The site is deployed from an environment without torch (.github/workflows/deploy-site.yml)."""
+    import subprocess
+    import sys
+
+    from tests.paths import REPO
+
+    probe = "import sys, site_src.generate; sys.exit('torch' in sys.modules)"
+    assert subprocess.run([sys.executable, "-c", probe], cwd=REPO, check=False,
+                          env={"PYTHONPATH": str(REPO), "PATH": "/usr/bin:/bin"}).returncode == 0

@@ -28,6 +28,7 @@ from validator.build.toolchain import Toolchain
 from validator.evaluate import gpu_env, sharding, warmup
 from validator.evaluate.jobs import Job
 from validator.evaluate.scheduler import WORKER, Device, SchedulerConfig, WorkItem, run_all
+from validator.evaluate.worker import clocks
 from validator.findings import ExitCode, Finding, Severity, UserError
 from validator.isolation import bwrap
 from validator.machine import Machine
@@ -327,7 +328,9 @@ def run_stage(context: StageContext) -> StageRun:
              "sandbox_detail": isolation.detail}
     header = _header(context, hardware, gpu_env.environment(machine, gpu_name, visible, extra))
     console = context.options.console
-    with gpu_env.ClockSampler(visible) as sampler, progress.EvaluationView(console, len(planned)) as view:
+    lock = clocks.locked_clocks(visible, options.lock_clocks and not options.interpret)
+    view = progress.EvaluationView(console, len(planned))
+    with lock as locked, gpu_env.ClockSampler(visible) as sampler, view:
         final = evaluate(planned, header, path, config, force=options.force, view=view, console=console)
     cache = baselines.cache_path(options.results_dir, hardware)
     if context.submission.slug == baselines.SUBMISSION_SLUG:
@@ -335,7 +338,8 @@ def run_stage(context: StageContext) -> StageRun:
     elif options.compile_baseline:
         final = with_compile_baseline(final, planned, config, cache, machine.torch_version)
     network_open = any(f.code == "sandbox-network-open" for r in final.problems for f in r.flags)
-    final = _with_extra(final, clocks_during_run=sampler.summary(), network_isolated=not network_open)
+    final = _with_extra(final, clocks_during_run=sampler.summary(), network_isolated=not network_open,
+                        clocks_locked=locked)
     results.save(final, path)
     if console is not None:
         console.print(progress.results_table(final.problems, title=f"{context.submission.slug} on {gpu_name}"))

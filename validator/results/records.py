@@ -15,7 +15,8 @@ from typing import Any
 from validator import files
 from validator.files import write_text_atomic
 
-RESULTS_SCHEMA_VERSION = 1
+RESULTS_SCHEMA_VERSION = 2
+"""2: `blocks` (per-block timing) and `deadline_s` on problem results; version 1 files load with neither."""
 
 
 class Status(StrEnum):
@@ -42,6 +43,27 @@ class Timing:
     minimum: float
     n: int
     """Number of timed calls."""
+
+
+@dataclass(frozen=True)
+class BlockTiming:
+    """One independent timing block: its rounds ran on fresh allocations, at another moment than the other
+    blocks, opening with the side `kernel_first` says."""
+
+    reference_ms: float
+    """Median device time of the reference over the block's rounds."""
+    kernel_ms: float
+    speedup: float
+    """reference_ms / kernel_ms."""
+    rounds: int
+    kernel_first: bool
+    sm_clock_mhz: int | None = None
+    """The lowest SM clock read through NVML before and after the block (None: not read)."""
+    mem_clock_mhz: int | None = None
+    throttle_reasons: tuple[str, ...] = ()
+    """Slowdown reasons NVML reported before or after the block (thermal, power, sw-slowdown, ...)."""
+    attempts: int = 1
+    """How many times the block was measured: a block that ran throttled or down-clocked is measured again."""
 
 
 @dataclass(frozen=True)
@@ -86,6 +108,11 @@ class ProblemResult:
     """Share of profiled GPU time spent in kernels whose names come from the submission's own sources."""
     seconds: float = 0.0
     """Wall time spent on this problem (build excluded)."""
+    blocks: tuple[BlockTiming, ...] = ()
+    """Each timing block's medians and speedup, with the clock state it ran under."""
+    deadline_s: float | None = None
+    """The judge's deadline for one kernel call, set from the reference's measured time (see the
+    `kernel-deadline` flag when a call hit it)."""
 
 
 @dataclass(frozen=True)
@@ -133,6 +160,13 @@ def _timing(data: dict[str, Any] | None) -> Timing | None:
     return Timing(**data) if data else None
 
 
+def _block(data: dict[str, Any]) -> BlockTiming:
+    known = {f.name for f in fields(BlockTiming)}
+    values = {k: v for k, v in data.items() if k in known}
+    values["throttle_reasons"] = tuple(values.get("throttle_reasons", ()))
+    return BlockTiming(**values)
+
+
 _PROBLEM_FIELDS = frozenset(f.name for f in fields(ProblemResult))
 
 
@@ -142,13 +176,15 @@ def problem_from_dict(data: dict[str, Any]) -> ProblemResult:
     for name in ("reference", "kernel", "compile_reference"):
         values[name] = _timing(values.get(name))
     values["flags"] = tuple(Flag(**f) for f in values.get("flags", ()))
+    values["blocks"] = tuple(_block(b) for b in values.get("blocks", ()))
     if values.get("speedup_ci") is not None:
         values["speedup_ci"] = tuple(values["speedup_ci"])
     return ProblemResult(**values)
 
 
-UPGRADES: dict[int, Any] = {}
-"""`UPGRADES[n]` turns a version n-1 dict into version n; none yet (version 1 is the first)."""
+UPGRADES: dict[int, Any] = {2: lambda data: data}
+"""`UPGRADES[n]` turns a version n-1 dict into version n. 2 only added fields with defaults (`blocks`,
+`deadline_s`), so a version 1 file reads as it is."""
 
 
 def from_dict(data: dict[str, Any]) -> ResultsFile:

@@ -8,21 +8,20 @@ import math
 import pytest
 import torch
 
-from validator.evaluate.worker import correctness
+from validator.evaluate.worker import correctness, precision
 from validator.evaluate.worker.correctness import (
     check_structure,
     check_values,
     compare_values,
     derive_seed,
     inputs_unchanged,
-    normwise_error,
     poison,
-    precision_verdict,
     refill_inputs,
     scale_floating,
     specs_of,
     tolerance_for,
 )
+from validator.evaluate.worker.precision import normwise_error, precision_verdict
 from validator.protocol import PROTOCOL
 
 FP32 = (1e-4, 1e-4)
@@ -250,3 +249,39 @@ def test_normwise_error_ignores_positions_that_overflowed_and_flags_mostly_broke
     ref = torch.tensor([1.0, 2.0, float("inf")], dtype=torch.float64)
     assert normwise_error(torch.tensor([1.0, 2.0, float("inf")]), ref) == 0.0
     assert math.isinf(normwise_error(torch.full((3,), float("nan")), ref))
+
+
+class _Matmul(torch.nn.Module):
+    def __init__(self, b: torch.Tensor) -> None:
+        super().__init__()
+        self.b = torch.nn.Parameter(b)
+
+    def forward(self, a: torch.Tensor) -> torch.Tensor:
+        return a @ self.b
+
+
+def test_on_a_large_output_the_precision_check_compares_sampled_positions_with_the_same_verdicts(monkeypatch):
+    """With the sample 1/24 of the output: the float64 reference is kept at the sampled positions only, the
+    sampled error estimates the full one, and the verdicts are the full check's: the honest re-ordered fp32
+    GEMM passes, fp16/bf16/TF32 operands and lowering on a twentieth of the rows fail."""
+    monkeypatch.setattr(precision, "PRECISION_SAMPLE", 1 << 12)
+    gen = torch.Generator().manual_seed(5)
+    b = torch.randn(256, 384, generator=gen)
+    model = _Matmul(b)
+    made = lambda i: [torch.randn(256, 256, generator=torch.Generator().manual_seed(40 + i))]  # noqa: E731
+    sets = precision.precision_references(model, made, widen_seed=3, sample_seed=9)
+    assert len(sets) == 2 and all(r.numel() == 1 << 12 for s in sets for r in s.ref64)
+    assert all(p is not None for s in sets for p in s.positions)
+    for ps in sets:
+        a = made(ps.index)[0] if ps.index == 0 else correctness.widen_dynamic_range(made(1), 3)[0]
+        full64 = a.double() @ b.double()
+        assert ps.reference_error == pytest.approx(normwise_error(a @ b, full64), rel=0.1)
+        honest = _blocked_matmul(a, b)
+        assert ps.kernel_error([honest]) == pytest.approx(normwise_error(honest, full64), rel=0.1)
+        assert not precision_verdict(ps.kernel_error([honest]), ps.reference_error).lowered
+        part = a @ b
+        part[::20] = a[::20].bfloat16().float() @ b.bfloat16().float()
+        for name, out in {"fp16": a.half().float() @ b.half().float(), "tf32": _tf32(a) @ _tf32(b),
+                          "bf16 on 5% of rows": part}.items():
+            assert ps.kernel_error([out]) == pytest.approx(normwise_error(out, full64), rel=0.2), name
+            assert precision_verdict(ps.kernel_error([out]), ps.reference_error).lowered, name

@@ -171,7 +171,9 @@ def test_the_timing_phase_interleaves_verifies_and_fills_the_result(tmp_path: Pa
         evaluation.close()
     result = evaluation.result(1.0)
     assert result.status is Status.CORRECT, result.error
-    assert 5 <= result.rounds <= 12 and result.reference.n == result.rounds == result.kernel.n
+    assert result.reference.n == result.rounds == result.kernel.n == sum(b.rounds for b in result.blocks)
+    assert [b.kernel_first for b in result.blocks] == [True, False, True]  # blocks open with alternating sides
+    assert all(b.rounds >= 2 and b.attempts == 1 and b.sm_clock_mhz is None for b in result.blocks)
     assert result.speedup_ci[0] <= result.speedup <= result.speedup_ci[1]
     assert "timing-bound" in {f.code for f in result.flags}
 

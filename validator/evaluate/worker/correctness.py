@@ -19,8 +19,6 @@ from typing import Any
 
 import torch
 
-from validator.protocol import PROTOCOL
-
 _OPS = SimpleNamespace(
     abs=torch.abs,
     sub=torch.sub,
@@ -47,6 +45,7 @@ _OPS = SimpleNamespace(
     any=torch.any,
     all=torch.all,
     reshape=torch.reshape,
+    take=torch.take,
     zeros_like=torch.zeros_like,
     full_like=torch.full_like,
     tensor_type=torch.Tensor,
@@ -55,8 +54,6 @@ _OPS = SimpleNamespace(
 )
 CHUNK = 1 << 24
 """Elements compared per step (64 MiB of float32)."""
-PRECISION_FACTOR = PROTOCOL.precision_factor
-PRECISION_FLOOR = PROTOCOL.precision_floor
 
 
 @dataclass(frozen=True)
@@ -322,50 +319,6 @@ def inputs_unchanged(given: Sequence[Any], pristine: Sequence[Any]) -> Check:
     return PASSED
 
 
-def normwise_error(out: torch.Tensor, ref64: torch.Tensor) -> float:
-    """‖out − ref‖ / ‖ref‖ in float64 over positions where both are finite (inf when the mask is empty)."""
-    if ref64.numel() == 0:
-        return 0.0
-    parts = []
-    o_all, r_all = _flat(out), _flat(ref64)
-    for s in _chunks(ref64.numel()):
-        o, r = o_all[s].to(_OPS.float64), r_all[s].to(_OPS.float64)
-        finite = _OPS.logical_and(_OPS.isfinite(o), _OPS.isfinite(r))
-        d = _OPS.where(finite, _OPS.sub(o, r), 0.0)
-        kept = _OPS.where(finite, r, 0.0)
-        parts.append(_OPS.stack([_OPS.dot(d, d), _OPS.dot(kept, kept), _OPS.sum(finite).to(_OPS.float64)]))
-    num, den, count = _OPS.sum(_OPS.stack(parts), 0).tolist()
-    if count * 2 < ref64.numel():
-        return math.inf
-    if den == 0.0:
-        return 0.0 if num == 0.0 else math.inf
-    return math.sqrt(num / den)
-
-
-@dataclass(frozen=True)
-class Precision:
-    """A kernel's norm-wise error against a float64 reference, beside the fp32 reference's own error."""
-
-    kernel_error: float
-    reference_error: float
-    bound: float
-
-    @property
-    def lowered(self) -> bool:
-        return not self.kernel_error <= self.bound
-
-    def describe(self) -> str:
-        return (
-            f"relative error vs float64: kernel {self.kernel_error:.3g}, fp32 reference "
-            f"{self.reference_error:.3g}, bound {self.bound:.3g}"
-        )
-
-
-def precision_verdict(kernel_error: float, reference_error: float) -> Precision:
-    bound = max(PRECISION_FACTOR * reference_error, PRECISION_FLOOR)
-    return Precision(kernel_error, reference_error, bound)
-
-
 # ---- Reference outputs, computed before any submitted code is imported ---------------------------------
 
 
@@ -381,33 +334,3 @@ def reference_outputs(
                 raise TypeError("the reference Model must return a tensor or a tuple/list of tensors")
             expected.append([x.detach() for x in tensors])
     return expected, container
-
-
-@dataclass(frozen=True)
-class PrecisionSet:
-    inputs: list[Any]
-    ref64: list[torch.Tensor]
-    """The reference run in float64 (parameters and floating inputs upcast)."""
-    reference_error: float
-    """Norm-wise error of the fp32 reference itself against `ref64`."""
-    index: int = 0
-    """0: a draw from the problem's distribution; 1: the same widened over decades (`widen_dynamic_range`)."""
-
-
-def precision_references(model: Any, make: Callable[[int], list[Any]], widen_seed: int) -> list[PrecisionSet]:
-    """Float64 references for a draw from the problem's distribution and for one whose values are spread
-    over four decades of magnitude; sets whose fp32 reference overflows are left out."""
-    import copy
-
-    model64 = copy.deepcopy(model).double()
-    sets = []
-    with torch.no_grad():
-        for index in (0, 1):
-            inputs = make(index) if index == 0 else widen_dynamic_range(make(index), widen_seed)
-            ref64, _ = output_tensors(model64(*float64_inputs(inputs)))
-            ref32, _ = output_tensors(model(*clone_inputs(inputs)))
-            error = max(normwise_error(a, b) for a, b in zip(ref32, ref64, strict=True))
-            poison(ref32)
-            if math.isfinite(error):
-                sets.append(PrecisionSet(inputs, [r.detach() for r in ref64], error, index))
-    return sets

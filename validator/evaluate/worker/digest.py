@@ -21,11 +21,12 @@ import functools
 from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
 import torch
 
 BLOCK = 4096
 CHUNK_WORDS = 1 << 24
-"""CPU only: words digested at a time, bounding the temporary int64 copies."""
+"""CPU only: words digested at a time, bounding the temporary copies."""
 _POSITION, _SALT, _M1, _M2 = 0x2545F491, 0x5851F42D, 0x7FEB352D, 0x846CA68B
 _U32 = 0xFFFFFFFF
 
@@ -48,17 +49,21 @@ def _words(tensor: torch.Tensor) -> torch.Tensor:
 
 
 def _cpu_sum(words: torch.Tensor, k: int) -> int:
+    """The same sum in numpy: single-threaded (torch's CPU threads crawl on a loaded machine) and uint32
+    arithmetic wraps as the GPU's does."""
+    flat = words.numpy().view(np.uint32)
+    salt = np.uint32((k * _SALT) & _U32)
     total = 0
-    for start in range(0, words.numel(), CHUNK_WORDS):
-        chunk = words[start:start + CHUNK_WORDS]
-        position = torch.arange(start, start + chunk.numel(), dtype=torch.int64)
-        x = (chunk.to(torch.int64) & _U32) ^ ((position * _POSITION + k * _SALT) & _U32)
-        x = x ^ (x >> 16)
-        x = (x * _M1) & _U32  # below 2**63 before the mask: both factors are below 2**32
-        x = x ^ (x >> 15)
-        x = (x * _M2) & _U32
-        x = x ^ (x >> 16)
-        total += int(x.sum().item())  # at most 2**24 terms below 2**32
+    for start in range(0, flat.size, CHUNK_WORDS):
+        x = flat[start:start + CHUNK_WORDS]
+        position = np.arange(start, start + x.size, dtype=np.uint64).astype(np.uint32)
+        x = x ^ (position * np.uint32(_POSITION) + salt)
+        x = x ^ (x >> np.uint32(16))
+        x = x * np.uint32(_M1)
+        x = x ^ (x >> np.uint32(15))
+        x = x * np.uint32(_M2)
+        x = x ^ (x >> np.uint32(16))
+        total += int(x.sum(dtype=np.uint64))  # at most 2**24 terms below 2**32
     return total
 
 

@@ -1,6 +1,13 @@
 """Timing across the trust boundary: the judge times the reference itself while the runner is stopped, asks
 the runner for one timed kernel call at a time, and bounds what the runner reports by its own clock.
 
+The rounds run in `protocol.timing_blocks` independent blocks: each starts on fresh allocations (the judge's
+and the runner's flush buffers and the runner's input buffers made anew, the caching allocators emptied)
+after a pause, warms up again, and opens with the other side than the block before; inside a block the
+order of each round is random. NVML's clock state is read after the block's warm-up and after its last
+round; a block that ran throttled or down-clocked is measured again (`clocks.py`). Each block is bounded
+on its own (`JudgeSide.bound`).
+
 Per round (reference and kernel in a random order): the reference is timed here exactly as `timing.timed_call`
 does; for the kernel the runner first makes the round's inputs (`prepare`, outside any span), then the judge
 measures the wall-clock span of `go` (flush, events, call, synchronize, reply). Afterwards the judge decides,
@@ -16,10 +23,13 @@ median, plus three standard errors of the difference between the two medians (at
 SPAN_RELATIVE of the kernel's time. The standard errors come from each side's spread (a median's standard error
 is about 1.25 sigma / sqrt(n)), so a noisy machine widens the bound and a quiet one keeps it tight.
 """
+
 from __future__ import annotations
 
+import dataclasses
 import math
 import random
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -27,9 +37,10 @@ from typing import Any
 import numpy as np
 import torch
 
-from validator.evaluate.worker import timing
+from validator.evaluate.worker import clocks, stream_span, timing
 from validator.evaluate.worker.correctness import PASSED, Check, check_values, clone_inputs, poison
 from validator.evaluate.worker.digest import output_digest
+from validator.results.records import BlockTiming
 
 SPAN_FLOOR_MS = 0.05
 OVERHEAD_CAP_MS = 5.0
@@ -102,6 +113,24 @@ def span_verdict(ker_ms: list[float], spans_ms: list[float], allowance_ms: float
     return PASSED
 
 
+@dataclass(frozen=True)
+class Block:
+    """One measured block: its rounds' samples and the clock state read around them."""
+
+    samples: tuple[tuple[float, ...], ...]
+    stop: str
+    kernel_first: bool
+    before: clocks.ClockState | None = None
+    after: clocks.ClockState | None = None
+    failure: Check | None = None
+    attempts: int = 1
+
+
+def no_clocks() -> clocks.ClockState | None:
+    """Where NVML is not available: nothing is read, no block is judged on its clocks."""
+    return None
+
+
 def check_share(output_bytes: int, rounds: int) -> float:
     """The chance that a timed call's outputs are fetched and compared."""
     floor = min(CHECK_FRACTION, MIN_CHECKS / max(rounds, 1))
@@ -111,48 +140,114 @@ def check_share(output_bytes: int, rounds: int) -> float:
 class JudgeSide:
     def __init__(self, reference: Any, runner: Any, *, inputs: Callable[[int], list[Any]],
                  spec: Callable[[int], dict[str, Any]], shape: Any, tolerances: dict[str, Any],
-                 device: torch.device, overhead: Overhead) -> None:  # fmt: skip
+                 device: torch.device, overhead: Overhead,
+                 read_clocks: Callable[[], Any] = no_clocks) -> None:  # fmt: skip
         self.reference, self.runner, self.inputs, self.spec = reference, runner, inputs, spec
-        self.shape, self.tolerances, self.device, self.overhead = shape, tolerances, device, overhead
+        self.shape, self.tolerances, self.device, self.read_clocks = shape, tolerances, device, read_clocks
+        self.overhead = overhead
         self.allowance_ms = self.excess_ms = self.digest_ms = 0.0
         self.committed: str | None = None
         """The runner's digest of the last timed call's outputs, sent inside the span (see digest.py)."""
         self.digest_times: list[float] = []
         self.relative = SPAN_RELATIVE
+        self.flush: torch.Tensor | None = None
+        self.timed = self.warmed = 0  # input indices used so far: every round gets inputs never used before
+        self.unstable: list[str] = []
+        """Blocks still down-clocked or throttled after every attempt, described."""
 
     def run(self, protocol: Any, seed: int, *, gpu: bool) -> timing.Series:
+        """Every block in turn (each measured again while its clocks say it ran slowed, up to
+        `block_attempts`); the series of all kept blocks, or the first failure."""
         self.gpu = gpu
-        self.flush = timing.flush_buffer(self.device, protocol.l2_flush_factor) if gpu else None
-        order = random.Random(seed)
+        self.trace = gpu and protocol.all_stream_timing
+        self.fresh_allocations(protocol)
         self.check_share = check_share(self.shape.nbytes, protocol.min_rounds)
         output_digest([torch.zeros(4, device=self.device)])  # compiled here, not inside a measured digest
+        order = random.Random(seed)
+        kept: list[Block] = []
+        for b in range(protocol.timing_blocks):
+            for attempt in range(1, protocol.block_attempts + 1):
+                if kept or attempt > 1:
+                    time.sleep(protocol.block_gap_s)
+                    self.fresh_allocations(protocol)
+                block = self.block(b % 2 == 0, protocol, order, seed)
+                if block.failure is not None:
+                    return timing._series([s for k in kept for s in k.samples] + list(block.samples), "failed",
+                                          block.failure)
+                slowed = clocks.slowed(block.before, block.after, protocol.clock_floor)
+                if not slowed or attempt == protocol.block_attempts:
+                    break
+            if slowed:
+                self.unstable.append(f"block {b + 1}: {slowed} after {attempt} attempts")
+            kept.append(dataclasses.replace(block, attempts=attempt))
+        return self.series(kept)
+
+    def block(self, kernel_first: bool, protocol: Any, order: random.Random, seed: int) -> Block:
+        """Warm-up calls, then rounds until the block's own interval is tight, its share of the budget is
+        spent, or it has max_rounds / timing_blocks rounds; then the judge's bound on the block."""
         for i in range(protocol.warmup_calls):
-            _, verdict = self.round(-1 - i, kernel_first=i % 2 == 0, check=i == 0 or order)
+            self.warmed += 1
+            _, verdict = self.round(-self.warmed, kernel_first=(i % 2 == 0) == kernel_first,
+                                    check=self.warmed == 1 or order)
             if not verdict.ok:
-                return timing.Series((), (), (), (), "failed", verdict)
+                return Block((), "failed", kernel_first, failure=verdict)
+        before = self.read_clocks()
         samples: list[tuple[float, ...]] = []
+        rule = timing.per_block(protocol)
+        cap, budget_s = rule.max_rounds, rule.time_budget_s
         started, stop = timing._perf_counter(), "max-rounds"
-        for i in range(protocol.max_rounds):
-            sample, verdict = self.round(i, kernel_first=order.random() < 0.5, check=order)
+        for j in range(cap):
+            index, self.timed = self.timed, self.timed + 1
+            first = kernel_first if j == 0 else order.random() < 0.5
+            sample, verdict = self.round(index, kernel_first=first, check=order)
             if not verdict.ok:
-                return timing._series(samples, "failed", verdict)
+                return Block(tuple(samples), "failed", kernel_first, failure=verdict)
             samples.append(sample)
             ref, ker = [s[0] for s in samples], [s[1] for s in samples]
-            if gpu and (i + 1) % timing.CHECK_EVERY == 0 and timing.converged(ref, ker, protocol, seed + i):
+            if self.gpu and (j + 1) % timing.CHECK_EVERY == 0 and timing.converged(ref, ker, rule, seed + index):
                 stop = "converged"
                 break
-            if timing._perf_counter() - started > protocol.time_budget_s and len(samples) >= protocol.min_rounds:
+            if timing._perf_counter() - started > budget_s and len(samples) >= rule.min_rounds:
                 stop = "budget"
                 break
-        series = timing._series(samples, stop, None)
-        floor, self.relative = (SPAN_FLOOR_MS, SPAN_RELATIVE) if gpu else (CPU_FLOOR_MS, CPU_RELATIVE)
+        after = self.read_clocks()
+        verdict = self.bound(timing._series(samples, stop, None))
+        return Block(tuple(samples), stop, kernel_first, before, after, None if verdict.ok else verdict)
+
+    def bound(self, series: timing.Series) -> Check:
+        """The judge's bound on one block's reported times: the allowance for the harness's own overhead and
+        the verdict (the one place the allowance formula lives)."""
+        floor, self.relative = (SPAN_FLOOR_MS, SPAN_RELATIVE) if self.gpu else (CPU_FLOOR_MS, CPU_RELATIVE)
         excess = list(np.asarray(series.spans_ms) - np.asarray(series.ker_ms))
         self.excess_ms = float(np.median(excess)) if excess else 0.0
         spread = 3.0 * math.hypot(self.overhead.median_se_ms, median_se(excess))
         self.digest_ms = min(self.digest_times, default=0.0)  # the steady cost: a slower call only had noise
         self.allowance_ms = self.overhead.median_ms + self.digest_ms + max(floor, spread)
-        verdict = span_verdict(list(series.ker_ms), list(series.spans_ms), self.allowance_ms, self.relative)
-        return series if verdict.ok else timing._series(samples, "failed", verdict)
+        return span_verdict(list(series.ker_ms), list(series.spans_ms), self.allowance_ms, self.relative)
+
+    def series(self, kept: list[Block]) -> timing.Series:
+        """The kept blocks as one series: rounds labelled by block, and each block summarised."""
+        samples = [s for k in kept for s in k.samples]
+        stops = {k.stop for k in kept}
+        stop = next((s for s in ("budget", "max-rounds") if s in stops), "converged")
+        summaries = []
+        for k in kept:
+            ref, ker = [s[0] for s in k.samples], [s[1] for s in k.samples]
+            state = clocks.merged(k.before, k.after)
+            summaries.append(BlockTiming(float(np.median(ref)), float(np.median(ker)), timing.speedup(ref, ker),
+                                         len(ref), k.kernel_first, state.sm_mhz if state else None,
+                                         state.mem_mhz if state else None, state.reasons if state else (), k.attempts))
+        block_of = tuple(b for b, k in enumerate(kept) for _ in k.samples)
+        return dataclasses.replace(timing._series(samples, stop, None), block_of=block_of, blocks=tuple(summaries))
+
+    def fresh_allocations(self, protocol: Any) -> None:
+        """A new flush buffer here, and the runner told to make its own anew at its next `prepare`."""
+        self.fresh = True
+        if not self.gpu:
+            return
+        self.flush = None
+        torch.cuda.empty_cache()
+        self.flush = timing.flush_buffer(self.device, protocol.l2_flush_factor)
 
     def round(self, i: int, *, kernel_first: bool, check: Any) -> tuple[tuple[float, ...], Check]:
         inputs = self.inputs(i)
@@ -197,6 +292,8 @@ class JudgeSide:
         self.runner.pause()
         try:
             with torch.no_grad():
+                if self.gpu and self.trace:
+                    return self.traced_reference(args)
                 if self.gpu:
                     return timing.timed_call(self.reference, args, self.flush)
                 t0 = timing._perf_counter()
@@ -206,15 +303,31 @@ class JudgeSide:
         finally:
             self.runner.resume()
 
+    def traced_reference(self, args: list[Any]) -> tuple[Any, float, float]:
+        """The reference timed as the kernel is under all-stream timing: its span of GPU activity, any stream."""
+        tracer = stream_span.Tracer()
+        tracer.start()
+
+        def marked(*given: Any) -> Any:
+            with tracer.mark():
+                return self.reference(*given)
+
+        out, dev, host = timing.timed_call(marked, args, self.flush)
+        span = tracer.stop()
+        return out, span if span is not None else dev, host
+
     def time_kernel(self, i: int) -> tuple[float, float, float]:
-        self.runner.request({"op": "prepare", "inputs": self.spec(i),
+        self.runner.request({"op": "prepare", "inputs": self.spec(i), "fresh": self.fresh, "trace": self.trace,
                              "flush_bytes": self.flush.numel() * 4 if self.flush is not None else 0})
+        self.fresh = False
         t0 = timing._perf_counter()
         reply = self.runner.request({"op": "go"})
         span = (timing._perf_counter() - t0) * 1e3
         self.committed = reply.get("digest") if isinstance(reply.get("digest"), str) else None
         try:
             dev, host = float(reply["device_ms"]), float(reply["host_ms"])
+            if self.trace:  # the all-stream span, read after the judge's span closed; bounded the same way
+                dev = float(self.runner.request({"op": "trace"})["span_ms"])
         except (KeyError, TypeError, ValueError):
             dev = host = float("nan")
         if not (math.isfinite(dev) and math.isfinite(host) and 0 < dev <= span and host >= 0):

@@ -28,7 +28,7 @@ import torch
 
 from validator.evaluate import channel
 from validator.evaluate.jobs import Job
-from validator.evaluate.worker import launch
+from validator.evaluate.worker import deadline, launch
 from validator.isolation import bwrap, sandbox
 
 _perf_counter = time.perf_counter
@@ -124,6 +124,14 @@ class Runner:
             self.log.start()
         self.stopped = False
         self.ready = False  # its "ready" (torch imported) is read before the first request's reply
+        self.deadlines: dict[str, float] = {}
+        """Seconds the runner may take to answer each kind of request (`Deadline`); none: only the parent's bound."""
+        self.first_slack_s = 0.0
+        """Added to the deadline of the first request of each kind."""
+        self.answered: set[str] = set()
+        self.watchdog: deadline.Watchdog | None = None
+        self.hit = ""
+        """The request that overran its deadline, described (the runner was killed for it)."""
 
     def log_text(self) -> str:
         return self.log.text() if self.log is not None else launch.log_tail(self.base) if self.base else ""
@@ -156,7 +164,30 @@ class Runner:
     # -- requests ---------------------------------------------------------------------------------------
 
     def request(self, header: dict[str, Any], tensors: Sequence[torch.Tensor] = ()) -> dict[str, Any]:
-        """Send one request and return the reply header (payload still unread: see `outputs`)."""
+        """Send one request and return the reply header (payload still unread: see `outputs`). A request with a
+        deadline that the runner does not answer in time kills the runner (`kernel-deadline`)."""
+        op = str(header.get("op"))
+        limit = self.deadlines.get(op)
+        if limit and op not in self.answered:  # a first call may compile (Triton JIT, a cached graph, the profiler)
+            limit += self.first_slack_s
+        self.answered.add(op)
+        if limit:
+            if self.watchdog is None:
+                self.watchdog = deadline.Watchdog(lambda: deadline.last_write(self.cache), self._overran)
+            self.watchdog.arm(limit, op)
+        try:
+            return self._exchange(header, tensors)
+        finally:
+            if self.watchdog is not None:
+                self.watchdog.disarm()
+
+    def _overran(self, why: str) -> None:
+        """Runs on the watchdog's thread, so it only records and kills; the reading thread then sees the channel
+        close and reports the deadline (`_died`)."""
+        self.hit = why
+        sandbox.kill_group(self.process.pid)
+
+    def _exchange(self, header: dict[str, Any], tensors: Sequence[torch.Tensor]) -> dict[str, Any]:
         try:
             channel.send(self.process.stdin, header, tensors)
         except (BrokenPipeError, OSError) as exc:
@@ -207,6 +238,9 @@ class Runner:
         oom = any(sign in tail for sign in ("CUDA out of memory", "OutOfMemoryError", "MemoryError"))
         reason = "runner-protocol" if alive else "runner-exited"
         status, reason = ("oom", "out-of-memory") if oom else ("runtime_error", reason)
+        if self.hit:
+            return RunnerFailed("timeout", "kernel-deadline", f"the kernel hung or ran far too long: {self.hit} "
+                                f"(the judge's deadline, set from the reference's time), so its runner was killed")
         return RunnerFailed(status, reason, f"the runner {exit_text} ({why})\n{tail}".strip())
 
     # -- the judge's control over the runner's process tree ------------------------------------------------
@@ -226,6 +260,8 @@ class Runner:
     def close(self) -> None:
         """End the runner and everything it started (its pid namespace dies with bwrap's init). A runner the
         scheduler started ahead is reaped by the scheduler, its parent."""
+        if self.watchdog is not None:
+            self.watchdog.close()
         if self.process.poll() is None:
             with contextlib.suppress(OSError):
                 self.resume()

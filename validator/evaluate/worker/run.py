@@ -110,6 +110,8 @@ class Evaluation:
         self.precision_sets: list[Any] = []
         self.reference: Any = None
         self.float32 = False
+        self.reference_s = 0.0
+        self.deadline_s: float | None = None
         self.runner: Any = None
         self.tolerances: dict[str, Any] = dict(protocol.tolerances)
         """The protocol's, widened where the problem declares TOLERANCES (set in `compute_references`)."""
@@ -122,6 +124,7 @@ class Evaluation:
         self.compute_references()
         self.measure_overhead()
         self.load_kernel()
+        self.arm_deadline()
         self.check_correctness()
         self.compute_precision_references()
         del self.reference  # the timing phase builds its own
@@ -259,10 +262,18 @@ class Evaluation:
 
         self.declared_tolerances()  # a malformed TOLERANCES stops the problem before any submitted code runs
         self.reference = self.reference_model()
+        started = time.perf_counter()
         self.expected, self.container = reference_outputs(self.reference, self.trial_inputs, 1)
+        self.sync()
+        self.reference_s = time.perf_counter() - started  # a first call, inputs made: an over-estimate
         self.shape = expected_of(self.expected[0], self.container)
         self.float32 = all(str(e.dtype) == "torch.float32" for e in self.expected[0])
-        self.sync()
+
+    def arm_deadline(self) -> None:
+        from validator.evaluate.worker import deadline
+
+        self.deadline_s = deadline.call_deadline(self.reference_s, self.protocol, interpret=not self.gpu)
+        deadline.arm(self.runner, self.deadline_s, self.protocol, interpret=not self.gpu, backend=self.job.backend)
 
     def expected_for(self, trial: int) -> list[Any]:
         from validator.evaluate.worker.correctness import reference_outputs
@@ -273,14 +284,14 @@ class Evaluation:
         return outputs[0]
 
     def compute_precision_references(self) -> None:
-        from validator.evaluate.worker.correctness import precision_references
+        from validator.evaluate.worker.precision import precision_references
 
         if not self.float32:
             self.note("precision-check", "skipped: the reference's outputs are not float32")
             return
         try:
             self.precision_sets = precision_references(self.reference, lambda i: self.inputs("precision", i),
-                                                       self.seed("widen"))
+                                                       self.seed("widen"), self.seed("sample"))
         except Exception as exc:  # a reference that cannot run in float64 only loses this check
             self.note("precision-check", f"skipped: the reference fails in float64 ({describe(exc, 200)})")
         self.sync()
@@ -309,14 +320,14 @@ class Evaluation:
             self.expected = []
 
     def check_precision(self) -> None:
-        from validator.evaluate.worker.correctness import normwise_error, poison, precision_verdict
+        from validator.evaluate.worker.correctness import poison
+        from validator.evaluate.worker.precision import precision_verdict
 
         verdicts = []
         for ps in self.precision_sets:
             widen = self.seed("widen") if ps.index == 1 else None
             outs = self.call_kernel(self.spec("precision", ps.index, widen=widen))
-            error = max(normwise_error(o, r) for o, r in zip(outs, ps.ref64, strict=True))
-            verdicts.append(precision_verdict(error, ps.reference_error))
+            verdicts.append(precision_verdict(ps.kernel_error(outs), ps.reference_error))
         for ps in self.precision_sets:
             poison(ps.ref64)
         self.precision_sets = []
@@ -361,18 +372,21 @@ class Evaluation:
         """Interleaved rounds: the reference timed here with the runner stopped, the kernel in the runner
         bounded by the judge's own span. Under --interpret a few rounds run on CPU clocks so the bound is
         exercised; those times mean nothing and are not recorded."""
-        from validator.evaluate.worker import timing
+        from validator.evaluate.worker import clocks, timing
         from validator.evaluate.worker.judge_timing import JudgeSide
 
         protocol = self.protocol
         if not self.gpu:
-            protocol = dataclasses.replace(protocol, warmup_calls=1, min_rounds=4, max_rounds=4)
+            protocol = dataclasses.replace(protocol, warmup_calls=1, min_rounds=2, max_rounds=6, block_gap_s=0.0)
         judge = JudgeSide(self.reference_model(), self.runner, inputs=lambda i: self.inputs("timing", i),
                           spec=lambda i: self.spec("timing", i), shape=self.shape, tolerances=self.tolerances,
-                          device=self.device, overhead=self.overhead)
+                          device=self.device, overhead=self.overhead,
+                          read_clocks=clocks.device_reader(self.device) if self.gpu else lambda: None)
         series = judge.run(protocol, self.seed("order") % (1 << 31), gpu=self.gpu)
         if series.failure is not None:
             raise Stop(status_for(series.failure.code), series.failure.code, series.failure.message)
+        if judge.unstable:
+            self.note("clock-unstable", "measured with the GPU slowed: " + "; ".join(judge.unstable), "warning")
         if not self.gpu:
             self.note("timing-meaningless", f"--interpret: {len(series.ker_ms)} rounds ran on CPU clocks to check "
                       f"the judge's bound ({judge.describe_bound()}); no time is recorded")
@@ -408,7 +422,8 @@ class Evaluation:
         from validator.evaluate.worker.timing import result_fields
 
         values: dict[str, Any] = {"max_abs_error": self.max_abs, "max_rel_error": self.max_rel,
-                                  "own_kernel_fraction": self.own_fraction, "seconds": round(seconds, 3)}
+                                  "own_kernel_fraction": self.own_fraction, "seconds": round(seconds, 3),
+                                  "deadline_s": None if self.deadline_s is None else round(self.deadline_s, 2)}
         status, error = self.final or (Status.CORRECT, "")
         if self.series is not None and self.final is None:
             values.update(result_fields(self.series, self.protocol, self.seed("bootstrap") % (1 << 31)))

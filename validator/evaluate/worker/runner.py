@@ -25,7 +25,7 @@ from typing import IO, Any
 import torch
 
 from validator.evaluate import channel
-from validator.evaluate.worker import correctness, integrity
+from validator.evaluate.worker import correctness, integrity, stream_span
 from validator.evaluate.worker.digest import output_digest
 
 _perf_counter = time.perf_counter
@@ -61,6 +61,7 @@ class Runner:
         self.pending: list[Any] = []
         self.buffers: list[Any] | None = None
         self.flush: torch.Tensor | None = None
+        self.tracer: stream_span.Tracer | None = None
 
     # -- requests -----------------------------------------------------------------------------------------
 
@@ -176,13 +177,29 @@ class Runner:
         if self.last is not None:
             _require(self.guard.after("a timed call"))
         self.guard.before()
+        if req.get("fresh"):  # a new timing block: its allocations are made anew, not reused from the last one
+            self.flush = self.buffers = None
+            self.last = None
+            if self.gpu:
+                torch.cuda.empty_cache()
         made = self.make(req["inputs"])
         self.pending = correctness.clone_inputs(made)
         correctness.poison(made)  # freed next: an uncomputed output placed there must not read as the input
         if self.gpu:
             self._flush_buffer(req["flush_bytes"])
             torch.cuda.synchronize()
+        if self.tracer is not None:  # a trace the judge did not read: closed, never reported
+            self.tracer.stop()
+            self.tracer = None
+        if self.gpu and req.get("trace"):  # opened here, outside the judge's span of `go`
+            self.tracer = stream_span.Tracer()
+            self.tracer.start()
         return {"ok": True}
+
+    def trace(self) -> dict[str, Any]:
+        """The last timed call's all-stream device span (`stream_span`), read after the judge's span closed."""
+        tracer, self.tracer = self.tracer, None
+        return {"ok": True, "span_ms": tracer.stop() if tracer is not None else None}
 
     def go(self) -> dict[str, Any]:
         """One timed call: flush, events (or the CPU clock), the call, a device-wide synchronize."""
@@ -207,7 +224,11 @@ class Runner:
         start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
         t0 = _perf_counter()
         start.record()
-        out = fn(*args)
+        if self.tracer is not None:
+            with self.tracer.mark():
+                out = fn(*args)
+        else:
+            out = fn(*args)
         end.record()
         torch.cuda.synchronize()
         return out, float(start.elapsed_time(end)), (_perf_counter() - t0) * 1e3
@@ -298,7 +319,8 @@ def _dispatch(runner: Runner, op: Any, req: dict[str, Any]) -> tuple[dict[str, A
     if op in ("call", "fetch"):
         return runner.call(req) if op == "call" else runner.fetch()
     simple = {"ping": lambda: {"ok": True}, "load": lambda: runner.load(req), "prepare": lambda: runner.prepare(req),
-              "go": runner.go, "attribute": lambda: runner.attribute(req), "null": lambda: runner.null(req)}
+              "go": runner.go, "trace": runner.trace, "attribute": lambda: runner.attribute(req),
+              "null": lambda: runner.null(req)}
     if op not in simple:
         raise Refused("runtime_error", "runner-protocol", f"unknown request {str(op)[:40]!r}")
     return simple[op](), []

@@ -1,0 +1,173 @@
+"""Timing in independent blocks (CPU, a fake runner): fresh allocations per block, alternating order, the clock
+state judged per block with bounded re-measurement, and an interval that covers a rerun's speedup."""
+
+from __future__ import annotations
+
+import random
+from dataclasses import replace
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+import torch
+
+from validator.evaluate.worker import clocks, timing
+from validator.evaluate.worker.digest import output_digest
+from validator.evaluate.worker.judge_timing import JudgeSide, Overhead
+from validator.protocol import PROTOCOL, Tolerance
+
+PROTO = replace(PROTOCOL, warmup_calls=1, min_rounds=3, max_rounds=9, block_gap_s=0.0, timing_blocks=3)
+
+
+class FakeRunner:
+    """Answers the judge's requests as an honest runner would, recording what it was asked."""
+
+    def __init__(self) -> None:
+        self.prepares: list[bool] = []
+
+    def request(self, header: dict) -> dict:
+        if header["op"] == "prepare":
+            self.prepares.append(bool(header.get("fresh")))
+        if header["op"] == "go":
+            return {"ok": True, "device_ms": 1e-6, "host_ms": 1e-6, "digest": str(output_digest([torch.ones(4)]))}
+        return {"ok": True}
+
+    def outputs(self, reply: dict, shape: object, device: object) -> list[torch.Tensor]:
+        return [torch.ones(4)]
+
+    def pause(self) -> None: ...
+
+    def resume(self) -> None: ...
+
+
+def judge(read_clocks=lambda: None) -> tuple[JudgeSide, FakeRunner]:
+    runner = FakeRunner()
+    side = JudgeSide(lambda x: x.clone(), runner, inputs=lambda i: [torch.ones(4)], spec=lambda i: {"seed": i},
+                     shape=SimpleNamespace(container=None, nbytes=16), tolerances={"float32": Tolerance(1e-4, 1e-4)},
+                     device=torch.device("cpu"), overhead=Overhead(0.0, 0.0), read_clocks=read_clocks)
+    return side, runner
+
+
+def state(sm: int, *reasons: str) -> clocks.ClockState:
+    return clocks.ClockState(sm, 2619, 1980, reasons)
+
+
+def test_each_block_starts_on_fresh_allocations_and_opens_with_the_other_side():
+    side, runner = judge()
+    series = side.run(PROTO, seed=1, gpu=False)
+    assert series.failure is None and len(series.blocks) == 3
+    assert [b.kernel_first for b in series.blocks] == [True, False, True]
+    assert sum(runner.prepares) == 3  # one fresh prepare per block, the first of each
+    assert series.block_of == tuple(b for b, block in enumerate(series.blocks) for _ in range(block.rounds))
+    share = timing.per_block(PROTO)
+    assert all(share.min_rounds <= b.rounds <= share.max_rounds for b in series.blocks)
+
+
+def test_a_block_run_slowed_is_measured_again_and_a_device_that_stays_slow_is_flagged():
+    readings = iter([state(1980), state(1980), state(1400), state(1980)] + [state(1980)] * 20)
+    side, runner = judge(lambda: next(readings))
+    series = side.run(PROTO, seed=1, gpu=False)
+    assert [b.attempts for b in series.blocks] == [1, 2, 1] and not side.unstable
+    assert sum(runner.prepares) == 4  # the repeated block got fresh allocations too
+    hot, _ = judge(lambda: state(1980, "hw-thermal"))
+    series = hot.run(PROTO, seed=1, gpu=False)
+    assert [b.attempts for b in series.blocks] == [PROTO.block_attempts] * 3
+    assert len(hot.unstable) == 3 and "hw-thermal" in hot.unstable[0]
+    assert series.blocks[0].throttle_reasons == ("hw-thermal",) and series.blocks[0].sm_clock_mhz == 1980
+
+
+def test_the_clock_verdict_ignores_idle_readings_and_a_power_cap_at_full_clock():
+    assert clocks.slowed(state(345, "gpu-idle"), state(1980, "sw-power-cap"), 0.9) == ""
+    assert "below 90%" in clocks.slowed(state(1700), None, 0.9)
+    assert "sw-thermal" in clocks.slowed(None, state(1980, "sw-thermal"), 0.9)
+    assert clocks.slowed(None, None, 0.9) == ""
+    assert clocks.decode(0x1 | 0x40) == ("gpu-idle", "hw-thermal")
+
+
+def _run(rng: np.random.Generator, true: float, blocks: int, rounds: int) -> tuple[list, list, list]:
+    """One simulated run: every block draws its own offset of the kernel's time (allocation placement,
+    the GPU's state), every round its own noise."""
+    ref, ker, block_of = [], [], []
+    for b in range(blocks):
+        offset = rng.normal(0, 0.02)
+        ref += list(true * (1 + rng.normal(0, 0.01, rounds)))
+        ker += list((1 + offset) * (1 + rng.normal(0, 0.01, rounds)))
+        block_of += [b] * rounds
+    return ref, ker, block_of
+
+
+def test_the_published_interval_covers_a_rerun_where_the_round_bootstrap_does_not():
+    rng = np.random.default_rng(7)
+    covered = naive = 0
+    trials = 60
+    for t in range(trials):
+        ref, ker, block_of = _run(rng, 2.0, 3, 20)
+        again = timing.speedup(*_run(rng, 2.0, 3, 20)[:2])
+        low, high = timing.rerun_interval(ref, ker, block_of, 400, seed=t)
+        covered += low <= again <= high
+        low, high = timing.bootstrap_interval(ref, ker, 400, seed=t)
+        naive += low <= again <= high
+    assert covered / trials >= 0.85
+    assert naive / trials <= 0.6  # rounds alone miss the spread between blocks
+
+
+def test_the_rerun_interval_is_seeded_and_with_one_block_is_wider_than_the_round_bootstrap():
+    ref = [2.0 * (1 + random.Random(i).gauss(0, 0.02)) for i in range(30)]
+    ker = [1.0 * (1 + random.Random(100 + i).gauss(0, 0.02)) for i in range(30)]
+    assert timing.rerun_interval(ref, ker, (), 300, 5) == timing.rerun_interval(ref, ker, (), 300, 5)
+    rerun, plain = timing.rerun_interval(ref, ker, (), 1000, 5), timing.bootstrap_interval(ref, ker, 1000, 5)
+    assert rerun[1] - rerun[0] == pytest.approx(np.sqrt(2) * (plain[1] - plain[0]), rel=0.25)
+
+
+class FakeNvml:
+    """pynvml's calls that --lock-clocks makes, recording them; `permitted` says whether locking is allowed."""
+
+    NVML_CLOCK_SM = 1
+
+    def __init__(self, permitted: bool) -> None:
+        self.permitted, self.calls = permitted, []
+
+    def nvmlDeviceGetHandleByUUID(self, uuid: str) -> str:
+        return uuid
+
+    def nvmlDeviceGetApplicationsClock(self, handle: str, clock: int) -> int:
+        return 1980
+
+    def nvmlDeviceSetGpuLockedClocks(self, handle: str, low: int, high: int) -> None:
+        if not self.permitted:
+            raise PermissionError("NVML_ERROR_NO_PERMISSION")
+        self.calls.append(("lock", handle, low, high))
+
+    def nvmlDeviceResetGpuLockedClocks(self, handle: str) -> None:
+        self.calls.append(("unlock", handle))
+
+
+@pytest.mark.parametrize("permitted", [True, False])
+def test_lock_clocks_records_whether_it_locked_and_always_unlocks_what_it_locked(monkeypatch, permitted: bool):
+    nvml = FakeNvml(permitted)
+    monkeypatch.setattr(clocks, "_nvml", lambda: nvml)
+    with pytest.raises(RuntimeError), clocks.locked_clocks(["GPU-a"], wanted=True) as record:
+        assert record["devices"]["GPU-a"]["locked"] is permitted
+        raise RuntimeError("the run failed half-way")
+    expected = [("lock", "GPU-a", 1980, 1980), ("unlock", "GPU-a")] if permitted else []
+    assert nvml.calls == expected
+    assert permitted or "NO_PERMISSION" in record["devices"]["GPU-a"]["detail"]
+    with clocks.locked_clocks(["GPU-a"], wanted=False) as record:
+        assert record == {"requested": False}
+
+
+def test_rounds_and_budget_are_per_problem_and_each_block_takes_its_share():
+    share = timing.per_block(replace(PROTOCOL, min_rounds=10, max_rounds=200, time_budget_s=30.0, timing_blocks=3))
+    assert (share.min_rounds, share.max_rounds, share.time_budget_s) == (4, 66, 10.0)
+    assert timing.per_block(replace(PROTOCOL, min_rounds=3, timing_blocks=5)).min_rounds == 2
+
+
+def test_blocks_of_unequal_size_resample_their_own_rounds_only():
+    drift = [1.0 + 0.5 * i / 60 for i in range(60)]  # both sides drift together, blocks of 10, 30 and 20 rounds
+    block_of = [0] * 10 + [1] * 30 + [2] * 20
+    low, high = timing.rerun_interval([2.0 * d for d in drift], drift, block_of, 500, seed=0)
+    assert low == pytest.approx(2.0) and high == pytest.approx(2.0)
+    ker = [1.0] * 10 + [1.1] * 30 + [1.0] * 20  # one block slower: its own rounds carry it
+    reps = timing.hierarchical_replicates([2.0] * 60, ker, block_of, 300, np.random.default_rng(1))
+    assert ((reps >= 2.0 / 1.1 - 1e-9) & (reps <= 2.0 + 1e-9)).all()  # never a value no block had
+    assert (reps == 2.0).any() and np.isclose(reps, 2.0 / 1.1).any()  # the slow block drawn alone, or not at all

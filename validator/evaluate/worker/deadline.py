@@ -1,0 +1,92 @@
+"""The judge's deadline for one kernel call, set from the reference's measured time.
+
+The parent's bound on a whole judge (`problem_timeout_s`, 300 s) has to cover imports, loading the build and
+every phase of the slowest problem, so a kernel that spins would cost that much. The judge knows more: once it
+has run the reference it knows how long one call of the work takes, and a kernel that takes
+`call_deadline_factor` times as long (plus a fixed slack, never less than the floor) is not slow, it is hung.
+Each request that runs the kernel (`call`, `prepare`, `go`, `fetch`, `attribute`) gets that deadline from the
+runner handle's watchdog (`Watchdog`, armed by `remote.Runner.request`), which kills the runner when it passes;
+the first request of each kind gets `first_call_slack_s` more, for a JIT compile, and a request past its
+deadline is let run while the runner's compile cache is being written (a cold Triton autotune). Loading the
+kernel module keeps the parent's bound alone: an extension's import may legitimately take long.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+INTERPRET_SCALE = 10.0
+"""Under --interpret a Triton kernel runs every program in Python: its deadline is this many times longer."""
+KERNEL_OPS = ("call", "prepare", "go", "fetch")
+PROFILED_CALLS = 3
+"""The attribution pass calls the kernel this many times under the profiler in one request."""
+
+
+def call_deadline(reference_s: float, protocol: Any, *, interpret: bool) -> float:
+    """Seconds one kernel call may take: a generous multiple of the reference's, plus slack, above a floor."""
+    seconds = max(protocol.call_deadline_floor_s,
+                  protocol.call_deadline_factor * reference_s + protocol.call_deadline_slack_s)
+    return seconds * (INTERPRET_SCALE if interpret else 1.0)
+
+
+def arm(runner: Any, seconds: float, protocol: Any, *, interpret: bool, backend: str = "") -> None:
+    """Give the runner handle its per-request deadlines. A torch.compile kernel's first call traces the model
+    (from the warm-up's cache, but tracing a large model takes long and writes nothing): only the parent's bound."""
+    runner.deadlines = dict.fromkeys(KERNEL_OPS, seconds) | {"attribute": PROFILED_CALLS * seconds}
+    runner.first_slack_s = protocol.first_call_slack_s * (INTERPRET_SCALE if interpret else 1.0)
+    if backend == "torch-compile":
+        runner.first_slack_s = protocol.problem_timeout_s
+
+
+QUIET_S = 15.0
+"""A request past its deadline is let run while the runner's compile cache was written within this many seconds:
+a JIT compile (Triton, an autotuner's configurations) writes there as it goes; a spinning kernel writes nothing."""
+POLL_S = 0.25
+
+
+def last_write(root: Path) -> float:
+    """The newest modification time under `root` (0 when empty or absent)."""
+    newest = 0.0
+    for path in root.rglob("*"):
+        with contextlib.suppress(OSError):
+            newest = max(newest, path.stat().st_mtime)
+    return newest
+
+
+class Watchdog:
+    """One thread per runner handle that calls `expire(why)` once an armed request has run `limit` seconds,
+    unless `activity()` (a time.time()) says the runner was compiling within QUIET_S. Arming and disarming only
+    set two attributes: nothing is started inside the judge's span of a timed call."""
+
+    def __init__(self, activity: Callable[[], float], expire: Callable[[str], None]) -> None:
+        self.activity, self.expire = activity, expire
+        self.armed: tuple[float, float, str] | None = None
+        """(monotonic deadline, limit, request) of the request in flight, or None."""
+        self.closed = threading.Event()
+        self.thread = threading.Thread(target=self._watch, name="kb-deadline", daemon=True)
+        self.thread.start()
+
+    def arm(self, limit: float, what: str) -> None:
+        self.armed = (time.monotonic() + limit, limit, what)
+
+    def disarm(self) -> None:
+        self.armed = None
+
+    def close(self) -> None:
+        self.closed.set()
+
+    def _watch(self) -> None:
+        while not self.closed.wait(POLL_S):
+            armed = self.armed
+            if armed is None or time.monotonic() < armed[0]:
+                continue
+            if time.time() - self.activity() < QUIET_S:
+                continue  # compiling: let it finish (the parent's bound still holds)
+            if self.armed is armed:  # not answered meanwhile
+                self.armed = None
+                self.expire(f"its `{armed[2]}` request did not answer within {armed[1]:.1f} s")
