@@ -256,3 +256,27 @@ def _read(path: Path) -> bytes:
         return path.read_bytes()
     except OSError:
         return b""
+
+
+def test_a_stopped_member_of_the_runner_s_group_is_seen_and_resumed():
+    import os
+    import signal
+    import subprocess
+    import time
+
+    from validator.evaluate.worker.remote import _stopped_members
+
+    child = subprocess.Popen(["sleep", "30"], start_new_session=True)
+    try:
+        os.killpg(child.pid, signal.SIGSTOP)
+        for _ in range(100):
+            if _stopped_members(child.pid):
+                break
+            time.sleep(0.01)
+        assert _stopped_members(child.pid)
+        os.killpg(child.pid, signal.SIGCONT)
+        time.sleep(0.05)
+        assert not _stopped_members(child.pid)
+    finally:
+        child.kill()
+        child.wait()

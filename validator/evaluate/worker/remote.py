@@ -252,10 +252,17 @@ class Runner:
             self.stopped = True
 
     def resume(self) -> None:
-        if self.stopped:
+        """SIGCONT the group, then make sure no member is left stopped: under load a runner was seen to stay
+        stopped (state T) after a quick stop and continue, and the judge then waits for a reply forever."""
+        if not self.stopped:
+            return
+        for _ in range(RESUME_TRIES):
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.killpg(self.process.pid, signal.SIGCONT)
-            self.stopped = False
+            if not _stopped_members(self.process.pid):
+                break
+            time.sleep(0.001)
+        self.stopped = False
 
     def close(self) -> None:
         """End the runner and everything it started (its pid namespace dies with bwrap's init). A runner the
@@ -340,3 +347,18 @@ def _widen_pipes(process: Any) -> None:
     for stream in (process.stdin, process.stdout):
         with contextlib.suppress(AttributeError, OSError, ValueError):  # not a pipe, or the ceiling is lower
             fcntl.fcntl(stream.fileno(), fcntl.F_SETPIPE_SZ, PIPE_BYTES)
+
+
+RESUME_TRIES = 200
+
+
+def _stopped_members(pgid: int) -> bool:
+    """Is any process of group `pgid` stopped? (Read from /proc: state T in its stat line.)"""
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if len(fields) > 2 and fields[2] == str(pgid) and fields[0] in ("T", "t"):
+            return True
+    return False
