@@ -16,6 +16,7 @@ from validator.results.records import (
     ResultsFile,
     Status,
     Timing,
+    UpstreamVerdict,
     from_dict,
     load,
     save,
@@ -28,6 +29,7 @@ def _sample() -> ResultsFile:
         kernel_sha256="b" * 64, backend="cuda", status=Status.CORRECT, max_abs_error=0.0,
         reference=Timing(1.5, 1.4, 1.6, 1.3, 40), kernel=Timing(1.0, 0.9, 1.1, 0.8, 40), speedup=1.5,
         speedup_ci=(1.48, 1.52), rounds=40, flags=(Flag("needs-review", "fast"),),
+        upstream=UpstreamVerdict(correct=True, trials=5, max_abs_error=1e-6, max_rel_error=2e-6),
     )
     env = Environment("NVIDIA H100 80GB HBM3", "580", "13.0", "2.11", "3.6", "3.12", "0.1.0", "1")
     return ResultsFile("s", "S", "c" * 64, "nvidia-h100-80gb-hbm3", env, {"version": "1"}, (problem,),
@@ -39,7 +41,16 @@ def test_a_results_file_round_trips_through_json(tmp_path):
     path = results_path(tmp_path, original.hardware, original.slug)
     save(original, path)
     assert load(path) == original
-    assert json.loads(path.read_text())["schema_version"] == 1
+    assert json.loads(path.read_text())["schema_version"] == 2
+
+
+def test_a_version_1_file_loads_with_its_upstream_verdict_unknown_never_assumed_correct():
+    data = json.loads(json.dumps(__import__("dataclasses").asdict(_sample())))
+    data["schema_version"] = 1
+    del data["problems"][0]["upstream"]
+    loaded = from_dict(data)
+    assert loaded.problems[0].upstream is None and loaded.problems[0].status is Status.CORRECT
+    assert loaded.schema_version == 2
 
 
 def test_a_newer_results_schema_is_refused_rather_than_misread():

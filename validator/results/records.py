@@ -15,7 +15,8 @@ from typing import Any
 from validator import files
 from validator.files import write_text_atomic
 
-RESULTS_SCHEMA_VERSION = 1
+RESULTS_SCHEMA_VERSION = 2
+"""2: `upstream`, KernelBench's own verdict beside the board's `status`."""
 
 
 class Status(StrEnum):
@@ -54,6 +55,25 @@ class Flag:
 
 
 @dataclass(frozen=True)
+class UpstreamVerdict:
+    """KernelBench's own verdict on the kernel: `torch.allclose(reference, kernel, atol, rtol)` at the protocol's
+    `upstream_tolerance` on every one of `trials` draws of the problem's own inputs. `status` is the board's
+    strict verdict; a kernel an integrity, timing or policy check rejected, or that crashed or hung, is not
+    correct under either."""
+
+    correct: bool
+    trials: int
+    """Upstream draws the kernel was judged on (the protocol's `upstream_trials` unless it failed earlier)."""
+    max_abs_error: float | None = None
+    max_rel_error: float | None = None
+    """Largest errors over those draws, at positions finite in both outputs."""
+    error: str = ""
+    """Why it is not correct, when it is not."""
+    held: bool = False
+    """Correct, but held (an implausible speedup, unseen host time) until a maintainer clears it."""
+
+
+@dataclass(frozen=True)
 class ProblemResult:
     """Everything measured for one problem of a submission on one hardware."""
 
@@ -86,6 +106,8 @@ class ProblemResult:
     """Share of profiled GPU time spent in kernels whose names come from the submission's own sources."""
     seconds: float = 0.0
     """Wall time spent on this problem (build excluded)."""
+    upstream: UpstreamVerdict | None = None
+    """KernelBench's verdict; None where it is unknown (results written before it was recorded, kernels not run)."""
 
 
 @dataclass(frozen=True)
@@ -144,11 +166,19 @@ def problem_from_dict(data: dict[str, Any]) -> ProblemResult:
     values["flags"] = tuple(Flag(**f) for f in values.get("flags", ()))
     if values.get("speedup_ci") is not None:
         values["speedup_ci"] = tuple(values["speedup_ci"])
+    if values.get("upstream") is not None:
+        values["upstream"] = UpstreamVerdict(**values["upstream"])
     return ProblemResult(**values)
 
 
-UPGRADES: dict[int, Any] = {}
-"""`UPGRADES[n]` turns a version n-1 dict into version n; none yet (version 1 is the first)."""
+def _upgrade_to_2(data: dict[str, Any]) -> dict[str, Any]:
+    """Version 1 recorded no upstream verdict: it is unknown (never assumed correct)."""
+    problems = [{**p, "upstream": None} for p in data.get("problems", ())]
+    return {**data, "problems": problems, "schema_version": 2}
+
+
+UPGRADES: dict[int, Any] = {2: _upgrade_to_2}
+"""`UPGRADES[n]` turns a version n-1 dict into version n."""
 
 
 def from_dict(data: dict[str, Any]) -> ResultsFile:
