@@ -72,6 +72,7 @@ def test_every_page_type_and_one_data_file_per_view_and_combo_are_generated(buil
     for hardware in SPEC.hardware:
         for view in ("leaderboard", "curves", "heatmap"):
             assert f"data/{hardware}--eager/{view}.json" in files
+            assert f"data/{hardware}--eager~strict/{view}.json" in files  # the rule selector's other choice
             assert f"data/{hardware}--torch-compile/{view}.json" in files
     assert files[PLOTLY_URI].source.name == "plotly-kb.min.js"  # the partial bundle, not the full one
     assert files["schema/submission-v1.schema.json"].source == SCHEMA
@@ -193,7 +194,7 @@ def test_the_methodology_page_shows_the_protocol_constants_and_their_documentati
     page = text_of(files, "methodology.md")
     assert f"Evaluation protocol, version {PROTOCOL.version}" in page
     assert f"| `review_speedup` | {PROTOCOL.review_speedup:g} |" in page
-    assert f"| `correctness_trials` | {PROTOCOL.correctness_trials} |" in page
+    assert f"| `upstream_trials` | {PROTOCOL.upstream_trials} |" in page
     assert "| float32 | 0.0001 | 0.0001 |" in page
     assert attribute_docs(Protocol)["l2_flush_factor"] in page
     assert "strict `>`" in page
@@ -539,3 +540,4 @@ def test_curve_hovers_name_the_problem_each_step_drops_at(built):
         inner = trace["customdata"][1:-1]
         assert inner and all(set(c.split(", ")) <= names for c in inner)
     assert "%{customdata}" in figure["data"][0]["hovertemplate"]
+
