@@ -541,3 +541,18 @@ def test_curve_hovers_name_the_problem_each_step_drops_at(built):
         assert inner and all(set(c.split(", ")) <= names for c in inner)
     assert "%{customdata}" in figure["data"][0]["hovertemplate"]
 
+
+def test_the_rule_selector_offers_both_rules_and_pages_show_both_verdicts_with_a_dash_where_unknown(built):
+    from types import SimpleNamespace
+
+    from site_src.views.submissions import upstream_cell
+
+    build, files = built
+    home = text_of(files, "index.md")
+    assert 'class="kb-rule"' in home and 'value="strict"' in home and 'value="upstream"' in home
+    assert "~" not in home.split('data-kb-default="', 1)[1][:80].split('"')[0]  # the headline is upstream's rule
+    results = "".join(build.slots["submissions/synthetic-000.md"].values())
+    assert "KernelBench" in results and "Strict rule" in results
+    unknown = upstream_cell(SimpleNamespace(upstream_status="unknown", upstream_error=""))
+    assert unknown.display == "–"
+    assert upstream_cell(SimpleNamespace(upstream_status="incorrect", upstream_error="x")).display == "incorrect"
