@@ -73,6 +73,12 @@ class UpstreamVerdict:
     """Correct, but held (an implausible speedup, unseen host time) until a maintainer clears it."""
 
 
+def upstream_without_judging(status: Status, error: str) -> UpstreamVerdict | None:
+    """The upstream verdict of a result decided without the judge's trials (policy, build, crash, timeout):
+    not correct, as the strict one is not; None for `not_run`, which says nothing."""
+    return None if status is Status.NOT_RUN else UpstreamVerdict(False, 0, error=error[:500])
+
+
 @dataclass(frozen=True)
 class ProblemResult:
     """Everything measured for one problem of a submission on one hardware."""

@@ -26,7 +26,7 @@ from validator.evaluate.jobs import Job, read_job
 from validator.evaluate.worker.remote import RunnerFailed
 from validator.files import write_text_atomic
 from validator.protocol import PROTOCOL, Protocol, Tolerance
-from validator.results.records import Flag, ProblemResult, Status
+from validator.results.records import Flag, ProblemResult, Status, upstream_without_judging
 
 USAGE = "usage: python -m validator.evaluate.worker.run JOB.json OUT.json"
 
@@ -442,7 +442,9 @@ class Evaluation:
         review = [f for f in self.flags if f.code in REVIEW_CODES]
         if status is Status.CORRECT and review:
             status, error = Status.NEEDS_REVIEW, "; ".join(f.message for f in review)
-        if self.verdicts is not None and status is not Status.NOT_RUN:
+        if self.verdicts is None:  # stopped before any trial ran (the judge's own failure, a warm-up)
+            values["upstream"] = upstream_without_judging(status, error)
+        elif status is not Status.NOT_RUN:
             stopped = self.final[1] if self.final else None
             values["upstream"] = self.verdicts.record(stopped=stopped, held=bool(review))
         return result_skeleton(self.job, status, error=error, flags=tuple(self.flags), **values)
