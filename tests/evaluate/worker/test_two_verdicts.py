@@ -109,3 +109,16 @@ def test_upstream_s_rule_is_torch_allclose_with_the_kernel_output_as_other():
     with_nan = reference.clone()
     with_nan[3] = float("nan")
     assert not upstream_check([with_nan], [with_nan.clone()], 1e-2, 1e-2).ok  # equal_nan=False, as upstream
+
+
+# Right (at upstream's rule) for its first five calls, the correctness trials on upstream's draws; wrong after.
+RIGHT_WHILE_WATCHED = '''self.calls = getattr(self, "calls", 0) + 1
+        return x * 2 + (5e-3 if self.calls <= 5 else 1.0)'''
+
+
+def test_a_kernel_correct_at_upstream_s_rule_only_is_timed_and_its_timed_outputs_are_checked_at_that_rule(tmp_path):
+    result = judge(tmp_path, "x * 2", RIGHT_WHILE_WATCHED)
+    assert result.status is Status.INCORRECT
+    assert "output-mismatch" in {f.code for f in result.flags} and "outside atol=0.0001" in result.error  # strict
+    assert not result.upstream.correct and result.upstream.error.startswith("a timed call: not torch.allclose")
+    assert result.upstream.trials == PROTOCOL.upstream_trials

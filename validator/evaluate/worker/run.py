@@ -390,9 +390,13 @@ class Evaluation:
         judge = JudgeSide(self.reference_model(), self.runner, inputs=lambda i: self.inputs("timing", i),
                           spec=lambda i: self.spec("timing", i), shape=self.shape, tolerances=self.tolerances,
                           device=self.device, overhead=self.overhead, compare=self.verdicts.timed)
+        strict_before = self.verdicts.strict
         series = judge.run(protocol, self.seed("order") % (1 << 31), gpu=self.gpu)
         if series.failure is not None:
-            raise Stop(status_for(series.failure.code), series.failure.code, series.failure.message)
+            failure = series.failure
+            if failure.code == "timed-output-mismatch" and strict_before is not None:
+                failure = strict_before  # the strict rule had failed already: its reason is the status's
+            raise Stop(status_for(failure.code), failure.code, failure.message)
         if not self.gpu:
             self.note("timing-meaningless", f"--interpret: {len(series.ker_ms)} rounds ran on CPU clocks to check "
                       f"the judge's bound ({judge.describe_bound()}); no time is recorded")

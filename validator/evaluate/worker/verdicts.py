@@ -98,15 +98,20 @@ class Verdicts:
     def timed(self, outs: list[torch.Tensor], expected: list[torch.Tensor]) -> Check:
         """A checked timed call (the timing phase's spot checks): each rule still holding must hold here too;
         the call fails only when no rule holds any more (the judge then stops)."""
+        failed = []
         if self.strict is None:
             verdict = check_values(outs, expected, self.tolerances)
             self.strict = None if verdict.ok else Check(False, "timed-output-mismatch", verdict.message)
+            failed.append(self.strict)
         if self.upstream is None:
-            self.judge_upstream(outs, expected)
+            verdict = upstream_check(outs, expected, self.upstream_tolerance.atol, self.upstream_tolerance.rtol)
+            self.upstream = None if verdict.ok else Check(False, "timed-output-mismatch",
+                                                          f"a timed call: {verdict.message}")
+            failed.append(self.upstream)
         if self.alive:
             return PASSED
-        worst = self.strict or self.upstream
-        return Check(False, "timed-output-mismatch", worst.message if worst else "")
+        last = next(f for f in reversed(failed) if f is not None)  # the rule this call ended
+        return Check(False, "timed-output-mismatch", last.message)
 
     def record(self, *, stopped: str | None, held: bool) -> UpstreamVerdict:
         """Upstream's verdict for the result; `stopped` is why the evaluation ended early, if it did."""
