@@ -1,7 +1,9 @@
 """Why does torch.compile fail the fp32 tolerance on a problem? Honest rounding, or a wrong result?
 
-For each problem (full size, on the GPU, TF32 off as in the worker) and each of a few input draws (cycling
-through the protocol's input scales, as the worker's trials do), this compares four fp32 computations of
+For each problem (full size, on the GPU, TF32 off as in the worker) and each of a few input draws (each
+turned into the judge's trial variant in turn: upstream's draws, negated, standard-normal, then the input
+scales the problem allows, made by `input_variants.trial_variants`/`make_variant` as the judge makes them),
+this compares four fp32 computations of
 the same Model with the same weights against each other and against a float64 run of the Model:
 
     eager       the reference as the harness runs it (cuDNN's default algorithm choice)
@@ -36,9 +38,8 @@ from validator.evaluate.worker.correctness import (  # noqa: E402
     check_values,
     float64_inputs,
     output_tensors,
-    scale_floating,
-    trial_scale,
 )
+from validator.evaluate.worker.input_variants import make_variant, trial_variants  # noqa: E402
 from validator.evaluate.worker.precision import normwise_error  # noqa: E402
 from validator.protocol import PROTOCOL  # noqa: E402
 
@@ -62,10 +63,12 @@ def diagnose(key: str, draws: int, device: str) -> list[dict[str, Any]]:
     model = make_model(module, 0, device, generate_on_device=on_gpu)
     model64 = copy.deepcopy(model).double()
     compiled = torch.compile(model.forward)
+    variants = trial_variants(problem_input_scales(module, PROTOCOL.input_scales), upstream=1)  # each one once
     rows = []
     for draw in range(draws):
-        scale = trial_scale(problem_input_scales(module, PROTOCOL.input_scales), draw)  # as the worker's trials
-        inputs = scale_floating(make_inputs(module, 1000 + draw, device, generate_on_device=on_gpu), scale)
+        variant = variants[draw % len(variants)]  # the judge's trial variants, in its order
+        drawn = make_inputs(module, 1000 + draw, device, generate_on_device=on_gpu)
+        inputs = make_variant(drawn, variant, 2000 + draw)
         torch.backends.cudnn.benchmark = False
         eager, first, again = run(model, inputs), run(compiled, inputs), run(compiled, inputs)
         torch.backends.cudnn.benchmark = True
@@ -76,7 +79,7 @@ def diagnose(key: str, draws: int, device: str) -> list[dict[str, Any]]:
         rows.append({
             "problem": key,
             "draw": draw,
-            "input_scale": scale,
+            "variant": variant,
             "compiled_vs_eager": verdict(first, eager),
             "benchmark_vs_eager": verdict(bench, eager),
             "eager_vs_float64": verdict(eager, truth32),
@@ -105,12 +108,12 @@ def main(argv: list[str] | None = None) -> int:
             rows += diagnose(key, args.draws, "cpu" if args.cpu else "cuda")
     if args.out:
         args.out.write_text(json.dumps(rows, indent=1))
-    print(f"\n{'problem':34} draw scale  compiled/eager  bench/eager  eager/f64  compiled/f64  determ  "
+    print(f"\n{'problem':34} draw {'variant':15}  compiled/eager  bench/eager  eager/f64  compiled/f64  determ  "
           "err64 eager  compiled  bench")
     for r in rows:
         short = {k: r[k].split(":")[0] for k in ("compiled_vs_eager", "benchmark_vs_eager", "eager_vs_float64",
                                                   "compiled_vs_float64")}
-        print(f"{r['problem'][:34]:34} {r['draw']:4} {r['input_scale']:5g}  {short['compiled_vs_eager']:14}  "
+        print(f"{r['problem'][:34]:34} {r['draw']:4} {r['variant'][:15]:15}  {short['compiled_vs_eager']:14}  "
               f"{short['benchmark_vs_eager']:11}  {short['eager_vs_float64']:9}  {short['compiled_vs_float64']:12}  "
               f"{r['compiled_deterministic']!s:6}  {r['err64_eager']:.2e}    {r['err64_compiled']:.2e}  "
               f"{r['err64_benchmark']:.2e}")

@@ -10,6 +10,8 @@ from typing import Any
 import pandas as pd
 
 from site_src.scoring import (
+    HEADLINE_RULE,
+    RULES,
     StepCurve,
     aligned_from_results,
     best_per_problem,
@@ -21,27 +23,35 @@ from site_src.sources import SiteInputs
 from validator.catalogue.problems import HEADLINE_VERSION, Problem
 
 HEADLINE = fast_p_label(1.0)
-"""Tables and charts rank by fast_1, KernelBench's headline number, then by geomean speedup."""
+"""Tables and charts rank by fast_1, KernelBench's headline number, then by geomean speedup (at the combo's rule:
+upstream's by default, `HEADLINE_RULE`)."""
+RULE_NAMES = RULES
 BASELINE_NAMES = {"eager": "PyTorch eager", "torch-compile": "torch.compile"}
 
 
 @dataclass(frozen=True)
 class Combo:
-    """A (hardware, baseline, track) view of the leaderboard; its id names the data files."""
+    """A (hardware, baseline, track, correctness rule) view of the leaderboard; its id names the data files."""
 
     hardware: str
     baseline: str
     track: str = HEADLINE_VERSION
+    rule: str = HEADLINE_RULE
 
     def label(self, baseline_name: str) -> str:
-        """`PyTorch eager baseline`, with `KernelBench <version>` after it off the headline track."""
-        return f"{baseline_name} baseline" + ("" if self.track == HEADLINE_VERSION else f", KernelBench {self.track}")
+        """`PyTorch eager baseline`, with `KernelBench <version>` after it off the headline track and the rule's
+        name off the headline rule."""
+        track = "" if self.track == HEADLINE_VERSION else f", KernelBench {self.track}"
+        rule = "" if self.rule == HEADLINE_RULE else f", {RULES[self.rule].lower()}"
+        return f"{baseline_name} baseline{track}{rule}"
 
     @property
     def id(self) -> str:
-        """`hardware--baseline`, and `--track` after it for a track other than the headline's."""
+        """`hardware--baseline`, `--track` after it for a track other than the headline's, `~rule` after that for
+        a rule other than the headline's (upstream's)."""
         suffix = "" if self.track == HEADLINE_VERSION else f"--{self.track}"
-        return f"{self.hardware}--{self.baseline}{suffix}"
+        rule = "" if self.rule == HEADLINE_RULE else f"~{self.rule}"
+        return f"{self.hardware}--{self.baseline}{suffix}{rule}"
 
 
 def _speed_of_light_function() -> Any:
@@ -73,8 +83,8 @@ class SiteModel:
         """Every scored (hardware, baseline, track), by hardware, then track (the headline's first)."""
         columns = [self.scores[c] for c in ("hardware", "baseline", "track")]
         present = set(zip(*columns, strict=True))
-        return tuple(Combo(h, b, t) for h in self.hardware_names for t in self.tracks for b in BASELINE_NAMES
-                     if (h, b, t) in present)
+        return tuple(Combo(h, b, t, r) for h in self.hardware_names for t in self.tracks for r in RULES
+                     for b in BASELINE_NAMES if (h, b, t) in present)
 
     @cached_property
     def tracks(self) -> dict[str, tuple[Problem, ...]]:
@@ -139,9 +149,9 @@ class SiteModel:
 
     @cached_property
     def best_lookup(self) -> dict[tuple[str, str], dict[str, tuple[float, str]]]:
-        """(hardware, problem key) -> baseline -> (best speedup, slug)."""
+        """(hardware, problem key) -> baseline -> (best speedup, slug), at the headline's rule."""
         lookup: dict[tuple[str, str], dict[str, tuple[float, str]]] = {}
-        for row in self.best.itertuples(index=False):
+        for row in self.best[self.best["rule"] == HEADLINE_RULE].itertuples(index=False):
             lookup.setdefault((row.hardware, row.key), {})[row.baseline] = (float(row.speedup), row.slug)
         return lookup
 
@@ -171,6 +181,7 @@ class SiteModel:
         picked = self.scores[
             (self.scores["hardware"] == combo.hardware)
             & (self.scores["baseline"] == combo.baseline)
+            & (self.scores["rule"] == combo.rule)
             & (self.scores["level"] == level)
             & (self.scores["track"] == combo.track)
         ]

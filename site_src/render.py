@@ -8,6 +8,7 @@ from typing import Any
 
 import jinja2
 
+from site_src.scoring import RULES
 from site_src.text import https_url, markdown_inline, page_title
 
 TEMPLATES_DIR = Path(__file__).resolve().parent / "templates"
@@ -25,7 +26,7 @@ def environment() -> jinja2.Environment:
     )
     # Untrusted text in a Markdown template goes through `md`; see site_src/text.py
     env.filters.update(md=markdown_inline, title=page_title)
-    env.globals.update(https_url=https_url)
+    env.globals.update(https_url=https_url, rules=RULES)
     return env
 
 

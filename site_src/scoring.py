@@ -12,8 +12,15 @@ Definitions (the site's methodology page quotes these docstrings, so they are th
 - A run in progress (its results file has no `finished_at`: an interrupted run that resumes later)
   is scored like any other, so its fast_p is a lower bound; its problems without a record are
   `pending` rather than `missing`, and `n_pending` says how many a level still waits for.
-- A kernel *counts* under a baseline when its status is `correct` and its speedup against that
-  baseline was measured. `needs_review` is not correct until a maintainer clears it; `rejected` never is.
+- Two rules say which kernels are correct (`RULES`). *upstream* (the headline, comparable with the
+  literature): KernelBench's own verdict the judge records (`upstream` of a record: torch.allclose at
+  atol = rtol = 1e-2 on five draws of the problem's own inputs); a record without it (written before it was
+  recorded) is *unknown* under this rule, scored as not correct and counted in `n_unknown`. *strict*: the
+  board's `status` (hidden input variants, RMS-scaled tolerance, precision check). Every score below is
+  computed once per rule (its `rule` column).
+- A kernel *counts* under a baseline and a rule when it is correct under the rule and its speedup against
+  that baseline was measured. `needs_review` is not correct under either rule until a maintainer clears it;
+  `rejected` by an integrity, timing or policy check is correct under neither.
 - fast_p = #{counted AND speedup > p} / N, with a strict `>`: a speedup of exactly p does not count.
 - fast_p's interval (`fast_<p>_lo`, `fast_<p>_hi`, for every p in the tables): the 2.5th and 97.5th
   percentiles of fast_p over 2000 seeded draws in which every counted kernel's speedup is drawn from its
@@ -29,7 +36,7 @@ Definitions (the site's methodology page quotes these docstrings, so they are th
 - compile rate = built / attempted, where *built* means the status shows the kernel was compiled and
   run: correct, incorrect, runtime_error, timeout, oom or needs_review. compile_error is not built,
   and neither is rejected (most rejections happen before the build, so counting them would overclaim).
-- correct rate = correct / attempted; fast_0 is the same count over N instead.
+- correct rate = correct (under the rule) / attempted; fast_0 is the same count over N instead.
 - Tracks: each upstream KernelBench version is a track of its own (the headline `423217d`, and e.g.
   `91bfc2c`). A run belongs to the track its records name (a record of a problem file that differs from
   the headline's is keyed `<key>@<version>`; a run with none is on the headline track) and is scored
@@ -65,7 +72,24 @@ NOT_ATTEMPTED = NO_RECORD | {STALE, Status.NOT_RUN.value}
 BUILT = frozenset(
     s.value for s in (Status.CORRECT, Status.INCORRECT, Status.RUNTIME_ERROR, Status.TIMEOUT, Status.OOM)
 ) | {Status.NEEDS_REVIEW.value}
-GROUP_KEYS = ["slug", "hardware", "baseline", "level"]
+GROUP_KEYS = ["slug", "hardware", "baseline", "rule", "level"]
+RULES: dict[str, str] = {"upstream": "KernelBench's rule", "strict": "Strict rule"}
+"""Correctness rules, the headline's first: upstream's allclose at 1e-2, then the board's strict verdict."""
+HEADLINE_RULE = "upstream"
+UNKNOWN = "unknown"
+"""Upstream verdict of a record that has none (written before the judge recorded it)."""
+
+
+def upstream_status(record: ProblemResult) -> str:
+    """A record's verdict under upstream's rule: correct, incorrect, needs_review (held) or unknown."""
+    verdict = record.upstream
+    if verdict is None:
+        return UNKNOWN
+    if not verdict.correct:
+        return Status.INCORRECT.value
+    if verdict.held or record.status is Status.NEEDS_REVIEW:
+        return Status.NEEDS_REVIEW.value
+    return Status.CORRECT.value
 
 
 def fast_p_label(p: float) -> str:
@@ -180,6 +204,8 @@ def _record_row(results: ResultsFile, record: ProblemResult) -> dict[str, object
         "record_sha256": record.problem_sha256,
         "record_kernel_sha256": record.kernel_sha256,
         "status": record.status.value,
+        "upstream_status": upstream_status(record),
+        "upstream_error": record.upstream.error if record.upstream else "",
         "speedup": record.speedup,
         "speedup_vs_compile": record.speedup_vs_compile,
         "ci_low": ci_low,
@@ -195,7 +221,8 @@ def _record_row(results: ResultsFile, record: ProblemResult) -> dict[str, object
 
 
 RECORD_COLUMNS = [
-    "slug", "verified", "finished", "hardware", "key", "record_sha256", "record_kernel_sha256", "status", "speedup",
+    "slug", "verified", "finished", "hardware", "key", "record_sha256", "record_kernel_sha256", "status",
+    "upstream_status", "upstream_error", "speedup",
     "speedup_vs_compile",
     "ci_low", "ci_high", "reference_ms", "kernel_ms", "compile_ms", "backend", "flags", "flag_messages", "error",
 ]  # fmt: skip
@@ -275,7 +302,8 @@ def aligned_frame(
     stale = frame["stale_reason"] != ""
     frame.loc[stale, "status"] = STALE
     frame.loc[stale, NUMERIC_COLUMNS] = np.nan
-    text = ["backend", "flags", "flag_messages", "error"]
+    frame.loc[stale | absent, "upstream_status"] = frame.loc[stale | absent, "status"]
+    text = ["backend", "flags", "flag_messages", "error", "upstream_error"]
     frame[text] = frame[text].fillna("")
     dropped = ["record_sha256", "record_kernel_sha256", "kernel_sha256"]
     return frame.drop(columns=dropped).sort_values(["slug", "hardware", "level", "problem_id"])
@@ -291,21 +319,29 @@ def aligned_from_results(
     return aligned_frame(records_frame(results), catalogue_frame(catalogue), kernels_frame(kernels or {}))
 
 
+def rule_correct(aligned: pd.DataFrame, rule: str) -> pd.Series:
+    """Which rows are correct under `rule` (`RULES`)."""
+    column = "upstream_status" if rule == "upstream" else "status"
+    return aligned[column] == Status.CORRECT.value
+
+
 def counted_frame(aligned: pd.DataFrame) -> pd.DataFrame:
-    """The aligned rows once per scored baseline, with `counted`: a counted kernel's speedup, else NaN."""
+    """The aligned rows once per scored baseline and rule, with `correct` (under the rule) and `counted`: a
+    counted kernel's speedup, else NaN."""
     parts = []
-    correct = aligned["status"] == Status.CORRECT.value
     for baseline, column in BASELINE_COLUMNS.items():
         measured = aligned[column].notna().groupby([aligned["slug"], aligned["hardware"]]).transform("any")
         scored = measured if baseline != "eager" else pd.Series(True, index=aligned.index)
-        part = aligned[scored].copy()
-        part["baseline"] = baseline
-        part["counted"] = part[column].where(correct[scored])
-        # The speedup interval moved to this baseline (the interval is measured against eager); no interval: the point
-        ratio = part["counted"] / part["speedup"]
-        part["counted_low"] = (part["ci_low"] * ratio).fillna(part["counted"])
-        part["counted_high"] = (part["ci_high"] * ratio).fillna(part["counted"])
-        parts.append(part)
+        for rule in RULES:
+            part = aligned[scored].copy()
+            part["baseline"], part["rule"] = baseline, rule
+            part["correct"] = rule_correct(part, rule)
+            part["counted"] = part[column].where(part["correct"])
+            # The speedup interval moved to this baseline (measured against eager); no interval: the point
+            ratio = part["counted"] / part["speedup"]
+            part["counted_low"] = (part["ci_low"] * ratio).fillna(part["counted"])
+            part["counted_high"] = (part["ci_high"] * ratio).fillna(part["counted"])
+            parts.append(part)
     return pd.concat(parts, ignore_index=True)
 
 
@@ -317,8 +353,8 @@ def level_scores(aligned: pd.DataFrame, thresholds: Sequence[float] = THRESHOLDS
     frame = frame.assign(
         attempted=~status.isin(NOT_ATTEMPTED),
         built=status.isin(BUILT),
-        correct=status == Status.CORRECT.value,
         review=status == Status.NEEDS_REVIEW.value,
+        unknown=(frame["rule"] == "upstream") & (frame["upstream_status"] == UNKNOWN),
         pending=status == PENDING,
         rejected=status == Status.REJECTED.value,
         compile_error=status == Status.COMPILE_ERROR.value,
@@ -334,6 +370,7 @@ def level_scores(aligned: pd.DataFrame, thresholds: Sequence[float] = THRESHOLDS
         n_correct=("correct", "sum"),
         n_counted=("counted", "count"),
         n_needs_review=("review", "sum"),
+        n_unknown=("unknown", "sum"),
         n_pending=("pending", "sum"),
         n_rejected=("rejected", "sum"),
         n_compile_error=("compile_error", "sum"),
@@ -348,24 +385,24 @@ def level_scores(aligned: pd.DataFrame, thresholds: Sequence[float] = THRESHOLDS
 
 
 def curves(aligned: pd.DataFrame) -> dict[tuple[str, str, str, int], StepCurve]:
-    """fast_p curve of every (slug, hardware, baseline, level) that is scored."""
+    """fast_p curve of every (slug, hardware, baseline, rule, level) that is scored."""
     frame = counted_frame(aligned)
-    out: dict[tuple[str, str, str, int], StepCurve] = {}
-    for (slug, hardware, baseline, level), group in frame.groupby(GROUP_KEYS, sort=True):
+    out: dict[tuple[str, str, str, str, int], StepCurve] = {}
+    for (slug, hardware, baseline, rule, level), group in frame.groupby(GROUP_KEYS, sort=True):
         speedups = group["counted"].dropna().tolist()
-        out[(slug, hardware, baseline, int(level))] = fast_p_curve(speedups, len(group))
+        out[(slug, hardware, baseline, rule, int(level))] = fast_p_curve(speedups, len(group))
     return out
 
 
 def best_per_problem(aligned: pd.DataFrame) -> pd.DataFrame:
-    """Per (hardware, baseline, problem key): the counted kernel with the highest speedup.
+    """Per (hardware, baseline, rule, problem key): the counted kernel with the highest speedup.
 
     Ties go to the submission whose slug sorts first, so the result does not depend on file order.
     Problems where no kernel counts have no row.
     """
     frame = counted_frame(aligned).dropna(subset=["counted"])
     frame = frame.sort_values(["counted", "slug"], ascending=[False, True])
-    best = frame.drop_duplicates(["hardware", "baseline", "key"], keep="first")
-    columns = ["hardware", "baseline", "level", "problem_id", "key", "slug", "counted", "verified"]
-    return best[columns].rename(columns={"counted": "speedup"}).sort_values(["hardware", "baseline", "key"])
+    best = frame.drop_duplicates(["hardware", "baseline", "rule", "key"], keep="first")
+    columns = ["hardware", "baseline", "rule", "level", "problem_id", "key", "slug", "counted", "verified"]
+    return best[columns].rename(columns={"counted": "speedup"}).sort_values(["hardware", "baseline", "rule", "key"])
 

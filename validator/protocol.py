@@ -8,10 +8,11 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 
-PROTOCOL_VERSION = "3"
-"""3: timing in independent blocks, the interval a rerun's speedup is expected to fall in, clock state checked
-per block, a per-call deadline from the reference's time. 2: correctness trials on upstream's draw and hidden
-variants (negated, standard-normal, scaled)."""
+PROTOCOL_VERSION = "4"
+"""4: five draws of upstream's own inputs, and upstream's verdict (its allclose rule) recorded beside the
+board's. 3: timing in independent blocks, the interval a rerun's speedup is expected to fall in, clock
+state checked per block, a per-call deadline from the reference's time. 2: correctness trials on upstream's
+draw and hidden variants (negated, standard-normal, scaled)."""
 
 
 @dataclass(frozen=True)
@@ -47,10 +48,14 @@ class Protocol:
     precision_sample: int = 1 << 24
     """Outputs with more elements than this are compared with their float64 reference at this many positions,
     drawn by the run's secret seed (`precision.PRECISION_SAMPLE` says why that keeps the check's power)."""
-    correctness_trials: int = 6
-    """Seeds drawn from the per-run secret, each a fresh draw of the problem's own `get_inputs()`, turned into
-    the trial's input variant (`validator.evaluate.worker.input_variants.trial_variants`): upstream's draw as is,
-    negated, a standard-normal draw of the same shapes, then each scale below."""
+    upstream_trials: int = 5
+    """Correctness trials on fresh draws of the problem's own `get_inputs()`, as KernelBench's
+    `num_correct_trials`; the board's strict rule then adds one trial per hidden variant
+    (`validator.evaluate.worker.input_variants.trial_variants`): negated, a standard-normal draw of the same
+    shapes, then each scale below. Seeds come from the per-run secret."""
+    upstream_tolerance: Tolerance = Tolerance(1e-2, 1e-2)
+    """KernelBench's rule on those draws: `torch.allclose(reference, kernel, atol, rtol)` for every trial (the
+    tolerance of KernelBench v0 and v0.1, the public leaderboard and the paper, for every output dtype)."""
     input_scales: tuple[float, ...] = (1.0, 0.01, 3.0, 100.0)
     """Scaled input variants: floating inputs multiplied by each factor (a problem's overlay may narrow them)."""
     l2_flush_factor: float = 2.0

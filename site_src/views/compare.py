@@ -5,7 +5,8 @@ full entry of the level as a column (ranked by fast_1, as on the leaderboard) an
 built here and sortable when JavaScript runs. Interactive: the compare page's script reads the chosen
 submissions and hardware from the URL (`?hw=…&s=a,b`), fetches one small data file per (hardware,
 submission) and renders each one's status, speedup with its interval and ratio to the first. Every
-submission page links to the compare page, which links to the static tables.
+submission page links to the compare page, which links to the static tables. Both judge correctness by the
+headline's rule (KernelBench's, `scoring.HEADLINE_RULE`), as the leaderboard ranks.
 """
 
 from __future__ import annotations
@@ -18,11 +19,12 @@ from site_src.model import Combo, SiteModel
 from site_src.output import SiteBuild, page_root, slot
 from site_src.references import REFERENCE_METHODS
 from site_src.render import render
+from site_src.scoring import HEADLINE_RULE
 from site_src.tables import Cell, Column, Table, number, speedup_text, table_html
 from site_src.views.home import COVERAGE, method_of
 
 SHORT_STATUS = {"incorrect": "wrong", "compile_error": "build", "runtime_error": "crash", "needs_review": "review",
-                "missing": "–", "not_run": "–", "pending": "…"}
+                "missing": "–", "not_run": "–", "pending": "…", "unknown": "–"}
 """Failures in a few letters: the tables hold a cell per (problem, entry), tens of thousands at full scale."""
 
 
@@ -46,7 +48,7 @@ def level_table(model: SiteModel, combo: Combo, level: int, slugs: list[str]) ->
     rows = model.run_rows(combo)
     rows = rows[(rows["level"] == level) & rows["slug"].isin(slugs)]
     found = {(key, slug): (status, number(speedup)) for key, slug, status, speedup
-             in rows[["key", "slug", "status", "speedup"]].itertuples(index=False, name=None)}
+             in rows[["key", "slug", "upstream_status", "speedup"]].itertuples(index=False, name=None)}
     columns = (Column("Problem", numeric=False),
                *(Column(f"#{rank}", model.submission_name(slug), text_sorts=True, bare=True)
                  for rank, slug in enumerate(slugs, start=1)))
@@ -67,7 +69,7 @@ def legend_html(model: SiteModel, slugs: list[str], root: str) -> str:
 def static_pages(model: SiteModel, out: SiteBuild) -> list[dict[str, str]]:
     """A page per (hardware, track, level) that has a full entry, against eager; returns their links."""
     links = []
-    for combo in (c for c in model.combos if c.baseline == "eager"):
+    for combo in (c for c in model.combos if c.baseline == "eager" and c.rule == HEADLINE_RULE):
         gpu = model.hardware_names.get(combo.hardware, combo.hardware)
         track = "" if combo.track == model.headline_track else f", KernelBench {combo.track}"
         for level in model.level_sizes:
@@ -86,7 +88,7 @@ def static_pages(model: SiteModel, out: SiteBuild) -> list[dict[str, str]]:
 def build(model: SiteModel, out: SiteBuild) -> None:
     if not model.has_results:
         return
-    columns = ["key", "status", "speedup", "ci_low", "ci_high", "speedup_vs_compile"]
+    columns = ["key", "upstream_status", "speedup", "ci_low", "ci_high", "speedup_vs_compile"]  # the headline's rule
     runs: dict[str, list[str]] = {}
     for (slug, hardware), rows in model.aligned.groupby(["slug", "hardware"], sort=True):
         problems = {

@@ -17,22 +17,22 @@ STATIC_CURVES = 10
 """Curves drawn in the page before plotly.js replaces them: the best few, like the home page."""
 
 
-def problems_at_speedups(model: SiteModel) -> dict[tuple[str, str, str, int], dict[float, str]]:
-    """(slug, hardware, baseline, level) -> counted speedup -> the problem name(s) that have it."""
-    found: dict[tuple[str, str, str, int], dict[float, str]] = {}
+def problems_at_speedups(model: SiteModel) -> dict[tuple[str, str, str, str, int], dict[float, str]]:
+    """(slug, hardware, baseline, rule, level) -> counted speedup -> the problem name(s) that have it."""
+    found: dict[tuple[str, str, str, str, int], dict[float, str]] = {}
     names = model.problem_names
     frame = counted_frame(model.aligned).dropna(subset=["counted"])
-    columns = ["slug", "hardware", "baseline", "level", "counted", "key"]
-    for slug, hardware, baseline, level, speedup, key in frame[columns].itertuples(index=False, name=None):
-        at = found.setdefault((slug, hardware, baseline, int(level)), {})
+    columns = ["slug", "hardware", "baseline", "rule", "level", "counted", "key"]
+    for slug, hardware, baseline, rule, level, speedup, key in frame[columns].itertuples(index=False, name=None):
+        at = found.setdefault((slug, hardware, baseline, rule, int(level)), {})
         at[float(speedup)] = f"{at[float(speedup)]}, {names[key]}" if float(speedup) in at else names[key]
     return found
 
 
 def top_curves(model: SiteModel, combo: Combo, level: int, limit: int | None,
-               problems: dict[tuple[str, str, str, int], dict[float, str]] | None = None) -> list[NamedCurve]:
+               problems: dict[tuple[str, str, str, str, int], dict[float, str]] | None = None) -> list[NamedCurve]:
     ranked = model.ranked_scores(combo, level)["slug"].tolist()
-    keys = [(slug, combo.hardware, combo.baseline, level) for slug in ranked[:limit]]
+    keys = [(slug, combo.hardware, combo.baseline, combo.rule, level) for slug in ranked[:limit]]
     return [NamedCurve(model.submission_name(k[0]), model.curves[k], (problems or {}).get(k)) for k in keys]
 
 

@@ -24,9 +24,10 @@ def level_figure(model: SiteModel, combo: Combo, level: int) -> dict:
     rows = model.run_rows(combo)
     rows = rows[rows["level"] == level]
     column = BASELINE_COLUMNS[combo.baseline]
+    verdict = "upstream_status" if combo.rule == "upstream" else "status"  # the combo's correctness rule
     cells = {
-        (r.key, r.slug): (r.status, number(getattr(r, column)))
-        for r in rows[["key", "slug", "status", column]].itertuples(index=False)
+        (r.key, r.slug): (getattr(r, verdict), number(getattr(r, column)))
+        for r in rows[["key", "slug", verdict, column]].itertuples(index=False)
     }
     problems = [p for p in model.tracks[combo.track] if p.level == level]
     z, text = [], []

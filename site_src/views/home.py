@@ -222,8 +222,13 @@ def level_html(model: SiteModel, combo: Combo, level: int, board: LevelBoard) ->
         html.append(f'<p class="kb-partial-note">Attempted fewer than {COVERAGE:.0%} of the level\'s problems, '
                     "so not ranked:</p>")
         html.append(table_html(partial, "./"))
-    curves = [NamedCurve(model.submission_name(s.slug), model.curves[(s.slug, combo.hardware, combo.baseline, level)])
-              for s in board.ranked[:TOP_CURVES]]
+    unknown = sum(int(s.n_unknown) for s in (*board.ranked, *board.compiler, *board.partial))
+    if unknown and combo.rule == "upstream":
+        html.append(f'<p class="kb-unknown-note">{unknown} result(s) here were recorded before the judge kept '
+                    "KernelBench's verdict: they show \"–\" and count as not correct at KernelBench's rule until "
+                    "they are measured again; the strict rule scores them as recorded.</p>")
+    at = (combo.hardware, combo.baseline, combo.rule, level)
+    curves = [NamedCurve(model.submission_name(s.slug), model.curves[(s.slug, *at)]) for s in board.ranked[:TOP_CURVES]]
     title = f"Level {level}: top {len(curves)} by {HEADLINE} ({combo.label(BASELINE_NAMES[combo.baseline])})"
     html.append(curves_svg(curves, title))
     html.append(best_over_time_svg(record_setters(model, board), f"Level {level}: best {HEADLINE} over time "

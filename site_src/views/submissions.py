@@ -10,18 +10,20 @@ import pandas as pd
 from site_src.model import BASELINE_NAMES, SiteModel
 from site_src.output import SiteBuild, page_root, slot
 from site_src.render import render
-from site_src.scoring import NO_RECORD, STALE, THRESHOLDS, fast_p_label
+from site_src.scoring import NO_RECORD, RULES, STALE, THRESHOLDS, fast_p_label
 from site_src.sources import SubmissionDoc, regular_files
 from site_src.tables import Cell, Column, Table, ms_text, number, percent_text, speedup_text, table_html
 from site_src.text import css_token, html_paragraphs
 from site_src.views.home import Record, attempted_cell
-from validator.results.records import ResultsFile
+from validator.results.records import ResultsFile, Status
 
 STALE_TEXT = "stale — awaiting rerun"
 RESULT_COLUMNS = (
     Column("Problem", numeric=False),
     Column("Backend", numeric=False),
-    Column("Status", "hover for the cause", numeric=False),
+    Column("Status", "the strict rule's verdict; hover for the cause", numeric=False),
+    Column("KernelBench", "upstream's rule (allclose at 1e-2 on its own inputs); – where not recorded",
+           numeric=False),
     Column("Speedup", "vs PyTorch eager: median ratio [bootstrap 95% interval]"),
     Column("vs compile", "vs torch.compile of the reference"),
     Column("Reference", "median eager reference time", better_is_lower=True),
@@ -32,6 +34,7 @@ RESULT_COLUMNS = (
 )
 SCORE_COLUMNS = (
     Column("Baseline", numeric=False),
+    Column("Rule", "which verdict counts a kernel as correct", numeric=False),
     Column("Level"),
     *(Column(fast_p_label(p), "[95% interval with every kernel drawn from its speedup interval]; ambiguous: "
              "kernels whose interval straddles p") for p in THRESHOLDS),
@@ -62,6 +65,14 @@ def status_cell(row: Any) -> Cell:
     return Cell(status, status, css=f"kb-status kb-{css_token(status)}", title=str(row.error)[:300])
 
 
+def upstream_cell(row: Any) -> Cell:
+    """A result's verdict at upstream's rule: "–" where it is not known (not recorded, stale, no record)."""
+    verdict = str(row.upstream_status)
+    if verdict not in (Status.CORRECT.value, Status.INCORRECT.value, Status.NEEDS_REVIEW.value):
+        return Cell("", "–", css="kb-status", title="not recorded: results written before upstream's verdict was")
+    return Cell(verdict, verdict, css=f"kb-status kb-{css_token(verdict)}", title=str(row.upstream_error)[:300])
+
+
 def _speedup_display(row: Any) -> str:
     text = speedup_text(number(row.speedup))
     low, high = number(row.ci_low), number(row.ci_high)
@@ -82,6 +93,7 @@ def result_table(rows: pd.DataFrame, kernels: dict[tuple[int, int], dict], probl
                      link=f"problems/{row.key}/"),
                 Cell(str(row.backend), str(row.backend)),
                 status_cell(row),
+                upstream_cell(row),
                 Cell(number(row.speedup), _speedup_display(row)),
                 Cell(number(row.speedup_vs_compile), speedup_text(number(row.speedup_vs_compile))),
                 Cell(number(row.reference_ms), ms_text(number(row.reference_ms))),
@@ -115,6 +127,7 @@ def score_table(scores: pd.DataFrame) -> Table:
         rows.append(
             (
                 Cell(BASELINE_NAMES[s.baseline], BASELINE_NAMES[s.baseline]),
+                Cell(RULES[s.rule], RULES[s.rule]),
                 Cell(int(s.level), str(s.level)),
                 *(fast_cell(values, p) for p in THRESHOLDS),
                 Cell(number(s.geomean_speedup), speedup_text(number(s.geomean_speedup))),

@@ -137,6 +137,20 @@ def test_hardware_and_baseline_are_filters_kept_in_the_url(opened):
     wait_until(older, "c => document.querySelector('.kb-target').dataset.kbCombo === c", arg=f"{other}--eager")
 
 
+def test_the_correctness_rule_is_a_filter_kept_in_the_url_and_upstream_s_is_the_default(opened):
+    page = opened()
+    assert page.locator(".kb-rule").input_value() == "upstream"
+    default = page.evaluate("document.querySelector('.kb-target').dataset.kbCombo")
+    page.select_option(".kb-rule", "strict")
+    wait_until(page, "() => location.search.includes('rule=strict')")
+    wait_until(page, "c => document.querySelector('.kb-target').dataset.kbCombo === c", arg=f"{default}~strict")
+    shared = opened(page.url.split("/", 3)[3])
+    assert shared.locator(".kb-rule").input_value() == "strict"
+    wait_until(shared, "c => document.querySelector('.kb-target').dataset.kbCombo === c", arg=f"{default}~strict")
+    shared.select_option(".kb-rule", "upstream")
+    wait_until(shared, "() => !location.search.includes('rule=')")
+
+
 def test_the_compare_view_puts_submissions_side_by_side_and_keeps_them_in_the_url(opened):
     page = opened("submissions/synthetic-000/")
     page.click("a.md-button:has-text('Compare with other submissions')")

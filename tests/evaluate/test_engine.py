@@ -87,6 +87,8 @@ def test_a_crash_a_hang_and_garbage_end_their_own_problem_and_nothing_else(tmp_p
     assert "did not finish within 3 s" in by_key["level1/23_Softmax"].error
     assert "unreadable result" in by_key["level1/40_LayerNorm"].error
     assert by_key["level2/76_Gemm_Add_ReLU"].speedup == 2.0
+    for key in ("level1/19_ReLU", "level1/23_Softmax", "level1/40_LayerNorm"):  # failed under upstream's rule too
+        assert by_key[key].upstream is not None and not by_key[key].upstream.correct, key
 
 
 def test_out_of_memory_and_foreign_output_get_their_own_statuses(tmp_path: Path) -> None:
@@ -201,6 +203,8 @@ def test_kernels_rejected_or_failing_to_build_get_results_without_running(tmp_pa
     assert [f.code for f in by_key["level1/1_Square_matrix_multiplication_"].flags] == ["thread-start"]
     assert by_key["level1/19_ReLU"].status == Status.COMPILE_ERROR
     assert "expected ';'" in by_key["level1/19_ReLU"].error
+    for key in ("level1/1_Square_matrix_multiplication_", "level1/19_ReLU"):  # not a tolerance question: both fail
+        assert not by_key[key].upstream.correct and by_key[key].upstream.error == by_key[key].error[:500]
     assert counter.read_text().splitlines() == ["level1/23_Softmax"]
 
 

@@ -18,6 +18,7 @@ from validator.results.records import (
     ResultsFile,
     Status,
     Timing,
+    UpstreamVerdict,
     from_dict,
     load,
     save,
@@ -32,6 +33,7 @@ def _sample() -> ResultsFile:
         speedup_ci=(1.48, 1.52), rounds=40, flags=(Flag("needs-review", "fast"),), deadline_s=12.5,
         blocks=(BlockTiming(1.5, 1.0, 1.5, 14, True, 1980, 2619, ("sw-power-cap",), 2),
                 BlockTiming(1.5, 1.01, 1.485, 13, False)),
+        upstream=UpstreamVerdict(correct=True, trials=5, max_abs_error=1e-6, max_rel_error=2e-6),
     )
     env = Environment("NVIDIA H100 80GB HBM3", "580", "13.0", "2.11", "3.6", "3.12", "0.1.0", "1")
     return ResultsFile("s", "S", "c" * 64, "nvidia-h100-80gb-hbm3", env, {"version": "1"}, (problem,),
@@ -43,16 +45,19 @@ def test_a_results_file_round_trips_through_json(tmp_path):
     path = results_path(tmp_path, original.hardware, original.slug)
     save(original, path)
     assert load(path) == original
-    assert json.loads(path.read_text())["schema_version"] == RESULTS_SCHEMA_VERSION
+    assert json.loads(path.read_text())["schema_version"] == RESULTS_SCHEMA_VERSION == 2
 
 
-def test_a_version_1_file_without_blocks_or_deadline_still_loads():
+def test_a_version_1_file_loads_without_blocks_or_deadline_and_with_its_upstream_verdict_unknown():
     data = json.loads(json.dumps(__import__("dataclasses").asdict(_sample())))
     data["schema_version"] = 1
     for problem in data["problems"]:
-        del problem["blocks"], problem["deadline_s"]
-    loaded = from_dict(data).problems[0]
-    assert (loaded.blocks, loaded.deadline_s, loaded.speedup) == ((), None, 1.5)
+        del problem["blocks"], problem["deadline_s"], problem["upstream"]
+    loaded = from_dict(data)
+    problem = loaded.problems[0]
+    assert (problem.blocks, problem.deadline_s, problem.speedup) == ((), None, 1.5)
+    assert problem.upstream is None and problem.status is Status.CORRECT  # unknown, never assumed correct
+    assert loaded.schema_version == 2
 
 
 def test_a_newer_results_schema_is_refused_rather_than_misread():

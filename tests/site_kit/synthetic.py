@@ -15,7 +15,16 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from validator.catalogue.manifest_entry import MANIFEST_SCHEMA_VERSION, ManifestEntry, Measurement
-from validator.results.records import Environment, Flag, ProblemResult, ResultsFile, Status, Timing, save
+from validator.results.records import (
+    Environment,
+    Flag,
+    ProblemResult,
+    ResultsFile,
+    Status,
+    Timing,
+    UpstreamVerdict,
+    save,
+)
 
 HARDWARE_NAMES = {"nvidia-h100-80gb-hbm3": "NVIDIA H100 80GB HBM3", "nvidia-h200": "NVIDIA H200"}
 FAILURES = (Status.INCORRECT, Status.COMPILE_ERROR, Status.RUNTIME_ERROR, Status.TIMEOUT, Status.OOM)
@@ -171,7 +180,8 @@ def _problem_result(
     }
     if roll > skill:
         status = FAILURES[int(rng.random() * len(FAILURES))]
-        return ProblemResult(**common, status=status, error=f"synthetic {status.value}")
+        return ProblemResult(**common, status=status, error=f"synthetic {status.value}",
+                             upstream=UpstreamVerdict(False, 1, error=f"synthetic {status.value}"))
     reference = entry["measured"]["nvidia-h200"]["eager_ms"]
     speedup = round(math.exp(rng.gauss(math.log(1.0 + skill / 2), 0.6)), 4)
     compiled = reference * rng.uniform(0.5, 1.0)
@@ -196,6 +206,7 @@ def _problem_result(
         flags=flags,
         own_kernel_fraction=0.9,
         seconds=2.0,
+        upstream=UpstreamVerdict(status is not Status.REJECTED, 5, 1e-6, 1e-6, held=status is Status.NEEDS_REVIEW),
     )
 
 

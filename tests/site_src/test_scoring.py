@@ -20,7 +20,7 @@ from site_src.scoring import (
     level_scores,
 )
 from validator.catalogue.problems import Catalogue, Problem
-from validator.results.records import Environment, Flag, ProblemResult, ResultsFile, Status
+from validator.results.records import Environment, Flag, ProblemResult, ResultsFile, Status, UpstreamVerdict
 
 ENV = Environment("GPU", "1", "13.0", "2.14", "3.8", "3.11", "0.1", "1")
 
@@ -56,10 +56,11 @@ def results(
 
 
 def score_row(
-    files: list[ResultsFile], sizes: dict[int, int], level: int = 1, baseline: str = "eager"
+    files: list[ResultsFile], sizes: dict[int, int], level: int = 1, baseline: str = "eager", rule: str = "strict"
 ) -> dict:
+    """The score row of one level; records without an upstream verdict are scored at the strict rule."""
     scores = level_scores(aligned_from_results(files, catalogue(sizes)))
-    picked = scores[(scores.level == level) & (scores.baseline == baseline)]
+    picked = scores[(scores.level == level) & (scores.baseline == baseline) & (scores.rule == rule)]
     assert len(picked) == 1
     return picked.iloc[0].to_dict()
 
@@ -219,7 +220,7 @@ def test_the_curve_agrees_with_the_table_at_every_threshold():
 
 def test_curves_are_keyed_by_submission_hardware_baseline_and_level():
     files = [results("a", record(1, 1, C, 2.0), record(1, 2, Status.INCORRECT))]
-    curve = curves(aligned_from_results(files, catalogue({1: 2})))[("a", "h100", "eager", 1)]
+    curve = curves(aligned_from_results(files, catalogue({1: 2})))[("a", "h100", "eager", "strict", 1)]
     assert curve.start == 0.5
     assert curve.breakpoints == (2.0,)
 
@@ -231,7 +232,7 @@ def test_the_best_kernel_per_problem_is_the_fastest_counted_one_and_ties_go_to_t
         results("c", record(1, 2, C, 1.2)),
     ]
     best = best_per_problem(aligned_from_results(files, catalogue({1: 3})))
-    eager = best[best.baseline == "eager"].set_index("key")
+    eager = best[(best.baseline == "eager") & (best.rule == "strict")].set_index("key")
     assert eager.loc["level1/1_P", "slug"] == "a"
     assert eager.loc["level1/2_P", "slug"] == "b"
     assert eager.loc["level1/2_P", "speedup"] == 1.5
@@ -267,7 +268,8 @@ def test_a_run_on_another_versions_track_is_scored_on_that_tracks_problems_only(
     new = results("new", *(record(1, i, Status.CORRECT, 2.0) for i in (1, 2, 3)))
     old_two = dataclasses.replace(record(1, 2, Status.CORRECT, 3.0, sha="sha-old-2"), key="level1/2_P@old")
     old = results("old", record(1, 1, Status.CORRECT, 2.0), old_two)
-    scores = level_scores(aligned_from_results([new, old], with_track)).query("baseline == 'eager'")
+    scored = level_scores(aligned_from_results([new, old], with_track))
+    scores = scored.query("baseline == 'eager' and rule == 'strict'")
     by_slug = scores.set_index("slug")
     assert by_slug.loc["old", "track"] == "old" and by_slug.loc["new", "track"] == "423217d"
     assert by_slug.loc["old", "n_problems"] == 3 and by_slug.loc["old", "fast_1"] == pytest.approx(2 / 3)
@@ -319,3 +321,29 @@ def test_the_site_generator_imports_no_torch():
     probe = "import sys, site_src.generate; sys.exit('torch' in sys.modules)"
     assert subprocess.run([sys.executable, "-c", probe], cwd=REPO, check=False,
                           env={"PYTHONPATH": str(REPO), "PATH": "/usr/bin:/bin"}).returncode == 0
+
+
+def upstream(correct: bool, held: bool = False) -> UpstreamVerdict:
+    return UpstreamVerdict(correct=correct, trials=5 if correct else 1, held=held)
+
+
+def test_both_rules_are_scored_and_each_counts_only_what_it_finds_correct():
+    files = [results("a",
+                     record(1, 1, C, 2.0, upstream=upstream(True)),  # correct under both
+                     record(1, 2, Status.INCORRECT, 3.0, upstream=upstream(True)),  # upstream's rule only
+                     record(1, 3, C, 1.5, upstream=upstream(False)),  # the strict rule only
+                     record(1, 4, Status.REJECTED, upstream=upstream(False)),
+                     record(1, 5, Status.INCORRECT, 4.0, upstream=upstream(True, held=True)))]  # held for review
+    strict, upstream_rule = score_row(files, {1: 5}), score_row(files, {1: 5}, rule="upstream")
+    assert (strict["n_correct"], strict["fast_1"], strict["fast_1.5"]) == (2, 0.4, 0.2)
+    assert (upstream_rule["n_correct"], upstream_rule["fast_1"], upstream_rule["fast_2"]) == (2, 0.4, 0.2)
+    assert upstream_rule["geomean_speedup"] == pytest.approx(math.sqrt(6.0))
+    best = best_per_problem(aligned_from_results(files, catalogue({1: 5})))
+    assert set(best[best.rule == "upstream"].key) == {"level1/1_P", "level1/2_P"}
+
+
+def test_a_record_without_an_upstream_verdict_is_unknown_under_upstream_s_rule_never_correct():
+    files = [results("a", record(1, 1, C, 2.0), record(1, 2, C, 2.0, upstream=upstream(True)))]
+    row = score_row(files, {1: 2}, rule="upstream")
+    assert (row["n_correct"], row["n_unknown"], row["fast_1"]) == (1, 1, 0.5)
+    assert score_row(files, {1: 2})["n_unknown"] == 0

@@ -72,6 +72,7 @@ def test_every_page_type_and_one_data_file_per_view_and_combo_are_generated(buil
     for hardware in SPEC.hardware:
         for view in ("leaderboard", "curves", "heatmap"):
             assert f"data/{hardware}--eager/{view}.json" in files
+            assert f"data/{hardware}--eager~strict/{view}.json" in files  # the rule selector's other choice
             assert f"data/{hardware}--torch-compile/{view}.json" in files
     assert files[PLOTLY_URI].source.name == "plotly-kb.min.js"  # the partial bundle, not the full one
     assert files["schema/submission-v1.schema.json"].source == SCHEMA
@@ -193,7 +194,7 @@ def test_the_methodology_page_shows_the_protocol_constants_and_their_documentati
     page = text_of(files, "methodology.md")
     assert f"Evaluation protocol, version {PROTOCOL.version}" in page
     assert f"| `review_speedup` | {PROTOCOL.review_speedup:g} |" in page
-    assert f"| `correctness_trials` | {PROTOCOL.correctness_trials} |" in page
+    assert f"| `upstream_trials` | {PROTOCOL.upstream_trials} |" in page
     assert "| float32 | 0.0001 | 0.0001 |" in page
     assert attribute_docs(Protocol)["l2_flush_factor"] in page
     assert "strict `>`" in page
@@ -539,3 +540,19 @@ def test_curve_hovers_name_the_problem_each_step_drops_at(built):
         inner = trace["customdata"][1:-1]
         assert inner and all(set(c.split(", ")) <= names for c in inner)
     assert "%{customdata}" in figure["data"][0]["hovertemplate"]
+
+
+def test_the_rule_selector_offers_both_rules_and_pages_show_both_verdicts_with_a_dash_where_unknown(built):
+    from types import SimpleNamespace
+
+    from site_src.views.submissions import upstream_cell
+
+    build, files = built
+    home = text_of(files, "index.md")
+    assert 'class="kb-rule"' in home and 'value="strict"' in home and 'value="upstream"' in home
+    assert "~" not in home.split('data-kb-default="', 1)[1][:80].split('"')[0]  # the headline is upstream's rule
+    results = "".join(build.slots["submissions/synthetic-000.md"].values())
+    assert "KernelBench" in results and "Strict rule" in results
+    unknown = upstream_cell(SimpleNamespace(upstream_status="unknown", upstream_error=""))
+    assert unknown.display == "–"
+    assert upstream_cell(SimpleNamespace(upstream_status="incorrect", upstream_error="x")).display == "incorrect"

@@ -24,7 +24,7 @@ from validator import files
 from validator.evaluate.jobs import Job, write_job
 from validator.isolation import sandbox
 from validator.isolation.zygote import Target, Zygote, ZygoteError
-from validator.results.records import Flag, ProblemResult, Status, problem_from_dict
+from validator.results.records import Flag, ProblemResult, Status, problem_from_dict, upstream_without_judging
 
 WORKER = Target(module="validator.evaluate.worker.run")
 WORKER_FILE_BYTES = 256 << 20
@@ -71,7 +71,7 @@ def _base(item: WorkItem, status: Status, error: str, seconds: float = 0.0) -> P
     return ProblemResult(
         key=job.key, level=job.level, problem_id=job.problem_id, problem_sha256=job.problem_sha256,
         kernel_path=item.kernel_path, kernel_sha256=job.kernel_sha256, backend=job.backend, status=status,
-        error=error, seconds=round(seconds, 3),
+        error=error, seconds=round(seconds, 3), upstream=upstream_without_judging(status, error),
     )
 
 

@@ -35,7 +35,7 @@ from validator.machine import Machine
 from validator.protocol import PROTOCOL
 from validator.results import baselines, layout
 from validator.results import records as results
-from validator.results.records import Flag, ProblemResult, ResultsFile, Status
+from validator.results.records import Flag, ProblemResult, ResultsFile, Status, upstream_without_judging
 from validator.run_context import StageRun
 from validator.submission.kernel_names import own_kernel_names
 
@@ -93,7 +93,8 @@ def job_seed(secret: bytes, key: str) -> int:
 def _preset(item: WorkItem, status: Status, error: str, flags: Sequence[Flag] = ()) -> ProblemResult:
     job = item.job
     return ProblemResult(job.key, job.level, job.problem_id, job.problem_sha256, item.kernel_path,
-                         job.kernel_sha256, job.backend, status, error=error, flags=tuple(flags))
+                         job.kernel_sha256, job.backend, status, error=error, flags=tuple(flags),
+                         upstream=upstream_without_judging(status, error))
 
 
 def _decided_without_running(context: StageContext, key: str) -> tuple[Status, str, list[Flag]] | None:

@@ -16,7 +16,8 @@ from validator import files
 from validator.files import write_text_atomic
 
 RESULTS_SCHEMA_VERSION = 2
-"""2: `blocks` (per-block timing) and `deadline_s` on problem results; version 1 files load with neither."""
+"""2: `upstream` (KernelBench's own verdict beside the board's `status`), `blocks` (per-block timing) and
+`deadline_s` on problem results."""
 
 
 class Status(StrEnum):
@@ -76,6 +77,31 @@ class Flag:
 
 
 @dataclass(frozen=True)
+class UpstreamVerdict:
+    """KernelBench's own verdict on the kernel: `torch.allclose(reference, kernel, atol, rtol)` at the protocol's
+    `upstream_tolerance` on every one of `trials` draws of the problem's own inputs. `status` is the board's
+    strict verdict; a kernel an integrity, timing or policy check rejected, or that crashed or hung, is not
+    correct under either."""
+
+    correct: bool
+    trials: int
+    """Upstream draws the kernel was judged on (the protocol's `upstream_trials` unless it failed earlier)."""
+    max_abs_error: float | None = None
+    max_rel_error: float | None = None
+    """Largest errors over those draws, at positions finite in both outputs."""
+    error: str = ""
+    """Why it is not correct, when it is not."""
+    held: bool = False
+    """Correct, but held (an implausible speedup, unseen host time) until a maintainer clears it."""
+
+
+def upstream_without_judging(status: Status, error: str) -> UpstreamVerdict | None:
+    """The upstream verdict of a result decided without the judge's trials (policy, build, crash, timeout):
+    not correct, as the strict one is not; None for `not_run`, which says nothing."""
+    return None if status is Status.NOT_RUN else UpstreamVerdict(False, 0, error=error[:500])
+
+
+@dataclass(frozen=True)
 class ProblemResult:
     """Everything measured for one problem of a submission on one hardware."""
 
@@ -113,6 +139,8 @@ class ProblemResult:
     deadline_s: float | None = None
     """The judge's deadline for one kernel call, set from the reference's measured time (see the
     `kernel-deadline` flag when a call hit it)."""
+    upstream: UpstreamVerdict | None = None
+    """KernelBench's verdict; None where it is unknown (results written before it was recorded, kernels not run)."""
 
 
 @dataclass(frozen=True)
@@ -179,12 +207,19 @@ def problem_from_dict(data: dict[str, Any]) -> ProblemResult:
     values["blocks"] = tuple(_block(b) for b in values.get("blocks", ()))
     if values.get("speedup_ci") is not None:
         values["speedup_ci"] = tuple(values["speedup_ci"])
+    if values.get("upstream") is not None:
+        values["upstream"] = UpstreamVerdict(**values["upstream"])
     return ProblemResult(**values)
 
 
-UPGRADES: dict[int, Any] = {2: lambda data: data}
-"""`UPGRADES[n]` turns a version n-1 dict into version n. 2 only added fields with defaults (`blocks`,
-`deadline_s`), so a version 1 file reads as it is."""
+def _upgrade_to_2(data: dict[str, Any]) -> dict[str, Any]:
+    """Version 1 recorded no upstream verdict: it is unknown (never assumed correct)."""
+    problems = [{**p, "upstream": None} for p in data.get("problems", ())]
+    return {**data, "problems": problems, "schema_version": 2}
+
+
+UPGRADES: dict[int, Any] = {2: _upgrade_to_2}
+"""`UPGRADES[n]` turns a version n-1 dict into version n."""
 
 
 def from_dict(data: dict[str, Any]) -> ResultsFile:

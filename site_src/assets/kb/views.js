@@ -1,6 +1,6 @@
-/* Pages with hardware and baseline selectors (leaderboard, curves, heatmap): the generator writes one
-   data file per (hardware, baseline) and view, data/<hardware>--<baseline>/<view>.json, and the page
-   fetches only the one selected, so each page stays small however many results exist. */
+/* Pages with hardware, baseline, track and correctness-rule selectors (leaderboard, curves, heatmap): the
+   generator writes one data file per combo and view, data/<combo id>/<view>.json (ids: see `parse`), and
+   the page fetches only the one selected, so each page stays small however many results exist. */
 (function () {
   "use strict";
   let generation = 0;
@@ -11,14 +11,16 @@
   }
 
   // A combo id is hardware--baseline, with --track after it for a KernelBench version other than the
-  // headline's; the track select (shown only when a second track has runs) uses "" for the headline.
+  // headline's and ~rule after that for a correctness rule other than upstream's (the headline); the track
+  // select (shown only when a second track has runs) uses "" for the headline.
   function parse(combo) {
-    const [hardware, baseline, track] = combo.split("--");
-    return { hardware: hardware, baseline: baseline, track: track || "" };
+    const [view, rule] = combo.split("~");
+    const [hardware, baseline, track] = view.split("--");
+    return { hardware: hardware, baseline: baseline, track: track || "", rule: rule || "upstream" };
   }
 
-  function idOf(hardware, baseline, track) {
-    return hardware + "--" + baseline + (track ? "--" + track : "");
+  function idOf(hardware, baseline, track, rule) {
+    return hardware + "--" + baseline + (track ? "--" + track : "") + (rule && rule !== "upstream" ? "~" + rule : "");
   }
 
   function value(controls, name) {
@@ -29,12 +31,14 @@
   function chosenCombo(controls, combos) {
     const hardware = value(controls, "hardware");
     const track = value(controls, "track");
-    const wanted = idOf(hardware, value(controls, "baseline"), track);
+    const rule = value(controls, "rule");
+    const wanted = idOf(hardware, value(controls, "baseline"), track, rule);
     if (combos.includes(wanted)) return wanted;
     const parsed = combos.map(parse);
-    const same = parsed.find(function (c) { return c.hardware === hardware && c.track === track; }) ||
+    const same = parsed.find(function (c) { return c.hardware === hardware && c.track === track && c.rule === rule; }) ||
+      parsed.find(function (c) { return c.hardware === hardware && c.rule === rule; }) ||
       parsed.find(function (c) { return c.hardware === hardware; });
-    return same ? idOf(same.hardware, same.baseline, same.track) : controls.dataset.kbDefault;
+    return same ? idOf(same.hardware, same.baseline, same.track, same.rule) : controls.dataset.kbDefault;
   }
 
   function showCombo(controls, combos, combo) {
@@ -50,9 +54,11 @@
     }
     const select = controls.querySelector(".kb-baseline");
     for (const option of select.options) {
-      option.disabled = !combos.includes(idOf(chosen.hardware, option.value, chosen.track));
+      option.disabled = !combos.includes(idOf(chosen.hardware, option.value, chosen.track, chosen.rule));
     }
     select.value = chosen.baseline;
+    const rules = controls.querySelector(".kb-rule");
+    if (rules) rules.value = chosen.rule;
   }
 
   function fill(target, level, combo) {
@@ -84,7 +90,8 @@
     return drawn;
   }
 
-  // The choice lives in the URL as readable filters (?hw=…&baseline=…&track=…), each left out at its default.
+  // The choice lives in the URL as readable filters (?hw=…&baseline=…&track=…&rule=strict), each left out at its
+  // default.
   function keepInURL(combo, fallback) {
     const chosen = parse(combo);
     const base = parse(fallback);
@@ -92,14 +99,16 @@
     window.kb.filters.setParam("hw", chosen.hardware === base.hardware ? "" : chosen.hardware);
     window.kb.filters.setParam("baseline", chosen.baseline === base.baseline ? "" : chosen.baseline);
     window.kb.filters.setParam("track", chosen.track);
+    window.kb.filters.setParam("rule", chosen.rule === "upstream" ? "" : chosen.rule);
   }
 
   function sharedCombo(combos, fallback) {
     const query = new URLSearchParams(window.location.search);
     if (combos.includes(query.get("combo"))) return query.get("combo");
-    if (!["hw", "baseline", "track"].some(function (name) { return query.has(name); })) return null;
+    if (!["hw", "baseline", "track", "rule"].some(function (name) { return query.has(name); })) return null;
     const base = parse(fallback);
-    const wanted = idOf(query.get("hw") || base.hardware, query.get("baseline") || base.baseline, query.get("track") || "");
+    const wanted = idOf(query.get("hw") || base.hardware, query.get("baseline") || base.baseline, query.get("track") || "",
+      query.get("rule") || "upstream");
     return combos.includes(wanted) ? wanted : null;
   }
 

@@ -76,10 +76,6 @@ def derive_seed(secret: int, purpose: str, index: int = 0) -> int:
     return int.from_bytes(digest[:8], "little") & ((1 << 63) - 1)
 
 
-def trial_scale(scales: Sequence[float], trial: int) -> float:
-    return float(scales[trial % len(scales)])
-
-
 def scale_floating(inputs: list[Any], scale: float) -> list[Any]:
     """Multiply every floating-point tensor input by `scale` (integer and bool inputs keep their values)."""
     if scale == 1.0:

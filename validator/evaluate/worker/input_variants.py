@@ -21,7 +21,6 @@ from typing import Any
 
 import torch
 
-VARIANTS = ("scaled-x3", "scaled-x0.01", "negated", "standard-normal")
 HIDDEN = ("negated", "standard-normal")
 """The variants every problem is judged on besides upstream's draw; scaled ones depend on the problem."""
 
@@ -74,12 +73,8 @@ def _factor(variant: str) -> float | None:
     return factor if factor > 0 else None
 
 
-def trial_variants(scales: Sequence[float], hidden: Sequence[str] = HIDDEN) -> tuple[str, ...]:
-    """The variant of each correctness trial, in turn: upstream's own draw first, then the hidden variants,
-    then each scale the problem allows (the protocol's, or its overlay's narrower list)."""
-    return ("upstream", *hidden, *(f"scaled-x{s:g}" for s in scales if s != 1.0))
-
-
-def all_variants(inputs: Sequence[Any], seed: int = 0) -> dict[str, list[Any]]:
-    """Upstream's draw (`upstream`, the inputs as given) and every hidden variant of it."""
-    return {name: make_variant(inputs, name, seed) for name in ("upstream", *VARIANTS)}
+def trial_variants(scales: Sequence[float], hidden: Sequence[str] = HIDDEN, upstream: int = 1) -> tuple[str, ...]:
+    """The variant of each correctness trial, in turn: `upstream` draws of the problem's own inputs first
+    (the judge makes as many as KernelBench's trials), then the hidden variants, then each scale the problem
+    allows (the protocol's, or its overlay's narrower list)."""
+    return (*("upstream",) * upstream, *hidden, *(f"scaled-x{s:g}" for s in scales if s != 1.0))

@@ -141,10 +141,13 @@ class JudgeSide:
     def __init__(self, reference: Any, runner: Any, *, inputs: Callable[[int], list[Any]],
                  spec: Callable[[int], dict[str, Any]], shape: Any, tolerances: dict[str, Any],
                  device: torch.device, overhead: Overhead,
-                 read_clocks: Callable[[], Any] = no_clocks) -> None:  # fmt: skip
+                 read_clocks: Callable[[], Any] = no_clocks,
+                 compare: Callable[[list, list], Check] | None = None) -> None:  # fmt: skip
         self.reference, self.runner, self.inputs, self.spec = reference, runner, inputs, spec
         self.shape, self.tolerances, self.device, self.read_clocks = shape, tolerances, device, read_clocks
         self.overhead = overhead
+        self.compare = compare or (lambda outs, expected: check_values(outs, expected, tolerances))
+        """How a checked timed call's outputs are judged (the judge's: each rule the kernel still passes)."""
         self.allowance_ms = self.excess_ms = self.digest_ms = 0.0
         self.committed: str | None = None
         """The runner's digest of the last timed call's outputs, sent inside the span (see digest.py)."""
@@ -269,7 +272,7 @@ class JudgeSide:
             self.digest_times.append(self.time_digest(expected))
         if checked:
             outs = self.runner.outputs(self.runner.request({"op": "fetch"}), self.shape, self.device)
-            verdict = check_values(outs, expected, self.tolerances)
+            verdict = self.compare(outs, expected)
             if not verdict.ok:
                 verdict = Check(False, "timed-output-mismatch", verdict.message)
             elif self.committed != str(output_digest(outs)):

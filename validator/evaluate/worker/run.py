@@ -26,7 +26,7 @@ from validator.evaluate.jobs import Job, read_job
 from validator.evaluate.worker.remote import RunnerFailed
 from validator.files import write_text_atomic
 from validator.protocol import PROTOCOL, Protocol, Tolerance
-from validator.results.records import Flag, ProblemResult, Status
+from validator.results.records import Flag, ProblemResult, Status, upstream_without_judging
 
 USAGE = "usage: python -m validator.evaluate.worker.run JOB.json OUT.json"
 
@@ -50,6 +50,8 @@ def protocol_from_dict(data: dict[str, Any]) -> Protocol:
         values["tolerances"] = {k: Tolerance(**v) if isinstance(v, dict) else v for k, v in given}
     if "input_scales" in values:
         values["input_scales"] = tuple(values["input_scales"])
+    if isinstance(values.get("upstream_tolerance"), dict):
+        values["upstream_tolerance"] = Tolerance(**values["upstream_tolerance"])
     return Protocol(**values)
 
 
@@ -115,6 +117,8 @@ class Evaluation:
         self.runner: Any = None
         self.tolerances: dict[str, Any] = dict(protocol.tolerances)
         """The protocol's, widened where the problem declares TOLERANCES (set in `compute_references`)."""
+        self.verdicts: Any = None
+        """Both rules' verdicts (`verdicts.Verdicts`), from the first kernel call on."""
 
     def run(self) -> None:
         self.setup()
@@ -208,10 +212,12 @@ class Evaluation:
         return {"seed": self.seed(purpose, index), "scale": scale, "widen": widen}
 
     def trial_variant(self, trial: int) -> str:
+        return self.trial_variants()[trial]
+
+    def trial_variants(self) -> tuple[str, ...]:
         from validator.evaluate.worker.input_variants import trial_variants
 
-        variants = trial_variants(self.input_scales())
-        return variants[trial % len(variants)]
+        return trial_variants(self.input_scales(), upstream=self.protocol.upstream_trials)
 
     def trial_spec(self, trial: int) -> dict[str, Any]:
         """How the runner makes the same inputs as `trial_inputs(trial)`."""
@@ -259,8 +265,10 @@ class Evaluation:
         trial's output at once does not fit a GPU at upstream's full sizes (19_ReLU: 6.4 GB per tensor)."""
         from validator.evaluate.worker.correctness import reference_outputs
         from validator.evaluate.worker.remote import expected_of
+        from validator.evaluate.worker.verdicts import Verdicts
 
         self.declared_tolerances()  # a malformed TOLERANCES stops the problem before any submitted code runs
+        self.verdicts = Verdicts(self.tolerances, self.protocol.upstream_tolerance)
         self.reference = self.reference_model()
         started = time.perf_counter()
         self.expected, self.container = reference_outputs(self.reference, self.trial_inputs, 1)
@@ -286,6 +294,8 @@ class Evaluation:
     def compute_precision_references(self) -> None:
         from validator.evaluate.worker.precision import precision_references
 
+        if self.verdicts.strict is not None:
+            return  # the strict rule has failed already; upstream's has no precision check
         if not self.float32:
             self.note("precision-check", "skipped: the reference's outputs are not float32")
             return
@@ -296,31 +306,40 @@ class Evaluation:
             self.note("precision-check", f"skipped: the reference fails in float64 ({describe(exc, 200)})")
         self.sync()
 
-    def require(self, verdict: Any) -> None:
-        if not verdict.ok:
-            raise Stop(status_for(verdict.code), verdict.code, verdict.message)
-
     def call_kernel(self, inputs: dict[str, Any]) -> list[Any]:
         """One call in the runner on inputs made from `inputs`; its outputs, read and checked for structure here."""
         reply = self.runner.request({"op": "call", "inputs": inputs})
         return self.runner.outputs(reply, self.shape, self.device)
 
     def check_correctness(self) -> None:
-        from validator.evaluate.worker.correctness import check_values, poison
+        """Every trial under the strict rule, upstream's draws also under upstream's; stops once neither rule
+        holds, and skips the trials that can no longer change a verdict."""
+        from validator.evaluate.worker.correctness import poison
 
-        for t in range(self.protocol.correctness_trials):
+        variants = self.trial_variants()
+        for t, variant in enumerate(variants):
+            if self.verdicts.strict is not None and (self.verdicts.upstream is not None or "upstream" not in
+                                                     variants[t:]):
+                break
             expected = self.expected_for(t)
             outs = self.call_kernel(self.trial_spec(t))
-            verdict = check_values(outs, expected, self.tolerances)
+            strict = self.verdicts.trial(outs, expected, upstream_draw=variant == "upstream")
             del outs
-            self.require(verdict)
-            self.max_abs = max(self.max_abs or 0.0, verdict.max_abs)
-            self.max_rel = max(self.max_rel or 0.0, verdict.max_rel)
+            if strict is not None and strict.ok:
+                self.max_abs = max(self.max_abs or 0.0, strict.max_abs)
+                self.max_rel = max(self.max_rel or 0.0, strict.max_rel)
             poison(expected)
             self.expected = []
+        self.require_a_rule()
+
+    def require_a_rule(self) -> None:
+        """Stop, with the strict rule's reason, once neither rule holds."""
+        if not self.verdicts.alive:
+            failed = self.verdicts.strict
+            raise Stop(status_for(failed.code), failed.code, failed.message)
 
     def check_precision(self) -> None:
-        from validator.evaluate.worker.correctness import poison
+        from validator.evaluate.worker.correctness import Check, poison
         from validator.evaluate.worker.precision import precision_verdict
 
         verdicts = []
@@ -334,8 +353,9 @@ class Evaluation:
         if verdicts:
             worst = max(verdicts, key=lambda v: v.kernel_error / v.bound)
             self.note("precision-check", "; ".join(v.describe() for v in verdicts))
-            if worst.lowered:
-                raise Stop(Status.REJECTED, "precision-lowered", worst.describe())
+            if worst.lowered:  # the strict rule's: upstream's rule has no precision check
+                self.verdicts.fail_strict(Check(False, "precision-lowered", worst.describe()))
+                self.require_a_rule()
 
     # -- GPU-only phases ----------------------------------------------------------------------------------
 
@@ -380,11 +400,15 @@ class Evaluation:
             protocol = dataclasses.replace(protocol, warmup_calls=1, min_rounds=2, max_rounds=6, block_gap_s=0.0)
         judge = JudgeSide(self.reference_model(), self.runner, inputs=lambda i: self.inputs("timing", i),
                           spec=lambda i: self.spec("timing", i), shape=self.shape, tolerances=self.tolerances,
-                          device=self.device, overhead=self.overhead,
+                          device=self.device, overhead=self.overhead, compare=self.verdicts.timed,
                           read_clocks=clocks.device_reader(self.device) if self.gpu else lambda: None)
+        strict_before = self.verdicts.strict
         series = judge.run(protocol, self.seed("order") % (1 << 31), gpu=self.gpu)
         if series.failure is not None:
-            raise Stop(status_for(series.failure.code), series.failure.code, series.failure.message)
+            failure = series.failure
+            if failure.code == "timed-output-mismatch" and strict_before is not None:
+                failure = strict_before  # the strict rule had failed already: its reason is the status's
+            raise Stop(status_for(failure.code), failure.code, failure.message)
         if judge.unstable:
             self.note("clock-unstable", "measured with the GPU slowed: " + "; ".join(judge.unstable), "warning")
         if not self.gpu:
@@ -425,6 +449,10 @@ class Evaluation:
                                   "own_kernel_fraction": self.own_fraction, "seconds": round(seconds, 3),
                                   "deadline_s": None if self.deadline_s is None else round(self.deadline_s, 2)}
         status, error = self.final or (Status.CORRECT, "")
+        strict = self.verdicts.strict if self.verdicts is not None else None
+        if self.final is None and strict is not None:  # correct at upstream's rule only: timed, not correct here
+            status, error = status_for(strict.code), strict.message
+            self.flags.append(Flag(strict.code, strict.message, "error"))
         if self.series is not None and self.final is None:
             values.update(result_fields(self.series, self.protocol, self.seed("bootstrap") % (1 << 31)))
             if values["speedup"] > self.protocol.review_speedup:
@@ -433,6 +461,11 @@ class Evaluation:
         review = [f for f in self.flags if f.code in REVIEW_CODES]
         if status is Status.CORRECT and review:
             status, error = Status.NEEDS_REVIEW, "; ".join(f.message for f in review)
+        if self.verdicts is None:  # stopped before any trial ran (the judge's own failure, a warm-up)
+            values["upstream"] = upstream_without_judging(status, error)
+        elif status is not Status.NOT_RUN:
+            stopped = self.final[1] if self.final else None
+            values["upstream"] = self.verdicts.record(stopped=stopped, held=bool(review))
         return result_skeleton(self.job, status, error=error, flags=tuple(self.flags), **values)
 
 
