@@ -2,6 +2,7 @@
 # The launch data (issue 8) and the engine's remaining measurements (issue 4), one step per device call.
 #   OUT=/some/dir bash bench/launch_data.sh STEP
 #     team        example submission with --compile-baseline --force, then the team kernels with --compile-baseline
+#     team-eager  the same against eager only, resuming what an earlier call measured (less device time)
 #     row I/N     shard I of N of the torch.compile row (submissions/torch-compile-inductor.json)
 #     resume I/N...  the team kernels not yet measured, then each listed row shard while time is left
 #     cold        throughput: 100 distinct CUDA kernels, cold build (--build-only)
@@ -73,6 +74,10 @@ case "${1:-team}" in
 team)
   validate examples submissions/kernelbench-team-examples.json --compile-baseline --force
   validate team submissions/kernelbench-team.json --compile-baseline
+  ;;
+team-eager)  # the example and team kernels against eager only (the torch.compile baselines come with `team`)
+  validate examples submissions/kernelbench-team-examples.json --force
+  validate team submissions/kernelbench-team.json
   ;;
 row)
   validate "row-${2//\//-of-}" submissions/torch-compile-inductor.json --shard "$2"
