@@ -147,3 +147,18 @@ def test_a_cuda_kernel_compiles_for_the_given_architecture_without_a_gpu(tmp_pat
     libraries = list((tmp_path / "cache" / "kernels").rglob("*.so"))
     assert len(libraries) == 1 and "kbteam_relu_vec4" in libraries[0].name
     assert not (tmp_path / "results").exists()
+
+
+def test_root_that_drops_to_an_unprivileged_uid_keeps_its_cache_where_that_uid_can_reach(monkeypatch):
+    """Under /root (mode 700) bubblewrap, started as the runner's uid, cannot reach a cache entry."""
+    from validator.build import toolchain
+    from validator.isolation import bwrap
+    from validator.run_context import BuildOptions
+
+    monkeypatch.delenv("KB_VALIDATE_CACHE", raising=False)
+    monkeypatch.setattr(toolchain.os, "getuid", lambda: 0)
+    monkeypatch.setattr(bwrap, "runner_uid", lambda: 65534)
+    assert toolchain.cache_root(BuildOptions()) == toolchain.SHARED_ROOT_CACHE
+    monkeypatch.setattr(bwrap, "runner_uid", lambda: None)  # keeps its uid: its own HOME is fine
+    assert toolchain.cache_root(BuildOptions()).parts[-1] == "kb-validate"
+    assert toolchain.cache_root(BuildOptions()) != toolchain.SHARED_ROOT_CACHE

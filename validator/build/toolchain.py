@@ -10,6 +10,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from validator.isolation import bwrap
 from validator.machine import Machine
 from validator.run_context import BuildOptions, RunOptions
 
@@ -35,8 +36,15 @@ def cache_root(options: BuildOptions) -> Path:
     configured = options.cache_dir or os.environ.get("KB_VALIDATE_CACHE")
     if configured:
         return Path(configured).expanduser().resolve()
+    if os.getuid() == 0 and bwrap.runner_uid() is not None:
+        # Root hands each cache entry to the unprivileged uid its builds and runners run as, and bubblewrap,
+        # started as that uid, must reach the entry: under /root (mode 700) it cannot.
+        return SHARED_ROOT_CACHE
     base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
     return Path(base) / "kb-validate"
+
+
+SHARED_ROOT_CACHE = Path("/var/cache/kb-validate")
 
 
 def _is_toolkit(home: str | Path | None) -> bool:
