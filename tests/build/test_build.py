@@ -162,3 +162,17 @@ def test_root_that_drops_to_an_unprivileged_uid_keeps_its_cache_where_that_uid_c
     monkeypatch.setattr(bwrap, "runner_uid", lambda: None)  # keeps its uid: its own HOME is fine
     assert toolchain.cache_root(BuildOptions()).parts[-1] == "kb-validate"
     assert toolchain.cache_root(BuildOptions()) != toolchain.SHARED_ROOT_CACHE
+
+
+def test_the_build_sandbox_shows_the_host_compiler_s_install_prefix(tmp_path):
+    """The GPU image's g++ is /opt/gcc/bin/g++: without /opt/gcc inside the sandbox every CUDA build failed."""
+    from validator.build.toolchain import compiler_dirs
+
+    for prefix in ("opt-gcc", "usr"):
+        (tmp_path / prefix / "bin").mkdir(parents=True)
+    compiler = tmp_path / "opt-gcc" / "bin" / "g++"
+    compiler.write_text("#!/bin/sh\n")
+    compiler.chmod(0o755)
+    found = compiler_dirs({"PATH": str(tmp_path / "usr" / "bin"), "CXX": f"{compiler} -O2"})
+    assert found == [str(tmp_path / "opt-gcc")]
+    assert compiler_dirs({"PATH": str(tmp_path / "usr" / "bin")}) == []

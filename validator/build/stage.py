@@ -31,7 +31,14 @@ from typing import TYPE_CHECKING
 
 from validator import progress
 from validator.build import interrupts, pch
-from validator.build.toolchain import Toolchain, cache_root, compiler_env, kernel_cache_dir, toolchain
+from validator.build.toolchain import (
+    Toolchain,
+    cache_root,
+    compiler_dirs,
+    compiler_env,
+    kernel_cache_dir,
+    toolchain,
+)
 from validator.evaluate import sharding
 from validator.files import write_text_atomic
 from validator.findings import Finding, Severity, StageOutcome
@@ -212,7 +219,8 @@ def _run_build(build: KernelBuild, tools: Toolchain, workdir: Path, timeout_s: f
                            timeout_s=timeout_s, limits=limits, env=env, pass_fds=(lock,))
     with bwrap.seccomp_fd() as fd:
         argv = bwrap.command([sys.executable, "-c", IMPORT_SCRIPT, f"{bwrap.JOB_MOUNT}/kernel.py"], workdir,
-                             gpu=False, seccomp_fd=fd, extra_ro=[p for p in (tools.cuda_home, tools.pch_dir) if p],
+                             gpu=False, seccomp_fd=fd, extra_ro=[*(p for p in (tools.cuda_home, tools.pch_dir) if p),
+                                                                 *compiler_dirs({**os.environ, **env})],
                              cache_dir=build.cache_dir)
         bwrap.prepare_job_dir(workdir)
         bwrap.prepare_job_dir(build.cache_dir)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import shutil
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -112,3 +113,20 @@ def worker_cache_env(cache_dir: Path, backend: str) -> dict[str, str]:
     if backend == "torch-compile":
         env["TORCHINDUCTOR_CACHE_DIR"] = str(cache_dir / "inductor")
     return env
+
+
+COMPILER_NAMES = ("c++", "g++", "gcc", "cc")
+
+
+def compiler_dirs(env: dict[str, str]) -> list[str]:
+    """Install prefixes of the host compilers a build may run (the GPU image's g++ is /opt/gcc/bin/g++: its
+    prefix /opt/gcc holds its libexec and headers too), for the build sandbox to show read-only. A compiler
+    directly under /bin would make the prefix /, which is never shown whole."""
+    prefixes = set()
+    for name in (env.get("CXX"), env.get("CC"), *COMPILER_NAMES):
+        found = shutil.which(name.split()[0], path=env.get("PATH")) if name and name.split() else None
+        if found:
+            prefix = Path(found).resolve().parent.parent
+            if prefix != Path("/"):
+                prefixes.add(str(prefix))
+    return sorted(prefixes)
