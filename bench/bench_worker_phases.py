@@ -43,9 +43,10 @@ sys.path.insert(0, str(REPO))
 
 from validator.catalogue.problems import load_catalogue  # noqa: E402
 from validator.evaluate.jobs import Job  # noqa: E402
-from validator.evaluate.worker.run import Evaluation, Stop, protocol_from_dict  # noqa: E402
+from validator.evaluate.worker.run import Evaluation  # noqa: E402
+from validator.evaluate.worker.stops import Stop  # noqa: E402
 from validator.isolation.zygote import OPTIONAL_PRELOAD, PRELOAD  # noqa: E402
-from validator.protocol import PROTOCOL  # noqa: E402
+from validator.protocol import PROTOCOL, protocol_from_dict  # noqa: E402
 from validator.submission.kernel_names import own_kernel_names  # noqa: E402
 from validator.submission.records import submission_from_document  # noqa: E402
 

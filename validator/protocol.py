@@ -6,7 +6,8 @@ Changing any value that affects measured numbers requires bumping PROTOCOL_VERSI
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
+from typing import Any
 
 PROTOCOL_VERSION = "4"
 """4: five draws of upstream's own inputs, and upstream's verdict (its allclose rule) recorded beside the
@@ -110,3 +111,19 @@ class Protocol:
 
 
 PROTOCOL = Protocol()
+
+
+def protocol_from_dict(data: dict[str, Any]) -> Protocol:
+    """The job's protocol dict back as a Protocol (unknown keys ignored, missing ones defaulted)."""
+    if not data:
+        return PROTOCOL
+    known = {f.name for f in fields(Protocol)}
+    values = {k: v for k, v in data.items() if k in known}
+    if "tolerances" in values:
+        given = values["tolerances"].items()
+        values["tolerances"] = {k: Tolerance(**v) if isinstance(v, dict) else v for k, v in given}
+    if "input_scales" in values:
+        values["input_scales"] = tuple(values["input_scales"])
+    if isinstance(values.get("upstream_tolerance"), dict):
+        values["upstream_tolerance"] = Tolerance(**values["upstream_tolerance"])
+    return Protocol(**values)

@@ -16,8 +16,9 @@ import pytest
 from tests.paths import REPO
 from validator.evaluate.jobs import Job, write_job
 from validator.evaluate.worker import run as worker
+from validator.evaluate.worker.stops import describe
 from validator.isolation.bwrap import machine_isolation
-from validator.protocol import PROTOCOL
+from validator.protocol import PROTOCOL, protocol_from_dict
 from validator.results.records import Status, problem_from_dict
 from validator.submission.kernel_names import own_kernel_names
 
@@ -95,9 +96,9 @@ def test_a_problem_that_cannot_load_is_a_harness_error_not_blamed_on_the_kernel(
 
 
 def test_the_protocol_travels_through_the_job_unchanged():
-    assert worker.protocol_from_dict(json.loads(json.dumps(PROTOCOL.to_dict()))) == PROTOCOL
-    assert worker.protocol_from_dict({}) == PROTOCOL
-    assert worker.protocol_from_dict({"time_budget_s": 2.0, "unknown": 1}).time_budget_s == 2.0
+    assert protocol_from_dict(json.loads(json.dumps(PROTOCOL.to_dict()))) == PROTOCOL
+    assert protocol_from_dict({}) == PROTOCOL
+    assert protocol_from_dict({"time_budget_s": 2.0, "unknown": 1}).time_budget_s == 2.0
 
 
 class OutOfMemoryError(RuntimeError):
@@ -125,7 +126,7 @@ def test_exceptions_from_kernel_code_map_to_statuses(exc: Exception, status: Sta
 
 
 def test_long_error_messages_are_truncated():
-    text = worker.describe(RuntimeError("x" * 10_000), limit=200)
+    text = describe(RuntimeError("x" * 10_000), limit=200)
     assert len(text) <= 200 and text.endswith("(truncated)")
 
 
@@ -160,7 +161,7 @@ def test_the_timing_phase_interleaves_verifies_and_fills_the_result(tmp_path: Pa
     kernel = REPO / "tests" / "redteam" / "control" / "relu_triton.py"
     job = make_job("level1/19_ReLU", kernel, tmp_path, interpret=True, protocol=protocol)
     monkeypatch.setenv("TRITON_INTERPRET", "1")
-    evaluation = worker.Evaluation(job, worker.protocol_from_dict(job.protocol), tmp_path)
+    evaluation = worker.Evaluation(job, protocol_from_dict(job.protocol), tmp_path)
     try:
         for phase in ("setup", "start_runner", "compute_references", "measure_overhead", "load_kernel",
                       "check_correctness"):

@@ -51,7 +51,8 @@ WATCHED_MODULES = (
     "builtins", "time", "threading", "_thread", "json", "gc", "numpy",
     "torch", "torch.cuda", "torch.nn.functional", "torch.profiler", "torch.autograd", "torch.backends.cudnn",
     "validator.evaluate.worker.correctness", "validator.evaluate.worker.timing", "validator.evaluate.worker.integrity",
-    "validator.evaluate.worker.run", "validator.files", "validator.results.records",
+    "validator.evaluate.worker.run", "validator.evaluate.worker.stops", "validator.evaluate.worker.trial_inputs",
+    "validator.evaluate.worker.attribution", "validator.files", "validator.results.records",
     "validator.catalogue.problem_module", "validator.evaluate.jobs",
 )  # fmt: skip
 """Modules whose callables (functions, classes, submodules) must keep their identity."""

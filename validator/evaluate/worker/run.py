@@ -18,52 +18,20 @@ import json
 import os
 import sys
 import time
-from dataclasses import asdict, fields
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
 from validator.evaluate.jobs import Job, read_job
+from validator.evaluate.worker.attribution import Attributing
 from validator.evaluate.worker.remote import RunnerFailed
+from validator.evaluate.worker.stops import Stop, describe, status_for
+from validator.evaluate.worker.trial_inputs import TrialInputs
 from validator.files import write_text_atomic
-from validator.protocol import PROTOCOL, Protocol, Tolerance
+from validator.protocol import Protocol, protocol_from_dict
 from validator.results.records import Flag, ProblemResult, Status, upstream_without_judging
 
 USAGE = "usage: python -m validator.evaluate.worker.run JOB.json OUT.json"
-
-
-class Stop(Exception):
-    """Ends the evaluation early with a status and a reason code."""
-
-    def __init__(self, status: Status, code: str, message: str) -> None:
-        super().__init__(message)
-        self.status, self.code, self.message = status, code, message
-
-
-def protocol_from_dict(data: dict[str, Any]) -> Protocol:
-    """The job's protocol dict back as a Protocol (unknown keys ignored, missing ones defaulted)."""
-    if not data:
-        return PROTOCOL
-    known = {f.name for f in fields(Protocol)}
-    values = {k: v for k, v in data.items() if k in known}
-    if "tolerances" in values:
-        given = values["tolerances"].items()
-        values["tolerances"] = {k: Tolerance(**v) if isinstance(v, dict) else v for k, v in given}
-    if "input_scales" in values:
-        values["input_scales"] = tuple(values["input_scales"])
-    if isinstance(values.get("upstream_tolerance"), dict):
-        values["upstream_tolerance"] = Tolerance(**values["upstream_tolerance"])
-    return Protocol(**values)
-
-
-def describe(exc: BaseException, limit: int = 1500) -> str:
-    text = f"{type(exc).__name__}: {exc}".strip()
-    return text if len(text) <= limit else text[: limit - 16] + " ... (truncated)"
-
-
-def status_for(code: str) -> Status:
-    from validator.evaluate.worker.integrity import REJECT_CODES
-
-    return Status.REJECTED if code in REJECT_CODES else Status.INCORRECT
 
 
 def evaluate_job(job: Job, workdir: Path | None = None) -> ProblemResult:
@@ -93,7 +61,7 @@ def write_result(result: ProblemResult, path: Path) -> None:
     write_text_atomic(path, json.dumps(asdict(result), indent=1) + "\n")
 
 
-class Evaluation:
+class Evaluation(TrialInputs, Attributing):
     """One evaluation's state; each method is one phase, and `run` calls them in order."""
 
     def __init__(self, job: Job, protocol: Protocol, workdir: Path | None = None) -> None:
@@ -201,47 +169,6 @@ class Evaluation:
         self.runner.close()
         self.runner.keep_caches()
         raise Stop(Status.NOT_RUN, "warm-up", "warm-up only: the compile caches were filled")
-
-    def seed(self, purpose: str, index: int = 0) -> int:
-        from validator.evaluate.worker.correctness import derive_seed
-
-        return derive_seed(self.job.seed, purpose, index)
-
-    def spec(self, purpose: str, index: int, scale: float = 1.0, widen: int | None = None) -> dict[str, Any]:
-        """How the runner makes the same inputs as `inputs(purpose, index, scale)`: one call's seed only."""
-        return {"seed": self.seed(purpose, index), "scale": scale, "widen": widen}
-
-    def trial_variant(self, trial: int) -> str:
-        return self.trial_variants()[trial]
-
-    def trial_variants(self) -> tuple[str, ...]:
-        from validator.evaluate.worker.input_variants import trial_variants
-
-        return trial_variants(self.input_scales(), upstream=self.protocol.upstream_trials)
-
-    def trial_spec(self, trial: int) -> dict[str, Any]:
-        """How the runner makes the same inputs as `trial_inputs(trial)`."""
-        return {**self.spec("trial", trial), "variant": self.trial_variant(trial),
-                "variant_seed": self.seed("variant", trial)}
-
-    def inputs(self, purpose: str, index: int, scale: float = 1.0) -> list[Any]:
-        from validator.catalogue.problem_module import make_inputs
-        from validator.evaluate.worker.correctness import scale_floating
-
-        made = make_inputs(self.problem, self.seed(purpose, index), self.device, generate_on_device=self.gpu)
-        return scale_floating(made, scale)
-
-    def trial_inputs(self, trial: int) -> list[Any]:
-        """Correctness trial `trial`: a fresh draw of the problem's own inputs, turned into the trial's variant
-        (upstream's draw, negated, standard-normal, or a scale the problem allows)."""
-        from validator.evaluate.worker.input_variants import make_variant
-
-        return make_variant(self.inputs("trial", trial), self.trial_variant(trial), self.seed("variant", trial))
-
-    def input_scales(self) -> tuple[float, ...]:
-        from validator.catalogue.problem_module import problem_input_scales
-
-        return problem_input_scales(self.problem, self.protocol.input_scales)
 
     def declared_tolerances(self) -> None:
         """Widen `tolerances` where the problem's overlay declares tolerances (its fp32 reference is itself further than
@@ -360,35 +287,6 @@ class Evaluation:
                 self.require_a_rule()
 
     # -- GPU-only phases ----------------------------------------------------------------------------------
-
-    def attribute(self) -> None:
-        """Profiler pass in the runner: advisory (it can only count against the kernel; the fraction it reports
-        is recorded as the runner's)."""
-        from validator.evaluate.worker.integrity import Attribution
-
-        reply = self.runner.request({"op": "attribute", "inputs": [self.spec("profile", i) for i in range(3)],
-                                     "own": list(self.job.own_kernel_names)})
-        data = reply.get("found")
-        if not isinstance(data, dict):
-            self.note("profile-unavailable", "the profiler recorded no GPU activity; attribution skipped", "warning")
-            return
-        try:
-            found = Attribution(float(data["own_ms"]), float(data["total_ms"]), tuple(map(int, data["streams"])),
-                                tuple(map(str, data["kernels"])), tuple(map(str, data["side_work"])))
-        except (KeyError, TypeError, ValueError):
-            raise Stop(Status.RUNTIME_ERROR, "runner-protocol", "the runner's profile could not be read") from None
-        self.own_fraction = round(min(max(found.own_fraction, 0.0), 1.0), 4)
-        streams = [s for s in found.streams if s >= 0]
-        suspects = found.side_suspects(self.job.own_kernel_names)
-        if len(streams) > 1 and suspects:
-            raise Stop(Status.REJECTED, "side-stream", f"GPU work ran on {len(streams)} streams during calls "
-                       f"({', '.join(map(str, streams))}), the timed stream not seeing all of it; off it ran "
-                       f"{', '.join(s[:80] for s in suspects[:4])}")
-        if found.own_ms <= 0 and self.job.backend != "torch-compile":  # a compiler writes its own kernels
-            shown = ", ".join(found.kernels[:6]) or "none"
-            self.note("no-custom-kernel", f"no GPU time in the submission's own kernels "
-                      f"({', '.join(self.job.own_kernel_names) or 'none found'}); kernels that ran: {shown}",
-                      "warning")
 
     def time(self) -> None:
         """Interleaved rounds: the reference timed here with the runner stopped, the kernel in the runner
