@@ -9,14 +9,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from site_src.score_intervals import ambiguous, fast_p_interval
 from site_src.scoring import (
     aligned_from_results,
-    ambiguous,
     best_per_problem,
     curves,
     fast_p,
     fast_p_curve,
-    fast_p_interval,
     level_scores,
 )
 from validator.catalogue.problems import Catalogue, Problem
