@@ -1,112 +1,96 @@
-"""Where a worker's seconds go: each phase of `validator.evaluate.worker.run.Evaluation` timed, for a few
-committed kernels.
+"""Where one problem's seconds and GPU memory go: each phase of the judge (`worker/run.py`'s
+`Evaluation.phases`) timed, with the device's peak memory in use during it (judge and runner together).
 
-The evaluation stage costs about 3.3 s per problem on the H200 (100 full-size ReLU kernels in 326 s), and
-issue 4's warm-cache target needs under 3. This runs the real worker code in this process, one fresh
-Evaluation per kernel, wrapping each phase method with a timer; phases are timed as the worker runs them,
-so nothing here changes what is measured. Process start-up is not included (see bench_spawn.py), nor the
-imports a forked worker finds done (the zygote's preloads are imported first).
+Issue 21's bar is a one-problem run in 10 s from a warm cache, and issue 18 found upstream's full sizes
+running out of memory; this says which phase costs what, at the sizes a kernel is judged at. It runs the
+real judge in this process (the runner is its usual child, sandboxed when the machine can), one fresh
+judge per kernel and run, so nothing here changes what is measured.
 
-    python bench/bench_worker_phases.py [--kernels level1_19_relu_cuda.py ...] [--out FILE.json]
-    python bench/bench_worker_phases.py --interpret     # on a CPU, reduced sizes, no GPU phases
-    python bench/bench_worker_phases.py --repeat 2 --cprofile DIR --process
+    python bench/bench_worker_phases.py [SUBMISSION.json] [--kernels FILE ...] [--repeat 2] [--out F.json]
+    python bench/bench_worker_phases.py --interpret      # on a CPU, reduced sizes, no GPU phases
 
-Each kernel runs `--repeat` times (the first run pays one-off costs: the CUDA context, the profiler's
-start-up, a cold extension build). Inside the phases, the harness's helpers (input generation, the
-value comparisons, the profiler pass, the timing rounds) are timed too, as seconds and calls. `--cprofile`
-writes each kernel's last run as a cProfile listing; `--process` measures what a fresh worker process
-costs outside `Evaluation`: importing torch, creating the CUDA context, and exiting with memory held.
-
-The CUDA example compiles its extension inside `import_kernel` (a fresh extensions directory each run), so
-read that phase of it as build time.
+Helpers inside the phases (input generation, references, comparisons, the timing rounds) are timed too,
+as seconds and calls. The first run of a kernel pays one-off costs (the CUDA context, Triton's compile).
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
-import cProfile
 import hashlib
 import importlib
-import io
 import json
 import os
-import pstats
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from validator.catalogue.problems import load_catalogue  # noqa: E402
 from validator.evaluate.jobs import Job  # noqa: E402
-from validator.evaluate.worker.run import Evaluation  # noqa: E402
-from validator.evaluate.worker.stops import Stop  # noqa: E402
-from validator.isolation.zygote import OPTIONAL_PRELOAD, PRELOAD  # noqa: E402
-from validator.protocol import PROTOCOL, protocol_from_dict  # noqa: E402
+from validator.evaluate.worker import run as judge  # noqa: E402
+from validator.isolation.bwrap import machine_isolation  # noqa: E402
+from validator.protocol import PROTOCOL  # noqa: E402
 from validator.submission.kernel_names import own_kernel_names  # noqa: E402
-from validator.submission.records import submission_from_document  # noqa: E402
 
-SUBMISSION = REPO / "submissions" / "kernelbench-team-examples.json"
+EXAMPLES = REPO / "submissions" / "kernelbench-team-examples.json"
 HELPERS = (
     ("validator.catalogue.problem_module", "make_inputs"),
-    ("validator.catalogue.problem_module", "make_model"),
     ("validator.evaluate.worker.correctness", "reference_outputs"),
     ("validator.evaluate.worker.precision", "precision_references"),
     ("validator.evaluate.worker.correctness", "compare_values"),
-    ("validator.evaluate.worker.correctness", "output_scale"),
-    ("validator.evaluate.worker.correctness", "inputs_unchanged"),
-    ("validator.evaluate.worker.precision", "normwise_error"),
-    ("validator.evaluate.worker.integrity", "attribute_gpu_time"),
-    ("validator.evaluate.worker.timing", "run_rounds"),
+    ("validator.evaluate.worker.digest", "output_digest"),
+    ("validator.evaluate.worker.judge_timing", "measure_overhead"),
 )
-"""Helpers looked up by module attribute at call time, so wrapping the attribute times every call."""
-PHASES = (
-    "setup",
-    "compute_references",
-    "guard",
-    "import_kernel",
-    "build_kernel_model",
-    "check_correctness",
-    "check_precision",
-    "attribute",
-    "time",
-)
+"""Looked up by module attribute at call time, so wrapping the attribute times every call; a name that no
+longer exists is skipped (and listed), not an error."""
 
 
-def job_for(entry, problem, interpret: bool, scratch: Path) -> Job:
-    source = entry.file.read_text(encoding="utf-8")
-    return Job(
-        key=problem.key,
-        level=problem.level,
-        problem_id=problem.problem_id,
-        problem_path=str(problem.path),
-        problem_sha256=problem.sha256,
-        kernel_path=str(entry.file.resolve()),
-        kernel_sha256=hashlib.sha256(source.encode()).hexdigest(),
-        backend=entry.backend,
-        extensions_dir=str(scratch / "ext"),
-        seed=20261122,
-        protocol=PROTOCOL.to_dict(),
-        own_kernel_names=own_kernel_names(source),
-        interpret=interpret,
-    )
+class PeakMemory:
+    """The device's memory in use, sampled every 5 ms through NVML (so the runner's share counts too)."""
+
+    def __init__(self, index: int = 0) -> None:
+        import pynvml
+
+        pynvml.nvmlInit()
+        self.nvml, self.handle = pynvml, pynvml.nvmlDeviceGetHandleByIndex(index)
+        self.peak = 0
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self.sample, daemon=True)
+        self.thread.start()
+
+    def used(self) -> int:
+        return int(self.nvml.nvmlDeviceGetMemoryInfo(self.handle).used)
+
+    def sample(self) -> None:
+        while not self.stop.wait(0.005):
+            self.peak = max(self.peak, self.used())
+
+    def take(self) -> float:
+        """The peak since the last take, in GiB; the next interval starts from what is in use now."""
+        peak, self.peak = max(self.peak, self.used()), self.used()
+        return peak / 2**30
 
 
 @contextlib.contextmanager
-def helper_timers() -> Iterator[dict[str, list[float]]]:
-    """Wrap every HELPERS function; yields {name: [seconds, calls]} filled as they run."""
+def helper_timers() -> Iterator[tuple[dict[str, list[float]], list[str]]]:
     totals: dict[str, list[float]] = {}
-    saved = []
+    missing, saved = [], []
     for module_name, name in HELPERS:
         module = importlib.import_module(module_name)
-        original = getattr(module, name)
+        original = getattr(module, name, None)
+        if original is None:
+            missing.append(f"{module_name}.{name}")
+            continue
         saved.append((module, name, original))
 
-        def wrapper(*args, _original=original, _name=name, **kwargs):
+        def wrapper(*args: Any, _original: Any = original, _name: str = name, **kwargs: Any) -> Any:
             started = time.perf_counter()
             try:
                 return _original(*args, **kwargs)
@@ -117,137 +101,94 @@ def helper_timers() -> Iterator[dict[str, list[float]]]:
 
         setattr(module, name, wrapper)
     try:
-        yield totals
+        yield totals, missing
     finally:
         for module, name, original in saved:
             setattr(module, name, original)
 
 
-def timed_run(job: Job) -> tuple[dict[str, float], str]:
-    """Seconds per phase of one evaluation, and how it ended."""
-    evaluation = Evaluation(job, protocol_from_dict(job.protocol))
-    seconds: dict[str, float] = {}
-    for name in PHASES:
-        method = getattr(evaluation, name)
-
-        def timed(method=method, name=name) -> object:
-            started = time.perf_counter()
+def measured_judge(seconds: dict[str, float], gib: dict[str, float], memory: PeakMemory | None) -> type:
+    class Measured(judge.Evaluation):
+        def run(self) -> None:  # the judge's own loop, with the device's peak memory taken after each phase
+            if memory:
+                memory.take()
             try:
-                return method()
+                super().run()
             finally:
-                seconds[name] = time.perf_counter() - started
+                seconds.update(self.phase_seconds)
 
-        setattr(evaluation, name, timed)
-    try:
-        evaluation.run()
-        ending = "ran every phase"
-    except Stop as stop:
-        ending = f"stopped: {stop.code}: {stop.message[:120]}"
-    if evaluation.series is not None:
-        ending += f"; {len(evaluation.series.ref_ms)} timing rounds ({evaluation.series.stop})"
-    return seconds, ending
+        def phases(self) -> list[Any]:
+            def watched(phase: Any) -> Any:
+                def call() -> None:
+                    try:
+                        phase()
+                    finally:
+                        if memory:
+                            gib[phase.__name__] = memory.take()
+                call.__name__ = phase.__name__
+                return call
+            return [watched(phase) for phase in super().phases()]
 
-
-PROCESS_PROBE = """
-import sys, time
-t0 = time.perf_counter()
-import torch
-t1 = time.perf_counter()
-torch.cuda.init(); torch.empty(1, device="cuda"); torch.cuda.synchronize()
-t2 = time.perf_counter()
-held = [torch.empty(int(sys.argv[1]) << 28, device="cuda") for _ in range(int(sys.argv[2]))]
-torch.cuda.synchronize()
-t3 = time.perf_counter()
-print(f"{t1 - t0:.3f} {t2 - t1:.3f} {t3 - t2:.3f}", flush=True)
-if sys.argv[3] == "os._exit":  # how a zygote-forked worker ends: no interpreter shutdown
-    import os
-    os._exit(0)
-"""
+    return Measured
 
 
-def process_costs(gib: int = 2, tensors: int = 10) -> dict[str, float]:
-    """A fresh process's import, CUDA context and allocation seconds, and how long its exit takes after it
-    prints (the exit frees `tensors` tensors of `gib` GiB), ending normally and by os._exit."""
-    import subprocess
-
-    costs: dict[str, float] = {}
-    for ending in ("return", "os._exit"):
-        started = time.perf_counter()
-        argv = [sys.executable, "-c", PROCESS_PROBE, str(gib), str(tensors), ending]
-        child = subprocess.Popen(argv, stdout=subprocess.PIPE, text=True)
-        line = child.stdout.readline() if child.stdout else ""
-        printed = time.perf_counter()
-        child.wait()
-        ended = time.perf_counter()
-        import_s, context_s, alloc_s = (float(x) for x in line.split())
-        costs.update({"import_torch": import_s, "cuda_context": context_s, f"alloc_{gib * tensors}_gib": alloc_s,
-                      f"spawn_to_exit ({ending})": ended - started, f"exit_after_print ({ending})": ended - printed})
-    return costs
+def job_for(entry: dict, problem: Any, kernel: Path, scratch: Path, *, interpret: bool, sandbox: str) -> Job:
+    source = kernel.read_bytes()
+    return Job(key=problem.key, level=problem.level, problem_id=problem.problem_id, problem_path=str(problem.path),
+               problem_sha256=problem.sha256, kernel_path=str(kernel), kernel_sha256=hashlib.sha256(source).hexdigest(),
+               backend=entry["backend"], extensions_dir=str(scratch / "ext"), seed=time.time_ns() % (1 << 62),
+               protocol=PROTOCOL.to_dict(), own_kernel_names=own_kernel_names(source.decode()),
+               interpret=interpret, sandbox=sandbox)
 
 
-def main() -> None:
+def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--kernels", nargs="*", help="kernel file names of the example submission (default: all)")
+    parser.add_argument("submission", type=Path, nargs="?", default=EXAMPLES)
+    parser.add_argument("--kernels", nargs="*", help="kernel file names of the submission (default: all)")
     parser.add_argument("--interpret", action="store_true", help="CPU interpret mode at reduced sizes")
-    parser.add_argument("--out", type=Path, help="also write the timings as JSON here")
     parser.add_argument("--repeat", type=int, default=1, help="runs per kernel (the first pays one-off costs)")
-    parser.add_argument("--cprofile", type=Path, help="directory for a cProfile listing of each kernel's last run")
-    parser.add_argument("--process", action="store_true", help="also measure a fresh process's fixed costs")
+    parser.add_argument("--out", type=Path, help="also write the rows as JSON here")
     args = parser.parse_args()
-    process = process_costs() if args.process else {}
-    submission = submission_from_document(json.loads(SUBMISSION.read_text(encoding="utf-8")), SUBMISSION)
-    catalogue = load_catalogue()
+    document = json.loads(args.submission.read_text(encoding="utf-8"))
+    catalogue = load_catalogue(REPO / "problems")
+    sandbox = "none" if args.interpret else machine_isolation().sandbox
+    memory = None if args.interpret else PeakMemory()
     if args.interpret:
-        os.environ["TRITON_INTERPRET"] = "1"  # as evaluate_job does; read when kernels are launched
-    for name in (*PRELOAD, *OPTIONAL_PRELOAD):  # what a forked worker finds imported already
-        with contextlib.suppress(ImportError):
-            importlib.import_module(name)
+        os.environ["TRITON_INTERPRET"] = "1"
     rows = []
-    with tempfile.TemporaryDirectory(prefix="kb-phases-") as scratch:
-        for entry in submission.kernels:
-            if args.kernels and entry.path not in args.kernels:
-                continue
-            problem = catalogue.get(entry.level, entry.problem_id)
-            for run in range(1, args.repeat + 1):
-                job = job_for(entry, problem, args.interpret, Path(scratch))
-                profiler = cProfile.Profile() if args.cprofile and run == args.repeat else None
-                with helper_timers() as helpers:
-                    if profiler:
-                        profiler.enable()
-                    seconds, ending = timed_run(job)
-                    if profiler:
-                        profiler.disable()
-                if profiler:
-                    args.cprofile.mkdir(parents=True, exist_ok=True)
-                    listing = io.StringIO()
-                    pstats.Stats(profiler, stream=listing).sort_stats("cumulative").print_stats(45)
-                    (args.cprofile / f"{Path(entry.path).stem}.txt").write_text(listing.getvalue())
-                rows.append(
-                    {
-                        "kernel": entry.path,
-                        "run": run,
-                        "problem": problem.key,
-                        "seconds": seconds,
-                        "helpers": helpers,
-                        "ending": ending,
-                    }
-                )
-    print(f"{'kernel':34} {'run':>3} " + " ".join(f"{p[:11]:>11}" for p in PHASES) + f" {'total':>7}")
-    for row in rows:
-        cells = " ".join(f"{row['seconds'].get(p, float('nan')):>11.3f}" for p in PHASES)
-        print(
-            f"{row['kernel'][:34]:34} {row['run']:>3} {cells} {sum(row['seconds'].values()):>7.2f}  "
-            f"{row['ending'][:90]}"
-        )
-    print("helpers (seconds/calls), inside the phases above:")
-    for row in rows:
-        cells = ", ".join(f"{name} {s:.3f}/{int(n)}" for name, (s, n) in sorted(row["helpers"].items()))
-        print(f"  {row['kernel'][:34]} run {row['run']}: {cells}")
-    if process:
-        print("fresh process: " + ", ".join(f"{k} {v:.3f} s" for k, v in process.items()))
+    for entry in document["kernels"]:
+        if args.kernels and entry["path"] not in args.kernels:
+            continue
+        problem = catalogue.get(entry["level"], entry["problem_id"])
+        kernel = args.submission.parent / args.submission.stem / entry["path"]
+        for run in range(1, args.repeat + 1):
+            seconds: dict[str, float] = {}
+            gib: dict[str, float] = {}
+            original = judge.Evaluation
+            judge.Evaluation = measured_judge(seconds, gib, memory)
+            try:
+                with tempfile.TemporaryDirectory(prefix="kb-phases-") as tmp, helper_timers() as (helpers, missing):
+                    started = time.perf_counter()
+                    job = job_for(entry, problem, kernel, Path(tmp), interpret=args.interpret, sandbox=sandbox)
+                    result = judge.evaluate_job(job, Path(tmp))
+                    total = time.perf_counter() - started
+            finally:
+                judge.Evaluation = original
+            rows.append({"kernel": entry["path"], "problem": problem.key, "run": run, "total_s": total,
+                         "seconds": seconds, "peak_gib": gib, "helpers": helpers, "status": result.status,
+                         "speedup": result.speedup, "error": result.error[:300], "sandbox": sandbox})
+            print(f"{entry['path']} run {run}: {total:.2f} s, {result.status}"
+                  + (f" {result.speedup:.2f}x" if result.speedup else "") + f" {result.error[:160]}", flush=True)
+            for name, spent in seconds.items():
+                peak = f"  peak {gib[name]:6.1f} GiB" if name in gib else ""
+                print(f"    {name:<28} {spent:8.3f} s{peak}")
+            print("    helpers: " + ", ".join(f"{n} {s:.3f}/{int(c)}" for n, (s, c) in sorted(helpers.items())))
+    if missing:
+        print(f"helpers no longer found (not timed): {', '.join(missing)}")
     if args.out:
-        args.out.write_text(json.dumps({"rows": rows, "process": process}, indent=1))
+        args.out.write_text(json.dumps(rows, indent=1))
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

