@@ -48,14 +48,17 @@ case "${1:-tests}" in
     done
     tail -n 22 "$OUT/examples-warm.log" ;;
   phases)
-    timeout --signal=INT 90 python3 -m pytest -q -p no:cacheprovider -m gpu tests/evaluate/worker/test_deadline.py \
-      > "$OUT/deadline.log" 2>&1; echo "deadline gpu test: rc=$?" | tee "$OUT/summary.txt"
-    timeout --signal=INT 200 python3 bench/bench_worker_phases.py submissions/kernelbench-team-examples.json \
-      --kernels level1_23_softmax_triton.py level1_40_layernorm_triton.py --repeat 2 --out "$OUT/phases-examples.json" \
-      > "$OUT/phases-examples.log" 2>&1; echo "phases examples: rc=$?" | tee -a "$OUT/summary.txt"
-    timeout --signal=INT 240 python3 bench/bench_worker_phases.py submissions/kernelbench-team.json \
+    timeout --signal=INT 60 python3 -m pytest -q -p no:cacheprovider -m gpu tests/evaluate/worker/test_judge_runner.py \
+      -k staged > "$OUT/staged.log" 2>&1; echo "staged channel gpu test: rc=$?" | tee "$OUT/summary.txt"
+    timeout --signal=INT 260 python3 bench/bench_worker_phases.py submissions/kernelbench-team.json \
       --kernels level1_5_matrix_scalar_triton.py level1_4_matvec_triton.py level1_12_diag_matmul_triton.py \
       --out "$OUT/phases-team.json" > "$OUT/phases-team.log" 2>&1; echo "phases team: rc=$?" | tee -a "$OUT/summary.txt"
-    tail -n 6 "$OUT/deadline.log"; cat "$OUT/phases-examples.log" "$OUT/phases-team.log" | tail -n 80 ;;
+    timeout --signal=INT 120 python3 bench/bench_worker_phases.py submissions/kernelbench-team-examples.json \
+      --kernels level1_23_softmax_triton.py --out "$OUT/phases-examples.json" \
+      > "$OUT/phases-examples.log" 2>&1; echo "phases examples: rc=$?" | tee -a "$OUT/summary.txt"
+    timeout --signal=INT 110 python3 -m pytest -q -s -p no:cacheprovider -m gpu tests/evaluate/worker/test_deadline.py \
+      > "$OUT/deadline.log" 2>&1; echo "deadline gpu test: rc=$?" | tee -a "$OUT/summary.txt"
+    tail -n 3 "$OUT/staged.log"; grep -h "caught\|passed\|failed" "$OUT/deadline.log"
+    cat "$OUT/phases-team.log" "$OUT/phases-examples.log" | grep -v "^  File\|^    \^" | tail -n 70 ;;
 esac
 echo; cat "$OUT/summary.txt"

@@ -10,6 +10,7 @@ namespaces, on the CPU and on a GPU alike (see the threat-model page for why not
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import struct
@@ -29,6 +30,8 @@ DTYPES = {
 }  # fmt: skip
 """The dtypes a tensor may have on the wire, by name."""
 _LENGTH = struct.Struct("<I")
+STAGE = 32 << 20
+"""Bytes per chunk of a GPU tensor's transfer (two pinned buffers of this size per process)."""
 
 
 class ChannelError(Exception):
@@ -59,10 +62,41 @@ def send(stream: IO[bytes], header: dict[str, Any], tensors: Sequence[torch.Tens
     raw = json.dumps(header).encode()
     stream.write(_LENGTH.pack(len(raw)) + raw)
     for t in tensors:
-        host = t.detach().contiguous().cpu().reshape(-1)  # 1-D: a 0-dim tensor cannot be viewed as bytes
-        if host.numel():
-            stream.write(memoryview(host.view(torch.uint8).numpy()))
+        flat = t.detach().contiguous().reshape(-1)  # 1-D: a 0-dim tensor cannot be viewed as bytes
+        if not flat.numel():
+            continue
+        if flat.is_cuda:
+            _send_staged(stream, flat.view(torch.uint8))
+        else:
+            stream.write(memoryview(flat.view(torch.uint8).numpy()))
     stream.flush()
+
+
+@functools.cache
+def _staging() -> tuple[torch.Tensor, torch.Tensor]:
+    """Two pinned host buffers per process: a GPU tensor crosses the pipe in STAGE-byte chunks, the copy of one
+    chunk overlapping the pipe transfer of the other. (One whole-tensor copy to pageable memory, then the pipe,
+    then a copy back moved gigabytes at about 0.5 GB/s on the H200 at upstream's sizes.)"""
+    return torch.empty(STAGE, dtype=torch.uint8, pin_memory=True), torch.empty(STAGE, dtype=torch.uint8,
+                                                                               pin_memory=True)
+
+
+def _send_staged(stream: IO[bytes], data: torch.Tensor) -> None:
+    buffers, events = _staging(), [torch.cuda.Event(), torch.cuda.Event()]
+    starts = range(0, data.numel(), STAGE)
+
+    def stage(i: int) -> None:
+        part = data[starts[i]: starts[i] + STAGE]
+        buffers[i % 2][: part.numel()].copy_(part, non_blocking=True)
+        events[i % 2].record()
+
+    stage(0)
+    for i, start in enumerate(starts):
+        if i + 1 < len(starts):
+            stage(i + 1)  # its buffer's previous chunk was written out in the iteration before
+        events[i % 2].synchronize()
+        size = min(STAGE, data.numel() - start)
+        stream.write(memoryview(buffers[i % 2].numpy())[:size])
 
 
 def _read_exactly(stream: IO[bytes], count: int) -> bytearray:
@@ -97,19 +131,45 @@ def read_header(stream: IO[bytes]) -> tuple[dict[str, Any], list[Described]]:
     return header, described
 
 
-def read_tensors(stream: IO[bytes], described: Sequence[Described], budget: int) -> list[torch.Tensor]:
-    """The announced tensors' bytes as CPU tensors; more than `budget` bytes in all is a ChannelError."""
+def read_tensors(stream: IO[bytes], described: Sequence[Described], budget: int,
+                 device: torch.device | None = None) -> list[torch.Tensor]:  # fmt: skip
+    """The announced tensors' bytes as tensors on `device` (the CPU when None); more than `budget` bytes in all
+    is a ChannelError."""
     total = sum(d.nbytes for d in described)
     if total > budget:
         raise ChannelError(f"{total} bytes of tensors announced; at most {budget} expected")
     out = []
     for d in described:
         if not d.nbytes:
-            out.append(torch.empty(d.shape, dtype=DTYPES[d.dtype]))
+            out.append(torch.empty(d.shape, dtype=DTYPES[d.dtype], device=device))
             continue
-        raw = _read_exactly(stream, d.nbytes)
-        out.append(torch.frombuffer(raw, dtype=torch.uint8).view(DTYPES[d.dtype]).reshape(d.shape))
+        if device is not None and device.type == "cuda":
+            raw = _read_staged(stream, d.nbytes, device)
+        else:
+            raw = torch.frombuffer(_read_exactly(stream, d.nbytes), dtype=torch.uint8)
+        out.append(raw.view(DTYPES[d.dtype]).reshape(d.shape))
     return out
+
+
+def _read_staged(stream: IO[bytes], count: int, device: torch.device) -> torch.Tensor:
+    """`count` bytes straight into a new GPU tensor through the pinned buffers: the pipe read of one chunk
+    overlaps the device copy of the other, and no host buffer of the tensor's size is ever made."""
+    data = torch.empty(count, dtype=torch.uint8, device=device)
+    buffers, events = _staging(), [torch.cuda.Event(), torch.cuda.Event()]
+    for i, start in enumerate(range(0, count, STAGE)):
+        size = min(STAGE, count - start)
+        if i >= 2:
+            events[i % 2].synchronize()  # the device copy out of this buffer two chunks ago has finished
+        view, done = memoryview(buffers[i % 2].numpy())[:size], 0
+        while done < size:
+            got = stream.readinto(view[done:])  # type: ignore[attr-defined]
+            if not got:
+                raise ChannelError("the other side closed the channel mid-message")
+            done += got
+        data[start: start + size].copy_(buffers[i % 2][:size], non_blocking=True)
+        events[i % 2].record()
+    torch.cuda.current_stream(device).synchronize()
+    return data
 
 
 def receive(stream: IO[bytes], budget: int) -> tuple[dict[str, Any], list[torch.Tensor]]:

@@ -41,6 +41,17 @@ def test_scaling_touches_floating_inputs_only():
     assert scaled[1] is idx and scaled[2] == 5
 
 
+def test_widening_spans_four_decades_chunk_by_chunk_the_same_for_judge_and_runner():
+    """Chunked (an 8 GiB input's float64 temporaries did not fit beside the runner): one seed, one answer."""
+    x = torch.ones(2, correctness.CHUNK // 2 + 777) * 3.0
+    a, b = correctness.widen_dynamic_range([x, 5], 11), correctness.widen_dynamic_range([x, 5], 11)
+    assert torch.equal(a[0], b[0]) and a[1] == 5 and a[0].shape == x.shape and a[0].dtype == x.dtype
+    factor = torch.log10(a[0] / x)
+    assert factor.min() >= -2.0001 and factor.max() <= 2.0001 and factor.std() > 1.0
+    tail = factor.reshape(-1)[correctness.CHUNK:]  # past the first chunk: drawn, not copied from the head
+    assert not torch.equal(tail[:777], factor.reshape(-1)[:777])
+
+
 def test_a_tensor_subclass_is_rejected_before_any_of_its_code_runs():
     touched = []
 

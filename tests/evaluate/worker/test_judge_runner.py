@@ -51,6 +51,28 @@ def test_tensors_cross_the_channel_bit_for_bit_whatever_their_dtype_and_shape(dt
         assert torch.equal(received, sent.contiguous())
 
 
+@pytest.mark.gpu
+def test_gpu_tensors_cross_the_channel_in_staged_chunks_bit_for_bit_and_land_on_the_device():
+    """More than two staging buffers' worth, with a ragged last chunk, both ways of a real pipe at once."""
+    import os
+    import threading
+
+    device = torch.device("cuda", 0)
+    made = [torch.randint(-2**31, 2**31 - 1, (2 * channel.STAGE // 4 + 12345,), dtype=torch.int32, device=device),
+            torch.randn(7, 3, device=device).t(), torch.randn(3, device=device).to(torch.bfloat16)]
+    read_end, write_end = os.pipe()
+    with os.fdopen(read_end, "rb") as reader, os.fdopen(write_end, "wb") as writer:
+        sender = threading.Thread(target=channel.send, args=(writer, {"op": "x"}, made))
+        sender.start()
+        header, described = channel.read_header(reader)
+        got = channel.read_tensors(reader, described, 1 << 30, device)
+        sender.join()
+    assert header == {"op": "x"}
+    for sent, received in zip(made, got, strict=True):
+        assert received.device == device and received.dtype == sent.dtype and received.shape == sent.shape
+        assert torch.equal(received, sent.contiguous())
+
+
 def test_a_reply_larger_than_the_judge_expects_is_refused_before_its_bytes_are_read():
     with pytest.raises(channel.ChannelError, match="at most"):
         _round_trip([torch.zeros(1024)], budget=1024)

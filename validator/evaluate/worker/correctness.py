@@ -94,8 +94,11 @@ def widen_dynamic_range(inputs: list[Any], seed: int, decades: float = 2.0) -> l
     for i, x in enumerate(inputs):
         if isinstance(x, torch.Tensor) and x.is_floating_point():
             gen = torch.Generator(device=x.device).manual_seed(seed + i)
-            exponent = torch.rand(x.shape, generator=gen, device=x.device, dtype=torch.float64)
-            out.append((x.double() * torch.pow(10.0, (exponent * 2 - 1) * decades)).to(x.dtype))
+            flat, widened = x.reshape(-1), torch.empty(x.shape, dtype=x.dtype, device=x.device)
+            for part in _chunks(flat.numel()):  # float64 temporaries of a chunk, not of an 8 GiB input (level1/4)
+                exponent = torch.rand(part.stop - part.start, generator=gen, device=x.device, dtype=torch.float64)
+                widened.view(-1)[part] = (flat[part].double() * torch.pow(10.0, (exponent * 2 - 1) * decades))
+            out.append(widened)
         else:
             out.append(x)
     return out

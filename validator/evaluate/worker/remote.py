@@ -221,10 +221,10 @@ class Runner:
             self.close()  # its payload is never read: the channel is abandoned with the runner
             raise RunnerFailed("incorrect", *wrong)
         try:
-            tensors = channel.read_tensors(self.process.stdout, self.described, expected.nbytes)
+            tensors = channel.read_tensors(self.process.stdout, self.described, expected.nbytes, device)
         except channel.ChannelError as exc:
             raise self._died(str(exc)) from None
-        return [t.to(device) for t in tensors]
+        return [t.to(device) for t in tensors]  # a no-op on the GPU: read onto the device
 
     def _died(self, why: str) -> RunnerFailed:
         """The runner died (`runner-exited`) or, alive, broke the wire format (`runner-protocol`); it is ended."""

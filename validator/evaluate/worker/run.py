@@ -57,10 +57,6 @@ def evaluate_job(job: Job, workdir: Path | None = None) -> ProblemResult:
         return evaluation.result(time.perf_counter() - started)
 
 
-def write_result(result: ProblemResult, path: Path) -> None:
-    write_text_atomic(path, json.dumps(asdict(result), indent=1) + "\n")
-
-
 class Evaluation(TrialInputs, Attributing):
     """One evaluation's state; each method is one phase, and `run` calls them in order."""
 
@@ -108,8 +104,8 @@ class Evaluation(TrialInputs, Attributing):
             finally:
                 self.phase_seconds[phase.__name__] = time.perf_counter() - started
 
-    def drop_reference(self) -> None:
-        del self.reference  # the timing phase builds its own
+    def drop_reference(self) -> None:  # the timing phase builds its own
+        del self.reference
 
     # -- phases before any submitted code runs --------------------------------------------------------
 
@@ -239,7 +235,7 @@ class Evaluation(TrialInputs, Attributing):
                                                        self.seed("widen"), self.seed("sample"))
         except Exception as exc:  # a reference that cannot run in float64 only loses this check
             self.note("precision-check", f"skipped: the reference fails in float64 ({describe(exc, 200)})")
-        self.sync()
+        self.sync(release=True)
 
     def call_kernel(self, inputs: dict[str, Any]) -> list[Any]:
         """One call in the runner on inputs made from `inputs`; its outputs, read and checked for structure here."""
@@ -265,6 +261,7 @@ class Evaluation(TrialInputs, Attributing):
                 self.max_rel = max(self.max_rel or 0.0, strict.max_rel)
             poison(expected)
             self.expected = []
+        self.sync(release=True)
         self.require_a_rule()
 
     def require_a_rule(self) -> None:
@@ -341,11 +338,14 @@ class Evaluation(TrialInputs, Attributing):
         if self.runner is not None:
             self.runner.close()
 
-    def sync(self) -> None:
+    def sync(self, release: bool = False) -> None:
+        """Wait for the judge's GPU work; `release` hands the judge's cached blocks back to the runner's use."""
         if self.gpu:
             import torch
 
             torch.cuda.synchronize()
+            if release:
+                torch.cuda.empty_cache()
 
     def result(self, seconds: float) -> ProblemResult:
         from validator.evaluate.worker.integrity import REVIEW_CODES
@@ -372,7 +372,9 @@ class Evaluation(TrialInputs, Attributing):
         elif status is not Status.NOT_RUN:
             stopped = self.final[1] if self.final else None
             values["upstream"] = self.verdicts.record(stopped=stopped, held=bool(review))
-        return result_skeleton(self.job, status, error=error, flags=tuple(self.flags), **values)
+        job = self.job
+        return ProblemResult(job.key, job.level, job.problem_id, job.problem_sha256, job.kernel_path,
+                             job.kernel_sha256, job.backend, status, error=error, flags=tuple(self.flags), **values)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -387,15 +389,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"worker: cannot read job {args[0]}: {exc}", file=sys.stderr)
         return 2
     result = evaluate_job(job, Path(args[1]).parent)
-    write_result(result, Path(args[1]))
+    write_text_atomic(Path(args[1]), json.dumps(asdict(result), indent=1) + "\n")
     if result.status not in (Status.CORRECT, Status.NEEDS_REVIEW):  # the parent's crash probe reads stderr
         print(f"worker: {result.status}: {result.error[:800]}", file=sys.stderr)
     return 0
-
-
-def result_skeleton(job: Job, status: Status, **values: Any) -> ProblemResult:
-    return ProblemResult(job.key, job.level, job.problem_id, job.problem_sha256, job.kernel_path,
-                         job.kernel_sha256, job.backend, status, **values)
 
 
 if __name__ == "__main__":
