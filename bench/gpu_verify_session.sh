@@ -17,12 +17,12 @@ source bench/device_env.sh
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv,noheader | tee "$OUT/gpu.txt"
 python3 -c "from validator.isolation import bwrap; print(bwrap.probe())" 2>&1 | tee "$OUT/probe.txt"
 GPU_FILES=(tests/evaluate/worker/test_worker.py tests/evaluate/test_engine.py tests/evaluate/worker/test_integrity.py tests/isolation/test_sandbox.py tests/evaluate/worker/test_timing.py
-           tests/catalogue/test_catalogue_check.py tests/evaluate/worker/test_judge_runner.py)
+           tests/catalogue/test_catalogue_check.py tests/evaluate/worker/test_judge_runner.py tests/evaluate/worker/test_deadline.py)
 case "${1:-tests}" in
   tests)
-    timeout --signal=INT 240 python3 -m pytest -q -p no:cacheprovider tests/isolation/test_bwrap.py tests/evaluate/worker/test_judge_runner.py \
+    timeout --signal=INT 200 python3 -m pytest -q -p no:cacheprovider tests/isolation/test_bwrap.py tests/evaluate/worker/test_judge_runner.py \
       > "$OUT/unit.log" 2>&1; echo "bwrap+judge/runner tests: rc=$?" | tee "$OUT/summary.txt"
-    timeout --signal=INT 330 python3 -m pytest -q -p no:cacheprovider --durations=12 -m gpu "${GPU_FILES[@]}" > "$OUT/gpu.log" 2>&1
+    timeout --signal=INT 345 python3 -m pytest -q -s -p no:cacheprovider --durations=12 -m gpu "${GPU_FILES[@]}" > "$OUT/gpu.log" 2>&1
     echo "gpu tests: rc=$?" | tee -a "$OUT/summary.txt"
     tail -n 8 "$OUT/unit.log"; tail -n 40 "$OUT/gpu.log" ;;
   redteam)

@@ -29,9 +29,9 @@ def test_the_deadline_is_a_multiple_of_the_reference_plus_slack_above_a_floor_an
     assert deadline.call_deadline(1.0, PROTOCOL, interpret=True) == deadline.INTERPRET_SCALE * slow
     # A ReLU whose reference's first call (inputs made, lazy initialisation) takes 0.1 s: a spin is caught in 22 s.
     assert deadline.call_deadline(0.1, PROTOCOL, interpret=False) + PROTOCOL.first_call_slack_s <= 30
-    # Gigabytes to move (upstream's full sizes) add time at a slow rate: a 6.4 GB output is not a hang.
-    huge = deadline.call_deadline(0.003, PROTOCOL, interpret=False, moved_bytes=3 * 6_400_000_000)
-    assert huge == pytest.approx(PROTOCOL.call_deadline_floor_s + 3 * 6.4 / 0.25)
+    # A reply's gigabytes (upstream's full sizes) have their own deadline, at a slow rate: 6.4 GB is not a hang.
+    huge = deadline.payload_deadline(6_400_000_000, PROTOCOL, interpret=False)
+    assert huge == pytest.approx(PROTOCOL.call_deadline_floor_s + 6.4 / 0.25)
 
 
 def test_a_spinning_kernel_is_killed_at_the_judge_s_deadline_and_the_result_says_so(tmp_path: Path):
@@ -57,6 +57,7 @@ def test_the_runner_handle_arms_every_kernel_request_and_gives_a_first_call_its_
     deadline.arm(handle, 2.0, replace(PROTOCOL, first_call_slack_s=7.0), interpret=False)
     assert handle.deadlines == {"call": 2.0, "prepare": 2.0, "go": 2.0, "fetch": 2.0, "attribute": 6.0}
     assert handle.first_slack_s == 7.0 and "load" not in handle.deadlines
+    assert handle.payload_s == PROTOCOL.call_deadline_floor_s  # no payload announced: the floor alone
 
 
 @pytest.mark.gpu

@@ -28,23 +28,32 @@ PROFILED_CALLS = 3
 
 
 MOVED_BYTES_PER_S = 0.25e9
-"""A slow rate for the bytes a request moves besides computing (inputs made, outputs copied to the host and
-through the pipe): measured on the H200, upstream's 19_ReLU-sized softmax (6.4 GB out) overran a 5 s deadline
-on its `call` without this term."""
+"""A slow rate for a reply's payload crossing the pipe: measured at 1.5 GB/s on the H200 (the staged channel;
+4 GiB outputs of level1/5), so a payload is let take six times as long as it did there."""
 
 
-def call_deadline(reference_s: float, protocol: Any, *, interpret: bool, moved_bytes: int = 0) -> float:
-    """Seconds one kernel call may take: a generous multiple of the reference's, plus slack, plus the time to
-    move `moved_bytes` at a slow rate, above a floor."""
+def call_deadline(reference_s: float, protocol: Any, *, interpret: bool) -> float:
+    """Seconds one kernel call may take until its reply's header arrives: a generous multiple of the
+    reference's, plus slack, above a floor. The payload's transfer has its own `payload_deadline`."""
     seconds = max(protocol.call_deadline_floor_s,
                   protocol.call_deadline_factor * reference_s + protocol.call_deadline_slack_s)
-    return (seconds + moved_bytes / MOVED_BYTES_PER_S) * (INTERPRET_SCALE if interpret else 1.0)
+    return seconds * (INTERPRET_SCALE if interpret else 1.0)
 
 
-def arm(runner: Any, seconds: float, protocol: Any, *, interpret: bool, backend: str = "") -> None:
-    """Give the runner handle its per-request deadlines. A torch.compile kernel's first call traces the model
-    (from the warm-up's cache, but tracing a large model takes long and writes nothing): only the parent's bound."""
+def payload_deadline(nbytes: int, protocol: Any, *, interpret: bool) -> float:
+    """Seconds a reply's tensors may take to cross once its header is in: the floor plus their bytes at a slow
+    rate. Apart from the call's, so a spinning kernel on a 6.4 GB output is caught in seconds, not minutes."""
+    seconds = protocol.call_deadline_floor_s + nbytes / MOVED_BYTES_PER_S
+    return seconds * (INTERPRET_SCALE if interpret else 1.0)
+
+
+def arm(runner: Any, seconds: float, protocol: Any, *, interpret: bool, backend: str = "",
+        payload_bytes: int = 0) -> None:  # fmt: skip
+    """Give the runner handle its per-request deadlines, and the one for reading a reply of `payload_bytes`. A
+    torch.compile kernel's first call traces the model (from the warm-up's cache, but tracing a large model takes
+    long and writes nothing): only the parent's bound."""
     runner.deadlines = dict.fromkeys(KERNEL_OPS, seconds) | {"attribute": PROFILED_CALLS * seconds}
+    runner.payload_s = payload_deadline(payload_bytes, protocol, interpret=interpret)
     runner.first_slack_s = protocol.first_call_slack_s * (INTERPRET_SCALE if interpret else 1.0)
     if backend == "torch-compile":
         runner.first_slack_s = protocol.problem_timeout_s

@@ -128,6 +128,8 @@ class Runner:
         """Seconds the runner may take to answer each kind of request (`Deadline`); none: only the parent's bound."""
         self.first_slack_s = 0.0
         """Added to the deadline of the first request of each kind."""
+        self.payload_s = 0.0
+        """Seconds a reply's tensors may take to arrive once its header has (none: the parent's bound only)."""
         self.answered: set[str] = set()
         self.watchdog: deadline.Watchdog | None = None
         self.hit = ""
@@ -220,10 +222,15 @@ class Runner:
         if wrong is not None:
             self.close()  # its payload is never read: the channel is abandoned with the runner
             raise RunnerFailed("incorrect", *wrong)
+        if self.payload_s and self.watchdog is not None:
+            self.watchdog.arm(self.payload_s, "payload")
         try:
             tensors = channel.read_tensors(self.process.stdout, self.described, expected.nbytes, device)
         except channel.ChannelError as exc:
             raise self._died(str(exc)) from None
+        finally:
+            if self.watchdog is not None:
+                self.watchdog.disarm()
         return [t.to(device) for t in tensors]  # a no-op on the GPU: read onto the device
 
     def _died(self, why: str) -> RunnerFailed:

@@ -209,10 +209,9 @@ class Evaluation(TrialInputs, Attributing):
     def arm_deadline(self) -> None:
         from validator.evaluate.worker import deadline
 
-        moved = 3 * self.shape.nbytes  # the outputs, and inputs of about their size made and cloned
-        self.deadline_s = deadline.call_deadline(self.reference_s, self.protocol, interpret=not self.gpu,
-                                                 moved_bytes=moved)
-        deadline.arm(self.runner, self.deadline_s, self.protocol, interpret=not self.gpu, backend=self.job.backend)
+        self.deadline_s = deadline.call_deadline(self.reference_s, self.protocol, interpret=not self.gpu)
+        deadline.arm(self.runner, self.deadline_s, self.protocol, interpret=not self.gpu, backend=self.job.backend,
+                     payload_bytes=self.shape.nbytes)
 
     def expected_for(self, trial: int) -> list[Any]:
         from validator.evaluate.worker.correctness import reference_outputs
