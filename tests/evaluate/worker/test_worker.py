@@ -202,7 +202,10 @@ def test_the_example_kernels_pass_every_check_on_the_gpu(tmp_path: Path):
         job = make_job(problem, EXAMPLES / name, tmp_path, interpret=False, protocol=protocol)
         job = replace(job, extensions_dir=prebuilt or job.extensions_dir)
         data = finish(*start_worker(job, tmp_path / name), timeout=600)
-        assert data["status"] == "correct", (name, data["error"], data["flags"])
+        codes = {f["code"] for f in data["flags"]}
+        held_for_speed = data["status"] == "needs_review" and data["speedup"] > PROTOCOL.review_speedup \
+            and "speedup-review" in codes  # LayerNorm at upstream's size: 16-17x, held for a maintainer
+        assert data["status"] == "correct" or held_for_speed, (name, data["error"], data["flags"])
         assert data["speedup"] > 0 and data["rounds"] >= PROTOCOL.min_rounds
         assert data["own_kernel_fraction"] > 0, name
         codes = {f["code"] for f in data["flags"]}

@@ -23,7 +23,7 @@ from validator.isolation import bwrap, sandbox
 
 RUNNER_MODULE = "validator.evaluate.worker.runner"
 PASSED_THROUGH = ("CUDA_VISIBLE_DEVICES", "CUDA_DEVICE_ORDER", "TORCH_CUDA_ARCH_LIST", "CUDA_HOME", "MAX_JOBS",
-                  "TRITON_INTERPRET")
+                  "TRITON_INTERPRET", "KB_RUNNER_TRACE")
 RUNNER_FILE_BYTES = 256 << 20
 """RLIMIT_FSIZE of a runner: its log and any file it writes (a flood ends it with SIGXFSZ)."""
 PACKAGE_PARENT = str(Path(__file__).resolve().parents[3])
