@@ -18,6 +18,7 @@ import os
 import shutil
 import signal
 import subprocess
+import sys
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -291,6 +292,8 @@ class Runner:
                 stream.close()
         if self.log is not None:
             self.log.join(timeout=2)
+        if os.environ.get("KB_RUNNER_TRACE"):  # a diagnosis: the runner's step times, beside the judge's own output
+            print(f"--- runner log ---\n{self.log_text()[-6000:]}\n--- end of runner log ---", file=sys.stderr)
 
 
 def cache_sources(job: Job) -> dict[str, Path]:
