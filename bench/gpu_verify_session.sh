@@ -49,19 +49,15 @@ case "${1:-tests}" in
       echo "examples $pass: rc=$? wall $(echo "$(date +%s.%N) - $t0" | bc) s" | tee -a "$OUT/summary.txt"
     done
     tail -n 22 "$OUT/examples-warm.log" ;;
-  trace)  # the timing bound's GPU test, the spinning kernel, then two problems' phases (the pipe's rate)
+  trace)
     KB_RUNNER_TRACE=1 timeout --signal=INT 150 python3 -m pytest -q -s -p no:cacheprovider -m gpu \
-      tests/evaluate/worker/test_judge_runner.py -k "bound or staged" > "$OUT/trace.log" 2>&1; echo "bound test: rc=$?" | tee "$OUT/summary.txt"
-    timeout --signal=INT 100 python3 -m pytest -q -s -p no:cacheprovider -m gpu tests/evaluate/worker/test_deadline.py \
+      tests/evaluate/worker/test_judge_runner.py -k bound > "$OUT/trace.log" 2>&1; echo "bound test: rc=$?" | tee "$OUT/summary.txt"
+    timeout --signal=INT 120 python3 -m pytest -q -s -p no:cacheprovider -m gpu tests/evaluate/worker/test_deadline.py \
       > "$OUT/deadline.log" 2>&1; echo "deadline gpu test: rc=$?" | tee -a "$OUT/summary.txt"
-    timeout --signal=INT 200 python3 bench/bench_worker_phases.py submissions/kernelbench-team.json \
-      --kernels level1_5_matrix_scalar_triton.py level1_4_matvec_triton.py --out "$OUT/phases-team.json" \
-      > "$OUT/phases-team.log" 2>&1; echo "phases team: rc=$?" | tee -a "$OUT/summary.txt"
-    grep -h "reply of [1-9]" "$OUT/trace.log" | tail -n 4; grep -h "passed\|failed" "$OUT/trace.log"
-    grep -h "caught\|passed\|failed" "$OUT/deadline.log"; grep -v "^  File\|^    \^" "$OUT/phases-team.log" | tail -n 30 ;;
+    grep -h "runner:\|passed\|failed\|caught\|Error" "$OUT/trace.log" | tail -n 40; grep -h "caught\|passed\|failed" "$OUT/deadline.log" ;;
   phases)
     timeout --signal=INT 60 python3 -m pytest -q -p no:cacheprovider -m gpu tests/evaluate/worker/test_judge_runner.py \
-      -k staged_chunks > "$OUT/staged.log" 2>&1; echo "staged channel gpu test: rc=$?" | tee "$OUT/summary.txt"
+      -k staged > "$OUT/staged.log" 2>&1; echo "staged channel gpu test: rc=$?" | tee "$OUT/summary.txt"
     timeout --signal=INT 260 python3 bench/bench_worker_phases.py submissions/kernelbench-team.json \
       --kernels level1_5_matrix_scalar_triton.py level1_4_matvec_triton.py level1_12_diag_matmul_triton.py \
       --out "$OUT/phases-team.json" > "$OUT/phases-team.log" 2>&1; echo "phases team: rc=$?" | tee -a "$OUT/summary.txt"

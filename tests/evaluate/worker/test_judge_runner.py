@@ -52,7 +52,7 @@ def test_tensors_cross_the_channel_bit_for_bit_whatever_their_dtype_and_shape(dt
 
 
 @pytest.mark.gpu
-def test_gpu_tensors_are_read_in_staged_chunks_bit_for_bit_onto_the_device():
+def test_gpu_tensors_cross_the_channel_in_staged_chunks_bit_for_bit_and_land_on_the_device():
     """More than two staging buffers' worth, with a ragged last chunk, both ways of a real pipe at once."""
     import os
     import threading
