@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from validator.evaluate.jobs import Job, read_job
+from validator.evaluate.worker import phase_order
 from validator.evaluate.worker.attribution import Attributing
 from validator.evaluate.worker.remote import RunnerFailed
 from validator.evaluate.worker.stops import Stop, describe, status_for
@@ -98,6 +99,7 @@ class Evaluation(TrialInputs, Attributing):
 
     def run(self) -> None:
         for phase in self.phases():
+            phase_order.check(phase.__name__, self.phase_seconds)
             started = time.perf_counter()
             try:
                 phase()

@@ -1,0 +1,38 @@
+"""The judge's phase order as data: what each phase needs to have run before it, and why.
+
+`run.Evaluation.run` checks this before every phase, so a reordering that would let submitted code run before
+the judge's references exist, or time a kernel that was never checked, fails loudly instead of quietly
+weakening a verdict.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Container
+
+NEEDS: dict[str, tuple[str, ...]] = {
+    "start_runner": ("setup",),
+    "compute_references": ("setup",),
+    # the allowance is measured through a runner that holds no submitted code yet
+    "measure_overhead": ("start_runner",),
+    # no submitted code before every reference the judge computes up front, and the allowance, exist
+    "load_kernel": ("compute_references", "measure_overhead"),
+    "arm_deadline": ("compute_references", "load_kernel"),
+    # no call of the kernel without its deadline
+    "check_correctness": ("load_kernel", "arm_deadline"),
+    "compute_precision_references": ("compute_references",),
+    "drop_reference": ("compute_precision_references", "check_correctness"),
+    "check_precision": ("compute_precision_references", "check_correctness"),
+    "attribute": ("check_correctness",),
+    # only a kernel that passed (or could still pass) both checks is timed
+    "time": ("check_correctness", "check_precision"),
+}
+
+
+class PhaseOrderError(RuntimeError):
+    """A phase was about to run before one it depends on: a harness bug, never a kernel's doing."""
+
+
+def check(phase: str, done: Container[str]) -> None:
+    missing = [name for name in NEEDS.get(phase, ()) if name not in done]
+    if missing:
+        raise PhaseOrderError(f"the judge's phase {phase!r} would run before {', '.join(missing)}")
