@@ -22,12 +22,12 @@ GPU_FILES=(tests/evaluate/worker/test_worker.py tests/evaluate/test_engine.py te
            tests/catalogue/test_catalogue_check.py tests/evaluate/worker/test_judge_runner.py tests/evaluate/worker/test_deadline.py)
 case "${1:-tests}" in
   tests)  # KB_TEST_SKIP: a pytest -k expression of tests left out (e.g. one known to hang), said in the summary
-    skip=${KB_TEST_SKIP:+-k "not ($KB_TEST_SKIP)"}
-    eval timeout --signal=INT 200 python3 -m pytest -q -p no:cacheprovider tests/isolation/test_bwrap.py \
-      tests/evaluate/worker/test_judge_runner.py $skip > "$OUT/unit.log" 2>&1
+    skip=(); [ -n "${KB_TEST_SKIP:-}" ] && skip=(-k "not ($KB_TEST_SKIP)")
+    timeout --signal=INT 200 python3 -m pytest -q -p no:cacheprovider tests/isolation/test_bwrap.py \
+      tests/evaluate/worker/test_judge_runner.py "${skip[@]}" > "$OUT/unit.log" 2>&1
     echo "bwrap+judge/runner tests: rc=$? (left out: ${KB_TEST_SKIP:-none})" | tee "$OUT/summary.txt"
-    eval timeout --signal=INT 420 python3 -m pytest -q -s -p no:cacheprovider --durations=12 -m gpu \
-      "${GPU_FILES[@]}" $skip > "$OUT/gpu.log" 2>&1
+    timeout --signal=INT 420 python3 -m pytest -q -s -p no:cacheprovider --durations=12 -m gpu \
+      "${GPU_FILES[@]}" "${skip[@]}" > "$OUT/gpu.log" 2>&1
     echo "gpu tests: rc=$? (left out: ${KB_TEST_SKIP:-none})" | tee -a "$OUT/summary.txt"
     tail -n 8 "$OUT/unit.log"; tail -n 40 "$OUT/gpu.log" ;;
   redteam)
