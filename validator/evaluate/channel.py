@@ -102,13 +102,19 @@ def _send_staged(stream: IO[bytes], data: torch.Tensor) -> None:
 def _read_exactly(stream: IO[bytes], count: int) -> bytearray:
     """`count` bytes into one buffer allocated once (outputs can be gigabytes: no chunk list, no copies)."""
     data = bytearray(count)
-    view, done = memoryview(data), 0
-    while done < count:
+    _fill(stream, memoryview(data), mid_message=False)
+    return data
+
+
+def _fill(stream: IO[bytes], view: memoryview, *, mid_message: bool) -> None:
+    """Read until `view` is full; the channel closing first is a ChannelError."""
+    done = 0
+    while done < len(view):
         got = stream.readinto(view[done:])  # type: ignore[attr-defined]
         if not got:
-            raise ChannelError("the other side closed the channel mid-message" if done else "channel closed")
+            raise ChannelError("the other side closed the channel mid-message" if done or mid_message
+                               else "channel closed")
         done += got
-    return data
 
 
 def read_header(stream: IO[bytes]) -> tuple[dict[str, Any], list[Described]]:
@@ -160,12 +166,7 @@ def _read_staged(stream: IO[bytes], count: int, device: torch.device) -> torch.T
         size = min(STAGE, count - start)
         if i >= 2:
             events[i % 2].synchronize()  # the device copy out of this buffer two chunks ago has finished
-        view, done = memoryview(buffers[i % 2].numpy())[:size], 0
-        while done < size:
-            got = stream.readinto(view[done:])  # type: ignore[attr-defined]
-            if not got:
-                raise ChannelError("the other side closed the channel mid-message")
-            done += got
+        _fill(stream, memoryview(buffers[i % 2].numpy())[:size], mid_message=True)
         data[start: start + size].copy_(buffers[i % 2][:size], non_blocking=True)
         events[i % 2].record()
     torch.cuda.current_stream(device).synchronize()

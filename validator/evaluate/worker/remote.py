@@ -232,7 +232,7 @@ class Runner:
         finally:
             if self.watchdog is not None:
                 self.watchdog.disarm()
-        return [t.to(device) for t in tensors]  # a no-op on the GPU: read onto the device
+        return tensors
 
     def _died(self, why: str) -> RunnerFailed:
         """The runner died (`runner-exited`) or, alive, broke the wire format (`runner-protocol`); it is ended."""

@@ -29,6 +29,8 @@ from validator.evaluate.worker import correctness, integrity, stream_span
 from validator.evaluate.worker.digest import output_digest
 
 _perf_counter = time.perf_counter
+_TRACING = bool(os.environ.get("KB_RUNNER_TRACE"))
+"""Step times into the log (`_trace`), read once at start: the judge passes the variable through."""
 
 
 class Refused(Exception):
@@ -163,8 +165,9 @@ class Runner:
         out = self._untrusted("a call of ModelNew", lambda: self.kernel(*args))
         called = _perf_counter()
         reply, outs = self._reply_outputs(out, args, pristine)
-        _trace(f"call: inputs {made - started:.3f} s, kernel {called - made:.3f} s, "
-               f"checks {_perf_counter() - called:.3f} s")
+        if _TRACING:
+            _trace(f"call: inputs {made - started:.3f} s, kernel {called - made:.3f} s, "
+                   f"checks {_perf_counter() - called:.3f} s")
         return (reply, []) if req.get("discard") else (reply, outs)  # a warm-up's output is not looked at
 
     def _reply_outputs(self, out: Any, args: list[Any], pristine: list[Any] | None) -> tuple[dict, list]:
@@ -296,8 +299,7 @@ def _preimport(backend: str) -> None:
 
 def _trace(line: str) -> None:
     """Where a request's seconds went, into the runner's log (which the judge quotes when a deadline hits)."""
-    if os.environ.get("KB_RUNNER_TRACE"):
-        print(f"runner: {line}", file=sys.stderr, flush=True)
+    print(f"runner: {line}", file=sys.stderr, flush=True)
 
 
 def _digest_of(out: Any) -> str | None:
@@ -359,7 +361,9 @@ def serve(requests: IO[bytes], replies: IO[bytes]) -> None:
             reply = {"ok": False, "status": status, "code": code, "message": describe(exc)}
         sending = _perf_counter()
         channel.send(replies, reply, out)
-        _trace(f"{str(op)[:20]}: reply of {sum(t.nbytes for t in out)} bytes sent in {_perf_counter() - sending:.3f} s")
+        if _TRACING:  # nothing formatted per request otherwise: timing rounds pass through here
+            _trace(f"{str(op)[:20]}: reply of {sum(t.nbytes for t in out)} bytes sent in "
+                   f"{_perf_counter() - sending:.3f} s")
 
 
 def main() -> int:
