@@ -27,9 +27,9 @@ spy() {
 }
 timeout --signal=INT 170 python3 bench/stall_probe.py > "$OUT/pause.log" 2>&1 &
 job=$!
-for t in 45 65 85 105 125 145; do
+for round in 1 2 3 4 5 6 7; do
   sleep 20; kill -0 $job 2>/dev/null || break
-  sample "t=${t}s"; [ "$t" = 85 ] || [ "$t" = 145 ] && spy "t=${t}s"
+  sample "t=${SECONDS}s"; [ "$round" = 4 ] || [ "$round" = 7 ] && spy "t=${SECONDS}s"
 done
 wait $job; echo "with pause: rc=$?" | tee "$OUT/summary.txt"
 timeout --signal=INT 170 python3 bench/stall_probe.py --no-pause > "$OUT/nopause.log" 2>&1
