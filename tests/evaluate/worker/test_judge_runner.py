@@ -51,26 +51,62 @@ def test_tensors_cross_the_channel_bit_for_bit_whatever_their_dtype_and_shape(dt
         assert torch.equal(received, sent.contiguous())
 
 
-@pytest.mark.gpu
-def test_gpu_tensors_cross_the_channel_in_staged_chunks_bit_for_bit_and_land_on_the_device():
-    """More than two staging buffers' worth, with a ragged last chunk, both ways of a real pipe at once."""
+def _across_pipes(made: list[torch.Tensor], device: torch.device | None, ring_dir: Path | None):
+    """`made` sent by a thread as the runner sends a reply (through a ring in `ring_dir` when given), read as the
+    judge reads one; then a request on the acknowledgement pipe, which the sender's side must read intact."""
     import os
     import threading
 
+    replies, requests = os.pipe(), os.pipe()
+    judge_ring = channel.Ring.create(ring_dir / "ring") if ring_dir else None
+    runner_ring = channel.Ring.open(str(ring_dir / "ring")) if ring_dir else None
+    with os.fdopen(replies[0], "rb") as reader, os.fdopen(replies[1], "wb") as writer, \
+            os.fdopen(requests[0], "rb", buffering=0) as runner_in, os.fdopen(requests[1], "wb") as judge_out:
+        sender = threading.Thread(target=channel.send, args=(writer, {"op": "x"}, made),
+                                  kwargs={"ring": runner_ring, "acks": runner_in})
+        sender.start()
+        header, described = channel.read_header(reader)
+        got = channel.read_tensors(reader, described, 1 << 30, device, ring=judge_ring, acks=judge_out)
+        sender.join()
+        channel.send(judge_out, {"op": "next"})
+        following = channel.receive(runner_in, 0)[0]
+    for ring in (judge_ring, runner_ring):
+        if ring is not None:
+            ring.close()
+    assert header == {"op": "x"} and following == {"op": "next"}
+    for sent, received in zip(made, got, strict=True):
+        assert received.dtype == sent.dtype and received.shape == sent.shape
+        assert received.device == (device or torch.device("cpu"))
+        assert torch.equal(received.cpu(), sent.contiguous().cpu())
+
+
+@pytest.mark.parametrize("through_ring", [False, True], ids=["pipe", "ring"])
+def test_tensors_of_several_chunks_cross_real_pipes_and_the_ring_bit_for_bit(tmp_path: Path, through_ring: bool):
+    """More than two chunks' worth with a ragged last chunk, an empty tensor and a view: the slots alternate,
+    and every acknowledgement is consumed (the next request on that pipe arrives intact)."""
+    made = [torch.randint(-2**31, 2**31 - 1, (2 * channel.STAGE // 4 + 12345,), dtype=torch.int32),
+            torch.empty(0, 3), torch.randn(7, 3).t(), torch.randn(3).to(torch.bfloat16)]
+    _across_pipes(made, None, tmp_path if through_ring else None)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("through_ring", [False, True], ids=["pipe", "ring"])
+def test_gpu_tensors_cross_in_staged_chunks_bit_for_bit_and_land_on_the_device(tmp_path: Path, through_ring: bool):
     device = torch.device("cuda", 0)
     made = [torch.randint(-2**31, 2**31 - 1, (2 * channel.STAGE // 4 + 12345,), dtype=torch.int32, device=device),
             torch.randn(7, 3, device=device).t(), torch.randn(3, device=device).to(torch.bfloat16)]
-    read_end, write_end = os.pipe()
-    with os.fdopen(read_end, "rb") as reader, os.fdopen(write_end, "wb") as writer:
-        sender = threading.Thread(target=channel.send, args=(writer, {"op": "x"}, made))
-        sender.start()
-        header, described = channel.read_header(reader)
-        got = channel.read_tensors(reader, described, 1 << 30, device)
-        sender.join()
-    assert header == {"op": "x"}
-    for sent, received in zip(made, got, strict=True):
-        assert received.device == device and received.dtype == sent.dtype and received.shape == sent.shape
-        assert torch.equal(received, sent.contiguous())
+    _across_pipes(made, device, tmp_path if through_ring else None)
+
+
+def test_a_ring_truncated_under_the_judge_is_a_channel_error_not_a_fault(tmp_path: Path):
+    import os
+
+    ring = channel.Ring.create(tmp_path / "ring")
+    os.ftruncate(ring.fd, 10)  # what a runner can do to the file between its write and its token
+    announced = io.BytesIO(channel.TOKEN)
+    with pytest.raises(channel.ChannelError, match="truncated"):
+        channel.read_tensors(announced, [channel.Described("float32", (64,))], 1 << 20, ring=ring, acks=io.BytesIO())
+    ring.close()
 
 
 def test_a_reply_larger_than_the_judge_expects_is_refused_before_its_bytes_are_read():
@@ -248,7 +284,10 @@ def test_the_warm_up_markers_the_parent_writes_later_do_not_count_as_tampering(t
 
 @pytest.mark.gpu
 def test_on_the_gpu_the_bound_passes_an_honest_kernel_and_rejects_a_shortened_report(tmp_path: Path):
-    protocol = PROTOCOL.to_dict() | {"time_budget_s": 3.0}
+    # Upstream's ReLU (6.4 GB per tensor: a call of 3 ms, well above the harness's overhead), with one trial per
+    # kind and one timing block: every output crosses the channel, and at this size that is what costs.
+    protocol = PROTOCOL.to_dict() | {"time_budget_s": 3.0, "upstream_trials": 1, "input_scales": (1.0,),
+                                     "timing_blocks": 1}
     honest = worker.evaluate_job(make_job("level1/19_ReLU", RELU, tmp_path, interpret=False, protocol=protocol),
                                  tmp_path)
     assert honest.status is Status.CORRECT, honest.error

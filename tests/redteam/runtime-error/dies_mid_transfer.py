@@ -1,6 +1,6 @@
 """Its first call returns a correct output, but the runner's channel is patched to write half of the reply's
-bytes and then kill the process: the judge sees a truncated message from a dead runner, runtime_error
-(runner-exited), and writes its result as usual."""
+bytes (through the shared ring: nothing of its first chunk's token) and then kill the process: the judge sees a
+truncated message from a dead runner, runtime_error (runner-exited), and writes its result as usual."""
 
 import os
 import pkgutil
@@ -31,9 +31,9 @@ class HalfStream:
         self.stream.flush()
 
 
-def half_send(stream, header, tensors=()):
+def half_send(stream, header, tensors=(), **through):
     payload = sum(t.numel() * t.element_size() for t in tensors)
-    honest_send(HalfStream(stream, payload) if payload else stream, header, tensors)
+    honest_send(HalfStream(stream, payload) if payload else stream, header, tensors, **through)
 
 
 channel.send = half_send

@@ -103,6 +103,7 @@ class Runner:
         copy_verified(Path(job.kernel_path), job.kernel_sha256, self.dir / "kernel.py")
         copy_verified(Path(job.problem_path), job.problem_sha256, self.dir / "problem.py")
         _copy_cache(job, self.cache)
+        self.ring = channel.Ring.create(self.dir / RING_NAME)  # before the runner's uid is given the directory
         self.root = Path(bwrap.JOB_MOUNT) if self.confined else self.dir
         self.network, self.log = "", None
         if self.base is not None:
@@ -170,6 +171,8 @@ class Runner:
         """Send one request and return the reply header (payload still unread: see `outputs`). A request with a
         deadline that the runner does not answer in time kills the runner (`kernel-deadline`)."""
         op = str(header.get("op"))
+        if op == "load":  # opened by the runner before it imports the kernel
+            header = {**header, "ring": self.inside(RING_NAME)}
         limit = self.deadlines.get(op)
         if limit and op not in self.answered:  # a first call may compile (Triton JIT, a cached graph, the profiler)
             limit += self.first_slack_s
@@ -226,7 +229,8 @@ class Runner:
         if self.payload_s and self.watchdog is not None:
             self.watchdog.arm(self.payload_s, "payload")
         try:
-            tensors = channel.read_tensors(self.process.stdout, self.described, expected.nbytes, device)
+            tensors = channel.read_tensors(self.process.stdout, self.described, expected.nbytes, device,
+                                           ring=self.ring, acks=self.process.stdin)
         except channel.ChannelError as exc:
             raise self._died(str(exc)) from None
         finally:
@@ -292,6 +296,7 @@ class Runner:
                 stream.close()
         if self.log is not None:
             self.log.join(timeout=2)
+        self.ring.close()
         if os.environ.get("KB_RUNNER_TRACE"):  # a diagnosis: the runner's step times, beside the judge's own output
             print(f"--- runner log ---\n{self.log_text()[-6000:]}\n--- end of runner log ---", file=sys.stderr)
 
@@ -349,6 +354,8 @@ def _merge_tree(produced: Path, into: Path) -> None:
         staging.replace(target)
 
 
+RING_NAME = "ring"
+"""The file in the runner's job directory through which its replies' tensors cross (`channel.Ring`)."""
 PIPE_BYTES = 1 << 20
 """Linux's default unprivileged ceiling (/proc/sys/fs/pipe-max-size). Outputs of gigabytes cross the pipe in
 64 KiB pieces otherwise: one system call and one wake-up on each side per piece."""

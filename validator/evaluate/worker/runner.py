@@ -64,12 +64,15 @@ class Runner:
         self.buffers: list[Any] | None = None
         self.flush: torch.Tensor | None = None
         self.tracer: stream_span.Tracer | None = None
+        self.ring: channel.Ring | None = None
+        """Where replies' tensors cross, once `load` has opened it."""
 
     # -- requests -----------------------------------------------------------------------------------------
 
     def load(self, req: dict[str, Any]) -> dict[str, Any]:
         from validator.catalogue.problem_module import load_problem_module, make_model
 
+        self.ring = channel.Ring.open(req["ring"]) if req.get("ring") else None  # before any submitted code runs
         self._start_device(req["interpret"])
         _preimport(req["backend"])
         integrity.force_full_precision()
@@ -360,7 +363,10 @@ def serve(requests: IO[bytes], replies: IO[bytes]) -> None:
             status, code = classify(exc)
             reply = {"ok": False, "status": status, "code": code, "message": describe(exc)}
         sending = _perf_counter()
-        channel.send(replies, reply, out)
+        try:
+            channel.send(replies, reply, out, ring=runner.ring, acks=requests)
+        except channel.ChannelError:
+            return  # the judge stopped reading mid-reply: it has ended this runner
         if _TRACING:  # nothing formatted per request otherwise: timing rounds pass through here
             _trace(f"{str(op)[:20]}: reply of {sum(t.nbytes for t in out)} bytes sent in "
                    f"{_perf_counter() - sending:.3f} s")
