@@ -6,6 +6,7 @@ itself: it sees a short chunk (runtime_error, runner-protocol), never a fault an
 import contextlib
 import os
 import pkgutil
+from pathlib import Path
 
 import torch
 from torch import nn
@@ -18,8 +19,8 @@ def spoiled_put(self, piece):
         channel._token(self.acks)
     os.ftruncate(self.ring.fd, 0)
     with contextlib.suppress(OSError):
-        os.unlink("ring")
-        os.symlink("/dev/zero", "ring")
+        Path("ring").unlink()
+        Path("ring").symlink_to("/dev/zero")
     self.stream.write(channel.TOKEN)
     self.stream.flush()
     self.chunks += 1
