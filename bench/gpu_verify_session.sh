@@ -32,8 +32,8 @@ case "${1:-tests}" in
       "${GPU_FILES[@]}" "${skip[@]}" > "$OUT/gpu.log" 2>&1
     echo "gpu tests: rc=$? (left out: ${KB_TEST_SKIP:-none})" | tee -a "$OUT/summary.txt"
     tail -n 8 "$OUT/unit.log"; tail -n 40 "$OUT/gpu.log" ;;
-  engine)  # the two end-to-end GPU tests of the evaluate stage alone, stopping at the first failure
-    timeout --signal=INT 420 python3 -m pytest -x -q --tb=short -p no:cacheprovider -m gpu tests/evaluate/test_engine.py \
+  engine)  # the two end-to-end GPU tests of the evaluate stage alone
+    timeout --signal=INT 420 python3 -m pytest -q --tb=short -p no:cacheprovider -m gpu tests/evaluate/test_engine.py \
       > "$OUT/engine.log" 2>&1; echo "engine gpu tests: rc=$?" | tee "$OUT/summary.txt"
     grep -v "^  File\|^    " "$OUT/engine.log" | tail -n 60 ;;
   redteam)

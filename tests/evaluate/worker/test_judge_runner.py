@@ -30,6 +30,7 @@ from validator.protocol import PROTOCOL
 from validator.results.records import Status
 
 RELU = REPO / "tests" / "redteam" / "control" / "relu_triton.py"
+SEGFAULT = REPO / "tests" / "fixtures" / "engine" / "kernels" / "segfault_relu.py"
 
 
 def _round_trip(tensors: list[torch.Tensor], budget: int = 1 << 30) -> tuple[dict, list[torch.Tensor]]:
@@ -306,12 +307,13 @@ def test_the_scheduler_starts_runners_ahead_and_each_serves_one_job_then_ends(tm
         pytest.skip(f"bubblewrap unavailable here: {machine_isolation().detail}")
     escape = REPO / "tests" / "redteam" / "sandbox-escape" / "detached_child.py"
     items = [WorkItem(make_job("level1/19_ReLU", kernel, tmp_path, interpret=True), kernel.name)
-             for kernel in (RELU, escape, RELU)]
+             for kernel in (RELU, escape, SEGFAULT, RELU)]
     config = SchedulerConfig((Device("cpu", ""),), 300, target=WORKER, launcher="spawn", probe_after_crash=False,
                              base_env={"TRITON_INTERPRET": "1"}, prepare_runners=True)
     results: list = []
     run_all(items, config, on_result=results.append)
-    assert [r.status for r in results] == [Status.CORRECT, Status.INCORRECT, Status.CORRECT]
+    assert [r.status for r in results] == [Status.CORRECT, Status.INCORRECT, Status.RUNTIME_ERROR, Status.CORRECT]
+    assert "SIGSEGV" in results[2].error  # read from /proc by the judge: the scheduler is the runner's parent
     for result in results:
         assert "started ahead" in next(f.message for f in result.flags if f.code == "sandbox")
     left = [p for p in Path("/proc").glob("[0-9]*/cmdline") if b"600.4242" in _read(p)]
@@ -323,6 +325,18 @@ def _read(path: Path) -> bytes:
         return path.read_bytes()
     except OSError:
         return b""
+
+
+def test_a_runner_killed_by_a_signal_is_described_by_that_signal_whoever_started_it(tmp_path: Path):
+    from validator.evaluate.worker.launch import _waited_status
+    from validator.evaluate.worker.remote import describe_exit
+
+    result = worker.evaluate_job(make_job("level1/19_ReLU", SEGFAULT, tmp_path, interpret=True), tmp_path)
+    assert result.status is Status.RUNTIME_ERROR and "SIGSEGV" in result.error, result.error
+    assert "Segmentation fault" in result.error  # faulthandler's line from the runner's log
+    assert describe_exit(139, confined=True).startswith("killed by SIGSEGV")
+    assert describe_exit(139, confined=False) == "exited with status 139"
+    assert (_waited_status(11), _waited_status(3 << 8), _waited_status(0)) == (-11, 3, -9)
 
 
 def test_a_stopped_member_of_the_runner_s_group_is_seen_and_resumed():

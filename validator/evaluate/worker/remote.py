@@ -245,7 +245,7 @@ class Runner:
             time.sleep(0.02)
         alive = self.process.poll() is None
         self.close()
-        exit_text = "broke the channel protocol" if alive else sandbox.describe_status(self.process.returncode)
+        exit_text = "broke the channel protocol" if alive else describe_exit(self.process.returncode, self.confined)
         tail = "\n".join(self.log_text().strip().splitlines()[-8:])[-1500:]
         oom = any(sign in tail for sign in ("CUDA out of memory", "OutOfMemoryError", "MemoryError"))
         reason = "runner-protocol" if alive else "runner-exited"
@@ -299,6 +299,15 @@ class Runner:
         self.ring.close()
         if os.environ.get("KB_RUNNER_TRACE"):  # a diagnosis: the runner's step times, beside the judge's own output
             print(f"--- runner log ---\n{self.log_text()[-6000:]}\n--- end of runner log ---", file=sys.stderr)
+
+
+def describe_exit(returncode: int | None, confined: bool) -> str:
+    """How the runner ended. Bubblewrap exits with 128 + N when the process it ran was killed by signal N."""
+    if confined and returncode is not None and 128 < returncode < 128 + signal.NSIG:
+        with contextlib.suppress(ValueError):
+            name = signal.Signals(returncode - 128).name
+            return f"killed by {name} ({signal.strsignal(returncode - 128)}; bubblewrap's exit status {returncode})"
+    return sandbox.describe_status(returncode)
 
 
 def cache_sources(job: Job) -> dict[str, Path]:

@@ -14,6 +14,7 @@ against the kernel, and a kernel that silences them gains nothing the judge does
 
 from __future__ import annotations
 
+import faulthandler
 import hashlib
 import os
 import sys
@@ -379,6 +380,7 @@ def main() -> int:
     null = os.open(os.devnull, os.O_RDONLY)
     os.dup2(null, 0)
     os.close(null)
+    faulthandler.enable()  # a fatal signal leaves its name and the Python stack in the log the judge quotes
     serve(requests, replies)
     replies.flush()
     return 0
