@@ -32,6 +32,19 @@ case "${1:-tests}" in
       "${GPU_FILES[@]}" "${skip[@]}" > "$OUT/gpu.log" 2>&1
     echo "gpu tests: rc=$? (left out: ${KB_TEST_SKIP:-none})" | tee -a "$OUT/summary.txt"
     tail -n 8 "$OUT/unit.log"; tail -n 40 "$OUT/gpu.log" ;;
+  suite)  # every GPU test outside test_engine.py, names and durations in the log as they finish
+    files=(); for f in "${GPU_FILES[@]}"; do [ "$f" = tests/evaluate/test_engine.py ] || files+=("$f"); done
+    timeout --signal=INT 540 python3 -m pytest -v --tb=short -p no:cacheprovider --durations=10 -m gpu "${files[@]}" \
+      > "$OUT/suite.log" 2>&1; echo "gpu suite without the engine tests: rc=$?" | tee "$OUT/summary.txt"
+    grep -E "PASSED|FAILED|SKIPPED|ERROR|^E |s call" "$OUT/suite.log" | tail -n 40 ;;
+  e2e)  # the example submission end to end through kb-validate's evaluate stage (test_engine.py)
+    timeout --signal=INT 540 python3 -m pytest -q --tb=short -p no:cacheprovider -m gpu tests/evaluate/test_engine.py \
+      -k end_to_end > "$OUT/e2e.log" 2>&1; echo "end-to-end gpu test: rc=$?" | tee "$OUT/summary.txt"
+    tail -n 30 "$OUT/e2e.log" ;;
+  redteam-only)
+    timeout --signal=INT 540 python3 tests/redteam/runner.py --mode gpu -j 4 --json "$OUT/redteam-gpu.json" \
+      > "$OUT/redteam.log" 2>&1; echo "redteam gpu: rc=$?" | tee "$OUT/summary.txt"
+    tail -n 55 "$OUT/redteam.log" ;;
   engine)  # the two end-to-end GPU tests of the evaluate stage alone
     timeout --signal=INT 420 python3 -m pytest -q --tb=short -p no:cacheprovider -m gpu tests/evaluate/test_engine.py \
       > "$OUT/engine.log" 2>&1; echo "engine gpu tests: rc=$?" | tee "$OUT/summary.txt"
