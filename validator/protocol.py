@@ -104,8 +104,9 @@ class Protocol:
     first_call_slack_s: float = 5.0
     """Added to the first call's deadline: it may JIT-compile (Triton); a request past its deadline is let run
     while the runner's compile cache is being written, and a torch.compile kernel's first call has the parent's
-    bound only (`worker/deadline.py`). In a `kb-validate` run the warm-up has compiled every kernel already.
-    Was 10 s: a spin on upstream's ReLU was then caught 31.5 s after a judge started alone on the H200."""
+    bound only (`worker/deadline.py`). Triton writes each kernel into that cache as its compile ends, so only
+    one compile longer than the deadline plus this slack would be cut short. Was 10 s: a spin on upstream's
+    ReLU was then caught 31.5 s after a judge started alone on the H200."""
 
     def to_dict(self) -> dict:
         return asdict(self)

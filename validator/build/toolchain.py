@@ -106,10 +106,17 @@ def compiler_env(tools: Toolchain) -> dict[str, str]:
     return env
 
 
+JUDGE_TRITON = "judge-triton"
+"""The judge's own Triton cache (its output digest kernel) inside a kernel's cache entry: beside the kernel's
+`triton/`, never in it, so the judge's compiles never change the tree the build's manifest covers (they did,
+and every later run found the entry changed and rebuilt the kernel)."""
+
+
 def worker_cache_env(cache_dir: Path, backend: str) -> dict[str, str]:
-    """A worker's compiler caches inside its kernel's cache directory: Triton's, and inductor's for a
-    torch.compile kernel (the warm-up fills it, the timed worker reads it)."""
-    env = {"TRITON_CACHE_DIR": str(cache_dir / "triton")}
+    """A worker's compiler caches inside its kernel's cache directory: the kernel's Triton cache (copied into
+    its runner, KB_KERNEL_TRITON_CACHE), the judge's own (TRITON_CACHE_DIR), and inductor's for a torch.compile
+    kernel (the warm-up fills it, the timed worker reads it)."""
+    env = {"KB_KERNEL_TRITON_CACHE": str(cache_dir / "triton"), "TRITON_CACHE_DIR": str(cache_dir / JUDGE_TRITON)}
     if backend == "torch-compile":
         env["TORCHINDUCTOR_CACHE_DIR"] = str(cache_dir / "inductor")
     return env

@@ -49,7 +49,7 @@ class WorkItem:
     kernel_path: str
     """The kernel as the submission names it (relative), recorded in the result."""
     env: dict[str, str] = field(default_factory=dict)
-    """Extra variables for this job's worker (its TRITON_CACHE_DIR, TORCH_CUDA_ARCH_LIST, ...)."""
+    """Extra variables for this job's worker (its kernel's and its own Triton caches, TORCH_CUDA_ARCH_LIST, ...)."""
 
 
 @dataclass(frozen=True)

@@ -361,3 +361,25 @@ def test_a_stopped_member_of_the_runner_s_group_is_seen_and_resumed():
     finally:
         child.kill()
         child.wait()
+
+
+def test_what_the_judge_compiles_for_itself_never_changes_the_kernel_s_cache_entry(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch):  # fmt: skip
+    """The judge's own Triton kernel (the output digest) compiles into its own cache beside the kernel's: the
+    entry still matches its manifest afterwards (it did not, and every later run rebuilt the kernel)."""
+    from validator.build import toolchain
+    from validator.evaluate.worker.remote import cache_sources
+
+    entry = tmp_path / "kernels" / "key"
+    (entry / "triton" / "abc").mkdir(parents=True)
+    (entry / "triton" / "abc" / "kernel.cubin").write_bytes(b"the kernel's")
+    manifest.record_tree(entry)
+    env = toolchain.worker_cache_env(entry, "triton")
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    judge_cache = Path(env["TRITON_CACHE_DIR"]) / "def"
+    judge_cache.mkdir(parents=True)
+    (judge_cache / "digest_blocks.cubin").write_bytes(b"the judge's")
+    assert manifest.verify_tree(entry) is None
+    job = make_job("level1/19_ReLU", RELU, tmp_path, interpret=True)
+    assert cache_sources(replace(job, extensions_dir=str(entry / "ext")))["triton"] == entry / "triton"
