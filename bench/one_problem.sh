@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# A one-problem pull request's wall time: the examples' ReLU (CUDA, upstream's 6.4 GB tensors) alone through
-# kb-validate, cold (empty build cache) and then warm (same cache, --force), as a contributor's PR runs it.
+# A one-problem pull request's wall time: one of the examples (default: the CUDA ReLU, upstream's 6.4 GB
+# tensors; KERNEL=<file> PROBLEM_ID=<id> for another) alone through kb-validate, cold (empty build cache) and
+# then warm (same cache, --force), as a contributor's PR runs it.
 #   OUT=/dir bash bench/one_problem.sh [extra kb-validate arguments, e.g. --no-gpu for a dry run]
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -9,11 +10,12 @@ mkdir -p "$OUT"
 [ -f bench/device_env.sh ] && source bench/device_env.sh
 work=$(mktemp -d)
 mkdir -p "$work/submissions/one-problem"
-cp submissions/kernelbench-team-examples/level1_19_relu_cuda.py "$work/submissions/one-problem/"
-python3 - "$work/submissions/one-problem.json" <<'PY'
+KERNEL=${KERNEL:-level1_19_relu_cuda.py}
+cp "submissions/kernelbench-team-examples/$KERNEL" "$work/submissions/one-problem/"
+python3 - "$work/submissions/one-problem.json" "$KERNEL" <<'PY'
 import json, sys
 doc = json.load(open("submissions/kernelbench-team-examples.json"))
-doc.update(slug="one-problem", name="One problem", kernels=[k for k in doc["kernels"] if k["problem_id"] == 19])
+doc.update(slug="one-problem", name="One problem", kernels=[k for k in doc["kernels"] if k["path"] == sys.argv[2]])
 doc.pop("$schema", None)
 json.dump(doc, open(sys.argv[1], "w"), indent=1)
 PY
@@ -24,4 +26,4 @@ for pass in cold warm; do
     > "$OUT/one-$pass.log" 2>&1
   echo "one problem, $pass: rc=$? wall $(python3 -c "import sys; print(round(float(sys.argv[2]) - float(sys.argv[1]), 1))" "$t0" "$(date +%s.%N)") s" | tee -a "$OUT/summary.txt"
 done
-tail -n 12 "$OUT/one-warm.log"; rm -rf "$work"
+grep -h "build-summary\|evaluate " "$OUT/one-cold.log" "$OUT/one-warm.log"; rm -rf "$work"
