@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # A one-problem pull request's wall time: one of the examples (default: the CUDA ReLU, upstream's 6.4 GB
-# tensors; KERNEL=<file> PROBLEM_ID=<id> for another) alone through kb-validate, cold (empty build cache) and
+# tensors; KERNEL=<file of the examples> for another) alone through kb-validate, cold (empty build cache) and
 # then warm (same cache, --force), as a contributor's PR runs it.
 #   OUT=/dir bash bench/one_problem.sh [extra kb-validate arguments, e.g. --no-gpu for a dry run]
 set -uo pipefail
