@@ -64,12 +64,10 @@ def finish(process: subprocess.Popen, out: Path, timeout: float) -> dict:
 
 @pytest.mark.slow
 def test_the_example_triton_kernels_pass_every_check_in_cpu_interpret_mode(tmp_path: Path):
-    running = [
-        start_worker(make_job(problem, EXAMPLES / name, tmp_path, interpret=True), tmp_path / name)
-        for problem, name in TRITON_EXAMPLES
-    ]
-    for (problem, name), (process, out) in zip(TRITON_EXAMPLES, running, strict=True):
-        data = finish(process, out, timeout=300)
+    for problem, name in TRITON_EXAMPLES:  # one at a time: three judges and runners at once on a 2-core CI
+        # machine delayed every call of an honest kernel past the CPU timing bound's allowance
+        data = finish(*start_worker(make_job(problem, EXAMPLES / name, tmp_path, interpret=True), tmp_path / name),
+                      timeout=300)
         assert data["status"] == "correct", (name, data["error"])
         assert [f for f in data["flags"] if f["severity"] != "info"] == [], name
         assert data["key"] == problem and data["max_abs_error"] is not None
