@@ -40,7 +40,7 @@ def test_a_spinning_kernel_is_killed_at_the_judge_s_deadline_and_the_result_says
     data = finish(*start_worker(job, tmp_path / "spin"), timeout=120)
     assert data["status"] == Status.TIMEOUT.value
     assert "kernel-deadline" in {f["code"] for f in data["flags"]}
-    assert 0 < data["deadline_s"] <= 10 and "`call` request" in data["error"]
+    assert 0 < data["deadline_s"] <= 30 and "`call` request" in data["error"]  # busy CPU: longer
     assert time.monotonic() - started < 60  # the parent's 300 s bound never came into it
 
 

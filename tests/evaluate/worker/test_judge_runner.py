@@ -7,6 +7,10 @@ import hashlib
 import io
 import json
 import struct
+import subprocess
+import sys
+import threading
+import time
 from dataclasses import replace
 from pathlib import Path
 
@@ -15,6 +19,7 @@ import torch
 
 from tests.evaluate.worker.test_worker import EXAMPLES, REPO, make_job
 from validator.evaluate import channel
+from validator.evaluate.worker import deadline, job_control
 from validator.evaluate.worker import run as worker
 from validator.evaluate.worker.judge_timing import (
     CPU_QUANTILE,
@@ -341,27 +346,63 @@ def test_a_runner_killed_by_a_signal_is_described_by_that_signal_whoever_started
 
 
 def test_a_stopped_member_of_the_runner_s_group_is_seen_and_resumed():
-    import os
-    import signal
-    import subprocess
-    import time
-
-    from validator.evaluate.worker.remote import _stopped_members
-
     child = subprocess.Popen(["sleep", "30"], start_new_session=True)
     try:
-        os.killpg(child.pid, signal.SIGSTOP)
+        assert job_control.stop(child.pid)
         for _ in range(100):
-            if _stopped_members(child.pid):
+            if job_control.stopped_members(child.pid):
                 break
             time.sleep(0.01)
-        assert _stopped_members(child.pid)
-        os.killpg(child.pid, signal.SIGCONT)
-        time.sleep(0.05)
-        assert not _stopped_members(child.pid)
+        assert job_control.stopped_members(child.pid) == [child.pid]
+        job_control.resume(child.pid)
+        assert job_control.stopped_members(child.pid) == []
     finally:
         child.kill()
         child.wait()
+
+
+def _answers_after_stop(paused: bool) -> tuple[bytes, float, list[int]]:
+    """A one-line answer awaited from a process group stopped outside the judge's pause, under the watchdog's
+    unsticker; (what arrived within 6 s, seconds taken, members the unsticker continued)."""
+    child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(0.3); print('answer', flush=True)"],
+                             stdout=subprocess.PIPE, start_new_session=True)
+    job_control.stop(child.pid)
+    unsticker = job_control.Unsticker(child.pid, lambda: paused, threading.Lock())
+    watchdog = deadline.Watchdog(lambda: 0.0, lambda why: None, unsticker.tick)
+    limit = threading.Timer(6.0, child.kill)  # the test fails rather than waits forever
+    limit.start()
+    t0 = time.monotonic()
+    watchdog.arm(None, "call")  # no deadline: only the parent's bound, as for a load
+    try:
+        line = child.stdout.readline()
+    finally:
+        watchdog.close()
+        limit.cancel()
+        child.kill()
+        child.wait()
+    return line, time.monotonic() - t0, unsticker.continued
+
+
+def test_a_runner_left_stopped_is_continued_while_the_judge_waits_but_never_during_the_judge_s_pause():
+    line, seconds, continued = _answers_after_stop(paused=False)
+    assert line == b"answer\n" and seconds < 4.0 and len(continued) == 1
+    line, _, continued = _answers_after_stop(paused=True)  # the judge holds it stopped: left alone
+    assert line == b"" and continued == []
+
+
+def test_the_judge_pauses_a_runner_only_once_it_has_said_it_started(tmp_path: Path):
+    from validator.evaluate.worker.remote import Runner
+
+    job = make_job("level1/19_ReLU", RELU, tmp_path, interpret=True)
+    runner = Runner(job, tmp_path, job.sandbox)
+    try:
+        runner.pause()  # at once after the start: it first reads the runner's "started"
+        assert runner.ready and runner.stopped and job_control.stopped_members(runner.process.pid)
+        runner.resume()
+        assert job_control.stopped_members(runner.process.pid) == []
+        assert runner.request({"op": "null", "flush_bytes": 0, "interpret": True})["ok"] is True
+    finally:
+        runner.close()
 
 
 def test_what_the_judge_compiles_for_itself_never_changes_the_kernel_s_cache_entry(

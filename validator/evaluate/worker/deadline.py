@@ -14,6 +14,7 @@ kernel module keeps the parent's bound alone: an extension's import may legitima
 from __future__ import annotations
 
 import contextlib
+import math
 import threading
 import time
 from collections.abc import Callable
@@ -75,20 +76,24 @@ def last_write(root: Path) -> float:
 
 
 class Watchdog:
-    """One thread per runner handle that calls `expire(why)` once an armed request has run `limit` seconds,
-    unless `activity()` (a time.time()) says the runner was compiling within QUIET_S. Arming and disarming only
-    set two attributes: nothing is started inside the judge's span of a timed call."""
+    """One thread per runner handle. While a request is armed it calls `tick(since)` every poll (the
+    `job_control.Unsticker`'s check for stopped members), and, when the request has a limit, `expire(why)`
+    once it has run that long, unless `activity()` (a time.time()) says the runner was compiling within QUIET_S.
+    Arming and disarming only set an attribute: nothing is started inside the judge's span of a timed call."""
 
-    def __init__(self, activity: Callable[[], float], expire: Callable[[str], None]) -> None:
-        self.activity, self.expire = activity, expire
-        self.armed: tuple[float, float, str] | None = None
-        """(monotonic deadline, limit, request) of the request in flight, or None."""
+    def __init__(self, activity: Callable[[], float], expire: Callable[[str], None],
+                 tick: Callable[[float], None] | None = None) -> None:  # fmt: skip
+        self.activity, self.expire, self.tick = activity, expire, tick
+        self.armed: tuple[float, float, str, float] | None = None
+        """(monotonic deadline, limit, request, monotonic start) of the request in flight, or None."""
         self.closed = threading.Event()
         self.thread = threading.Thread(target=self._watch, name="kb-deadline", daemon=True)
         self.thread.start()
 
-    def arm(self, limit: float, what: str) -> None:
-        self.armed = (time.monotonic() + limit, limit, what)
+    def arm(self, limit: float | None, what: str) -> None:
+        """A wait for the runner begins; with no `limit` it has no deadline (the parent's bound only)."""
+        now = time.monotonic()
+        self.armed = (now + limit if limit else math.inf, limit or 0.0, what, now)
 
     def disarm(self) -> None:
         self.armed = None
@@ -99,7 +104,11 @@ class Watchdog:
     def _watch(self) -> None:
         while not self.closed.wait(POLL_S):
             armed = self.armed
-            if armed is None or time.monotonic() < armed[0]:
+            if armed is None:
+                continue
+            if self.tick is not None:
+                self.tick(armed[3])
+            if time.monotonic() < armed[0]:
                 continue
             if time.time() - self.activity() < QUIET_S:
                 continue  # compiling: let it finish (the parent's bound still holds)

@@ -19,6 +19,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -29,7 +30,7 @@ import torch
 
 from validator.evaluate import channel
 from validator.evaluate.jobs import Job
-from validator.evaluate.worker import deadline, launch
+from validator.evaluate.worker import deadline, job_control, launch
 from validator.isolation import bwrap, sandbox
 
 _perf_counter = time.perf_counter
@@ -125,7 +126,9 @@ class Runner:
             self.log = sandbox.CappedReader(self.process.stderr, sandbox.OUTPUT_CAP)
             self.log.start()
         self.stopped = False
-        self.ready = False  # its "ready" (torch imported) is read before the first request's reply
+        self.pausing = threading.Lock()
+        """Held while the judge stops the group on purpose (the unsticker never continues it meanwhile)."""
+        self.ready = False  # its "ready" (torch imported) is read before the first request's reply or pause
         self.deadlines: dict[str, float] = {}
         """Seconds the runner may take to answer each kind of request (`Deadline`); none: only the parent's bound."""
         self.first_slack_s = 0.0
@@ -133,7 +136,8 @@ class Runner:
         self.payload_s = 0.0
         """Seconds a reply's tensors may take to arrive once its header has (none: the parent's bound only)."""
         self.answered: set[str] = set()
-        self.watchdog: deadline.Watchdog | None = None
+        self.unsticker = job_control.Unsticker(self.process.pid, lambda: self.stopped, self.pausing)
+        self.watchdog = deadline.Watchdog(lambda: deadline.last_write(self.cache), self._overran, self.unsticker.tick)
         self.hit = ""
         """The request that overran its deadline, described (the runner was killed for it)."""
 
@@ -177,15 +181,11 @@ class Runner:
         if limit and op not in self.answered:  # a first call may compile (Triton JIT, a cached graph, the profiler)
             limit += self.first_slack_s
         self.answered.add(op)
-        if limit:
-            if self.watchdog is None:
-                self.watchdog = deadline.Watchdog(lambda: deadline.last_write(self.cache), self._overran)
-            self.watchdog.arm(limit, op)
+        self.watchdog.arm(limit, op)  # with no limit: no deadline, but a stopped member is still continued
         try:
             return self._exchange(header, tensors)
         finally:
-            if self.watchdog is not None:
-                self.watchdog.disarm()
+            self.watchdog.disarm()
 
     def _overran(self, why: str) -> None:
         """Runs on the watchdog's thread, so it only records and kills; the reading thread then sees the channel
@@ -198,15 +198,21 @@ class Runner:
             channel.send(self.process.stdin, header, tensors)
         except (BrokenPipeError, OSError) as exc:
             raise self._died(f"the runner stopped reading requests ({exc})") from None
-        if not self.ready:
-            try:
-                self._reply(0)
-            except RunnerFailed as failed:  # no kernel code has run yet: the sandbox or the machine failed
-                raise RunnerFailed("runtime_error", "harness-error", f"the runner did not start: {failed.message}") \
-                    from None
-            self.ready = True
+        self._await_ready()
         reply, self.described = self._reply(0)
         return reply
+
+    def _await_ready(self) -> None:
+        """Read the runner's first message, sent once it has started (torch imported; bubblewrap has forked its
+        processes). Before it, no kernel code has run: a failure is the sandbox's or the machine's."""
+        if self.ready:
+            return
+        try:
+            self._reply(0)
+        except RunnerFailed as failed:
+            raise RunnerFailed("runtime_error", "harness-error", f"the runner did not start: {failed.message}") \
+                from None
+        self.ready = True
 
     def _reply(self, budget: int = 0) -> tuple[dict[str, Any], list[channel.Described]]:
         try:
@@ -226,16 +232,14 @@ class Runner:
         if wrong is not None:
             self.close()  # its payload is never read: the channel is abandoned with the runner
             raise RunnerFailed("incorrect", *wrong)
-        if self.payload_s and self.watchdog is not None:
-            self.watchdog.arm(self.payload_s, "payload")
+        self.watchdog.arm(self.payload_s or None, "payload")
         try:
             tensors = channel.read_tensors(self.process.stdout, self.described, expected.nbytes, device,
                                            ring=self.ring, acks=self.process.stdin)
         except channel.ChannelError as exc:
             raise self._died(str(exc)) from None
         finally:
-            if self.watchdog is not None:
-                self.watchdog.disarm()
+            self.watchdog.disarm()
         return tensors
 
     def _died(self, why: str) -> RunnerFailed:
@@ -259,29 +263,28 @@ class Runner:
     # -- the judge's control over the runner's process tree ------------------------------------------------
 
     def pause(self) -> None:
-        """SIGSTOP the runner's process group while the judge times the reference alone."""
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(self.process.pid, signal.SIGSTOP)
-            self.stopped = True
+        """SIGSTOP the runner's process group while the judge times the reference alone. Never before the
+        runner has said it started: a stop and continue during bubblewrap's start-up left its init stopped for
+        good (`job_control`), so a pause first waits for that message."""
+        if not self.ready:
+            self.watchdog.arm(None, "start")
+            try:
+                self._await_ready()
+            finally:
+                self.watchdog.disarm()
+        with self.pausing:
+            self.stopped = job_control.stop(self.process.pid)
 
     def resume(self) -> None:
-        """SIGCONT the group, then make sure no member is left stopped: under load a runner was seen to stay
-        stopped (state T) after a quick stop and continue, and the judge then waits for a reply forever."""
-        if not self.stopped:
-            return
-        for _ in range(RESUME_TRIES):
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.killpg(self.process.pid, signal.SIGCONT)
-            if not _stopped_members(self.process.pid):
-                break
-            time.sleep(0.001)
-        self.stopped = False
+        """SIGCONT the group, and make sure no member is left stopped (`job_control.resume`)."""
+        if self.stopped:
+            job_control.resume(self.process.pid)
+            self.stopped = False
 
     def close(self) -> None:
         """End the runner and everything it started (its pid namespace dies with bwrap's init). A runner the
         scheduler started ahead is reaped by the scheduler, its parent."""
-        if self.watchdog is not None:
-            self.watchdog.close()
+        self.watchdog.close()
         if self.process.poll() is None:
             with contextlib.suppress(OSError):
                 self.resume()
@@ -297,6 +300,8 @@ class Runner:
         if self.log is not None:
             self.log.join(timeout=2)
         self.ring.close()
+        if self.unsticker.continued:  # rare (job_control): said in the judge's log, beside its timings
+            print(f"the judge continued runner processes found stopped: {self.unsticker.continued}", file=sys.stderr)
         if os.environ.get("KB_RUNNER_TRACE"):  # a diagnosis: the runner's step times, beside the judge's own output
             print(f"--- runner log ---\n{self.log_text()[-6000:]}\n--- end of runner log ---", file=sys.stderr)
 
@@ -375,18 +380,3 @@ def _widen_pipes(process: Any) -> None:
     for stream in (process.stdin, process.stdout):
         with contextlib.suppress(AttributeError, OSError, ValueError):  # not a pipe, or the ceiling is lower
             fcntl.fcntl(stream.fileno(), fcntl.F_SETPIPE_SZ, PIPE_BYTES)
-
-
-RESUME_TRIES = 200
-
-
-def _stopped_members(pgid: int) -> bool:
-    """Is any process of group `pgid` stopped? (Read from /proc: state T in its stat line.)"""
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            fields = stat.read_text().rsplit(")", 1)[1].split()
-        except (OSError, IndexError):
-            continue
-        if len(fields) > 2 and fields[2] == str(pgid) and fields[0] in ("T", "t"):
-            return True
-    return False
