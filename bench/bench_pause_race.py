@@ -6,7 +6,7 @@ machine (the race needs load), e.g. beside `yes > /dev/null` x3 on 2 cores:
 
 Modes, each `--trials` fresh runners (bubblewrap when present, as the judge starts them):
   bare       SIGSTOP then SIGCONT the group at once, then wait for "started" with nothing else (the old judge)
-  unsticker  the same stop and continue, then wait under the watchdog's unsticker
+  unsticker  the same stop and continue, then wait under the watchdog's check (`job_control.Group.tick`)
   pause      the judge's own `Runner.pause()` and `resume()` (waits for "started" first)
 A start is "stuck" when its first message has not come in STUCK_S seconds.
 """
@@ -21,7 +21,6 @@ import time
 from pathlib import Path
 
 from validator.evaluate.jobs import Job
-from validator.evaluate.worker import job_control
 from validator.evaluate.worker.remote import Runner
 from validator.isolation.bwrap import machine_isolation
 from validator.protocol import PROTOCOL
@@ -41,22 +40,22 @@ def _job(tmp: Path) -> Job:
 
 
 def trial(mode: str, tmp: Path) -> tuple[bool, bool]:
-    """(stuck, continued by the unsticker) for one fresh runner."""
+    """(stuck, continued by the watchdog) for one fresh runner."""
     runner = Runner(_job(tmp), tmp, machine_isolation().sandbox)
     done = threading.Event()
     try:
         if mode == "pause":
             work = lambda: (runner.pause(), runner.resume())  # noqa: E731
         else:
-            job_control.stop(runner.process.pid)
-            job_control.resume(runner.process.pid)
+            runner.group.pause()  # the old judge's pause: at once, not waiting for "started"
+            runner.group.resume()
             if mode == "unsticker":
                 runner.watchdog.arm(None, "start")
             work = runner._await_ready
         thread = threading.Thread(target=lambda: (work(), done.set()), daemon=True)
         thread.start()
         thread.join(STUCK_S)
-        return not done.is_set(), bool(runner.unsticker.continued)
+        return not done.is_set(), bool(runner.group.continued)
     finally:
         runner.close()
 

@@ -6,6 +6,8 @@ from __future__ import annotations
 import hashlib
 import io
 import json
+import os
+import signal
 import struct
 import subprocess
 import sys
@@ -348,27 +350,32 @@ def test_a_runner_killed_by_a_signal_is_described_by_that_signal_whoever_started
 def test_a_stopped_member_of_the_runner_s_group_is_seen_and_resumed():
     child = subprocess.Popen(["sleep", "30"], start_new_session=True)
     try:
-        assert job_control.stop(child.pid)
+        group = job_control.Group(child.pid)
+        group.pause()
+        assert group.stopped
         for _ in range(100):
             if job_control.stopped_members(child.pid):
                 break
             time.sleep(0.01)
         assert job_control.stopped_members(child.pid) == [child.pid]
-        job_control.resume(child.pid)
-        assert job_control.stopped_members(child.pid) == []
+        group.resume()
+        assert job_control.stopped_members(child.pid) == [] and not group.stopped
     finally:
         child.kill()
         child.wait()
 
 
 def _answers_after_stop(paused: bool) -> tuple[bytes, float, list[int]]:
-    """A one-line answer awaited from a process group stopped outside the judge's pause, under the watchdog's
-    unsticker; (what arrived within 6 s, seconds taken, members the unsticker continued)."""
+    """A one-line answer awaited from a stopped process group under the watchdog: stopped by the judge's pause
+    (`paused`) or behind its back; (what arrived within 6 s, seconds taken, members the watchdog continued)."""
     child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(0.3); print('answer', flush=True)"],
                              stdout=subprocess.PIPE, start_new_session=True)
-    job_control.stop(child.pid)
-    unsticker = job_control.Unsticker(child.pid, lambda: paused, threading.Lock())
-    watchdog = deadline.Watchdog(lambda: 0.0, lambda why: None, unsticker.tick)
+    group = job_control.Group(child.pid)
+    if paused:
+        group.pause()
+    else:
+        os.killpg(child.pid, signal.SIGSTOP)
+    watchdog = deadline.Watchdog(lambda: 0.0, lambda why: None, group.tick)
     limit = threading.Timer(6.0, child.kill)  # the test fails rather than waits forever
     limit.start()
     t0 = time.monotonic()
@@ -380,7 +387,7 @@ def _answers_after_stop(paused: bool) -> tuple[bytes, float, list[int]]:
         limit.cancel()
         child.kill()
         child.wait()
-    return line, time.monotonic() - t0, unsticker.continued
+    return line, time.monotonic() - t0, group.continued
 
 
 def test_a_runner_left_stopped_is_continued_while_the_judge_waits_but_never_during_the_judge_s_pause():
@@ -397,7 +404,7 @@ def test_the_judge_pauses_a_runner_only_once_it_has_said_it_started(tmp_path: Pa
     runner = Runner(job, tmp_path, job.sandbox)
     try:
         runner.pause()  # at once after the start: it first reads the runner's "started"
-        assert runner.ready and runner.stopped and job_control.stopped_members(runner.process.pid)
+        assert runner.ready and runner.group.stopped and job_control.stopped_members(runner.process.pid)
         runner.resume()
         assert job_control.stopped_members(runner.process.pid) == []
         assert runner.request({"op": "null", "flush_bytes": 0, "interpret": True})["ok"] is True

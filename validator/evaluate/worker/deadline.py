@@ -17,7 +17,7 @@ import contextlib
 import math
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -77,7 +77,7 @@ def last_write(root: Path) -> float:
 
 class Watchdog:
     """One thread per runner handle. While a request is armed it calls `tick(since)` every poll (the
-    `job_control.Unsticker`'s check for stopped members), and, when the request has a limit, `expire(why)`
+    `job_control.Group`'s check for stopped members), and, when the request has a limit, `expire(why)`
     once it has run that long, unless `activity()` (a time.time()) says the runner was compiling within QUIET_S.
     Arming and disarming only set an attribute: nothing is started inside the judge's span of a timed call."""
 
@@ -97,6 +97,15 @@ class Watchdog:
 
     def disarm(self) -> None:
         self.armed = None
+
+    @contextlib.contextmanager
+    def watching(self, limit: float | None, what: str) -> Iterator[None]:
+        """Armed for the duration of the block."""
+        self.arm(limit, what)
+        try:
+            yield
+        finally:
+            self.disarm()
 
     def close(self) -> None:
         self.closed.set()

@@ -7,7 +7,7 @@ the runner it was to start never did; the judge waited for the runner's first me
 A process being forked while both signals are sent gets them only afterwards, and the init of a pid namespace
 discards a SIGCONT it has no handler for while it still obeys a SIGSTOP from an ancestor namespace; that is
 the likely path. Hence two rules, both in `remote.Runner`: the judge pauses a runner only once it has said it
-started, and while the judge waits for a reply any stopped member of the group is continued (`Unsticker`).
+started, and while the judge waits for a reply any stopped member of the group is continued (`Group.tick`).
 """
 
 from __future__ import annotations
@@ -17,7 +17,6 @@ import os
 import signal
 import threading
 import time
-from collections.abc import Callable
 from pathlib import Path
 
 RESUME_TRIES = 200
@@ -40,48 +39,56 @@ def stopped_members(pgid: int) -> list[int]:
     return found
 
 
-def stop(pgid: int) -> bool:
-    """SIGSTOP the group; False when it is gone or not ours to signal."""
-    try:
-        os.killpg(pgid, signal.SIGSTOP)
-    except (ProcessLookupError, PermissionError):
-        return False
-    return True
+class Group:
+    """The runner's process group as the judge controls it: stopped on purpose (`pause` ... `resume`), and
+    otherwise never left stopped (`tick`, called from the watchdog's thread while the judge waits for a reply).
+    The lock makes `pause` and a tick's check exclusive, so a member the judge has just stopped is never continued."""
 
-
-def resume(pgid: int) -> None:
-    """SIGCONT the group until /proc shows no member stopped (a quick stop and continue under load was seen
-    to leave one stopped), giving up after RESUME_TRIES: `Unsticker` covers a member that stops later."""
-    for _ in range(RESUME_TRIES):
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(pgid, signal.SIGCONT)
-        if not stopped_members(pgid):
-            return
-        time.sleep(0.001)
-
-
-class Unsticker:
-    """While the judge waits for a reply, continues any stopped member of the runner's group, at most once a
-    second after the wait's first second. The judge's pause holds `lock`, so a member the judge has just stopped
-    on purpose is never continued here; `paused()` says whether the judge holds the group stopped now."""
-
-    def __init__(self, pgid: int, paused: Callable[[], bool], lock: threading.Lock) -> None:
-        self.pgid, self.paused, self.lock = pgid, paused, lock
+    def __init__(self, pgid: int) -> None:
+        self.pgid = pgid
+        self.stopped = False
+        """The judge holds the group stopped now."""
+        self.lock = threading.Lock()
         self.last_check = 0.0
         self.continued: list[int] = []
-        """Members found stopped while the judge waited, and continued (a diagnosis for the trace)."""
+        """Members found stopped while the judge waited, and continued (a diagnosis for the judge's log)."""
+
+    def pause(self) -> None:
+        """SIGSTOP the group (nothing when it is gone or not ours to signal)."""
+        with self.lock:
+            try:
+                os.killpg(self.pgid, signal.SIGSTOP)
+            except (ProcessLookupError, PermissionError):
+                return
+            self.stopped = True
+
+    def resume(self) -> None:
+        """SIGCONT the group until /proc shows no member stopped (a quick stop and continue under load was seen
+        to leave one stopped), giving up after RESUME_TRIES: `tick` covers a member that stops later."""
+        if not self.stopped:
+            return
+        for _ in range(RESUME_TRIES):
+            self._continue()
+            if not stopped_members(self.pgid):
+                break
+            time.sleep(0.001)
+        self.stopped = False
 
     def tick(self, since: float) -> None:
-        """Called often from the watchdog's thread during a wait that began at `since` (monotonic)."""
+        """During a wait that began at `since` (monotonic): after its first second, at most once a second,
+        continue any stopped member, unless the judge holds the group stopped."""
         now = time.monotonic()
         if now - since < CHECK_AFTER_S or now - self.last_check < CHECK_EVERY_S:
             return
         self.last_check = now
         with self.lock:
-            if self.paused():
+            if self.stopped:
                 return
             stuck = stopped_members(self.pgid)
             if stuck:
                 self.continued.extend(stuck)
-                with contextlib.suppress(ProcessLookupError, PermissionError):
-                    os.killpg(self.pgid, signal.SIGCONT)
+                self._continue()
+
+    def _continue(self) -> None:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(self.pgid, signal.SIGCONT)

@@ -19,7 +19,6 @@ import shutil
 import signal
 import subprocess
 import sys
-import threading
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -125,9 +124,6 @@ class Runner:
         if self.process.stderr is not None:
             self.log = sandbox.CappedReader(self.process.stderr, sandbox.OUTPUT_CAP)
             self.log.start()
-        self.stopped = False
-        self.pausing = threading.Lock()
-        """Held while the judge stops the group on purpose (the unsticker never continues it meanwhile)."""
         self.ready = False  # its "ready" (torch imported) is read before the first request's reply or pause
         self.deadlines: dict[str, float] = {}
         """Seconds the runner may take to answer each kind of request (`Deadline`); none: only the parent's bound."""
@@ -136,8 +132,8 @@ class Runner:
         self.payload_s = 0.0
         """Seconds a reply's tensors may take to arrive once its header has (none: the parent's bound only)."""
         self.answered: set[str] = set()
-        self.unsticker = job_control.Unsticker(self.process.pid, lambda: self.stopped, self.pausing)
-        self.watchdog = deadline.Watchdog(lambda: deadline.last_write(self.cache), self._overran, self.unsticker.tick)
+        self.group = job_control.Group(self.process.pid)
+        self.watchdog = deadline.Watchdog(lambda: deadline.last_write(self.cache), self._overran, self.group.tick)
         self.hit = ""
         """The request that overran its deadline, described (the runner was killed for it)."""
 
@@ -181,11 +177,8 @@ class Runner:
         if limit and op not in self.answered:  # a first call may compile (Triton JIT, a cached graph, the profiler)
             limit += self.first_slack_s
         self.answered.add(op)
-        self.watchdog.arm(limit, op)  # with no limit: no deadline, but a stopped member is still continued
-        try:
+        with self.watchdog.watching(limit, op):  # with no limit: no deadline, but a stopped member is continued
             return self._exchange(header, tensors)
-        finally:
-            self.watchdog.disarm()
 
     def _overran(self, why: str) -> None:
         """Runs on the watchdog's thread, so it only records and kills; the reading thread then sees the channel
@@ -232,15 +225,12 @@ class Runner:
         if wrong is not None:
             self.close()  # its payload is never read: the channel is abandoned with the runner
             raise RunnerFailed("incorrect", *wrong)
-        self.watchdog.arm(self.payload_s or None, "payload")
-        try:
-            tensors = channel.read_tensors(self.process.stdout, self.described, expected.nbytes, device,
-                                           ring=self.ring, acks=self.process.stdin)
-        except channel.ChannelError as exc:
-            raise self._died(str(exc)) from None
-        finally:
-            self.watchdog.disarm()
-        return tensors
+        with self.watchdog.watching(self.payload_s or None, "payload"):
+            try:
+                return channel.read_tensors(self.process.stdout, self.described, expected.nbytes, device,
+                                            ring=self.ring, acks=self.process.stdin)
+            except channel.ChannelError as exc:
+                raise self._died(str(exc)) from None
 
     def _died(self, why: str) -> RunnerFailed:
         """The runner died (`runner-exited`) or, alive, broke the wire format (`runner-protocol`); it is ended."""
@@ -266,20 +256,13 @@ class Runner:
         """SIGSTOP the runner's process group while the judge times the reference alone. Never before the
         runner has said it started: a stop and continue during bubblewrap's start-up left its init stopped for
         good (`job_control`), so a pause first waits for that message."""
-        if not self.ready:
-            self.watchdog.arm(None, "start")
-            try:
-                self._await_ready()
-            finally:
-                self.watchdog.disarm()
-        with self.pausing:
-            self.stopped = job_control.stop(self.process.pid)
+        with self.watchdog.watching(None, "start"):
+            self._await_ready()
+        self.group.pause()
 
     def resume(self) -> None:
-        """SIGCONT the group, and make sure no member is left stopped (`job_control.resume`)."""
-        if self.stopped:
-            job_control.resume(self.process.pid)
-            self.stopped = False
+        """SIGCONT the group, and make sure no member is left stopped (`job_control.Group.resume`)."""
+        self.group.resume()
 
     def close(self) -> None:
         """End the runner and everything it started (its pid namespace dies with bwrap's init). A runner the
@@ -300,8 +283,8 @@ class Runner:
         if self.log is not None:
             self.log.join(timeout=2)
         self.ring.close()
-        if self.unsticker.continued:  # rare (job_control): said in the judge's log, beside its timings
-            print(f"the judge continued runner processes found stopped: {self.unsticker.continued}", file=sys.stderr)
+        if self.group.continued:  # rare (job_control): said in the judge's log, beside its timings
+            print(f"the judge continued runner processes found stopped: {self.group.continued}", file=sys.stderr)
         if os.environ.get("KB_RUNNER_TRACE"):  # a diagnosis: the runner's step times, beside the judge's own output
             print(f"--- runner log ---\n{self.log_text()[-6000:]}\n--- end of runner log ---", file=sys.stderr)
 
