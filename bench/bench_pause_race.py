@@ -1,12 +1,12 @@
 """How often a runner stopped and continued at once after its start is left stopped, and whether the judge's two
-rules (`validator/evaluate/worker/job_control.py`) keep every start answering. CPU only; run it on a busy
+rules (`validator/isolation/process_tree.py`) keep every start answering. CPU only; run it on a busy
 machine (the race needs load), e.g. beside `yes > /dev/null` x3 on 2 cores:
 
     python bench/bench_pause_race.py --trials 30
 
 Modes, each `--trials` fresh runners (bubblewrap when present, as the judge starts them):
   bare       SIGSTOP then SIGCONT the group at once, then wait for "started" with nothing else (the old judge)
-  unsticker  the same stop and continue, then wait under the watchdog's check (`job_control.Group.tick`)
+  unsticker  the same stop and continue, then wait under the watchdog's check (`process_tree.Tree.tick`)
   pause      the judge's own `Runner.pause()` and `resume()` (waits for "started" first)
 A start is "stuck" when its first message has not come in STUCK_S seconds.
 """
@@ -47,15 +47,15 @@ def trial(mode: str, tmp: Path) -> tuple[bool, bool]:
         if mode == "pause":
             work = lambda: (runner.pause(), runner.resume())  # noqa: E731
         else:
-            runner.group.pause()  # the old judge's pause: at once, not waiting for "started"
-            runner.group.resume()
+            runner.tree.pause()  # the old judge's pause: at once, not waiting for "started"
+            runner.tree.resume()
             if mode == "unsticker":
                 runner.watchdog.arm(None, "start")
             work = runner._await_ready
         thread = threading.Thread(target=lambda: (work(), done.set()), daemon=True)
         thread.start()
         thread.join(STUCK_S)
-        return not done.is_set(), bool(runner.group.continued)
+        return not done.is_set(), bool(runner.tree.continued)
     finally:
         runner.close()
 

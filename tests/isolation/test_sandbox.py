@@ -75,6 +75,28 @@ def test_a_timeout_kills_the_whole_process_group(workdir: Path) -> None:
     assert status in ("gone", "Z")  # killed (a zombie until its new parent reaps it)
 
 
+def test_a_timeout_kills_a_detached_grandchild_too(workdir: Path) -> None:
+    """Double fork and setsid: out of the group, orphaned; the launcher made the program adopt its orphans, so
+    the tree kill still reaches it (no pid namespace here: plain `sandbox.run`)."""
+    result = run_python(
+        """
+        import os, time
+        if os.fork() == 0:
+            os.setsid()
+            if os.fork() == 0:
+                open("grandchild.pid", "w").write(str(os.getpid()))
+                time.sleep(300)
+            os._exit(0)
+        time.sleep(300)
+        """, workdir, timeout_s=3,
+    )
+    assert result.timed_out
+    grandchild = int((workdir / "grandchild.pid").read_text())
+    time.sleep(0.2)
+    stat = Path(f"/proc/{grandchild}/stat")
+    assert (stat.read_text().rsplit(")", 1)[1].split()[0] if stat.exists() else "gone") in ("gone", "Z")
+
+
 def test_a_segfault_is_reported_with_the_signal_name(workdir: Path) -> None:
     result = run_python("import os, signal; os.kill(os.getpid(), signal.SIGSEGV)", workdir)
     assert result.returncode == -signal.SIGSEGV

@@ -22,7 +22,7 @@ from pathlib import Path
 
 from validator import files
 from validator.evaluate.jobs import Job, write_job
-from validator.isolation import sandbox
+from validator.isolation import process_tree, sandbox
 from validator.isolation.zygote import Target, Zygote, ZygoteError
 from validator.results.records import Flag, ProblemResult, Status, problem_from_dict, upstream_without_judging
 
@@ -98,7 +98,7 @@ def to_result(item: WorkItem, run: sandbox.SandboxResult, out_path: Path, timeou
     """Exit status, timeout and unreadable output are distinct outcomes; each gets a clear status."""
     stderr = run.stderr
     if run.timed_out:
-        return _base(item, Status.TIMEOUT, f"did not finish within {timeout_s:.0f} s; its process group was "
+        return _base(item, Status.TIMEOUT, f"did not finish within {timeout_s:.0f} s; its process tree was "
                      f"killed\n{_last_lines(stderr)}".strip(), run.seconds)
     result, why = _read_output(item, out_path)
     if result is not None:
@@ -203,7 +203,7 @@ class _Launcher:
     @staticmethod
     def release(runner: _Prepared | None) -> None:
         if runner is not None:
-            sandbox.kill_group(runner.process.pid)
+            process_tree.kill_tree(runner.process.pid)
             runner.process.wait()
             runner.stack.close()
 

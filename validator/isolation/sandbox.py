@@ -3,8 +3,8 @@
 Confinement: an allow-listed environment (no tokens), a private temporary working directory that is
 also HOME and TMPDIR, removed afterwards; resource limits (CPU time, file size, processes, open files,
 no core dumps); a new network namespace where the OS allows it (recorded either way); stdout and
-stderr read through pipes into a capped buffer; a new session, and a kill of the whole process group
-on timeout and after every exit.
+stderr read through pipes into a capped buffer; a new session, the program made the subreaper of its
+orphans, and a kill of its whole process tree (`process_tree.kill_tree`) on timeout and after every exit.
 
 No address-space limit: CUDA reserves a virtual address range as large as host plus device memory at
 initialisation (tens to hundreds of GiB of address space that is never backed), so any RLIMIT_AS low
@@ -34,6 +34,8 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from validator.isolation.process_tree import kill_tree
+
 ALLOWED_ENV = (
     "PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "PYTHONPATH", "LD_LIBRARY_PATH",
     "CUDA_HOME", "CUDA_PATH", "CUDA_VISIBLE_DEVICES", "CUDA_DEVICE_ORDER", "CC", "CXX",
@@ -49,6 +51,7 @@ OUTPUT_CAP = 64 * 1024
 CLONE_NEWUSER = 0x10000000
 CLONE_NEWNET = 0x40000000
 PR_SET_PDEATHSIG = 1
+PR_SET_CHILD_SUBREAPER = 36
 
 
 @dataclass(frozen=True)
@@ -181,7 +184,7 @@ def stop_all_groups() -> int:
         _STOPPING.set()
         live = list(_LIVE_GROUPS)
     for pgid in live:
-        kill_group(pgid)
+        kill_tree(pgid)
     return len(live)
 
 
@@ -189,12 +192,6 @@ def resume_groups() -> None:
     """Let `run` start processes again (after the interrupted stage has unwound)."""
     with _LIVE_LOCK:
         _STOPPING.clear()
-
-
-def kill_group(pgid: int) -> None:
-    """SIGKILL every process of a group (the child and anything it started without leaving the group)."""
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(pgid, signal.SIGKILL)
 
 
 def confined_argv(argv: Sequence[str], limits: Limits, isolate_network: bool, status_fd: int) -> list[str]:
@@ -233,7 +230,7 @@ def run(
         _LIVE_GROUPS.add(process.pid)
         stopping = _STOPPING.is_set()
     if stopping:
-        kill_group(process.pid)
+        kill_tree(process.pid)
     readers = [CappedReader(process.stdout, output_cap), CappedReader(process.stderr, output_cap)]
     for reader in readers:
         reader.start()
@@ -243,7 +240,7 @@ def run(
     except subprocess.TimeoutExpired:
         timed_out = True
     finally:
-        kill_group(process.pid)
+        kill_tree(process.pid)
         process.wait()
         with _LIVE_LOCK:
             _LIVE_GROUPS.discard(process.pid)
@@ -335,6 +332,9 @@ def confine_and_exec(spec: dict, argv: list[str]) -> None:
     network = (False, "network isolation not requested")
     try:
         libc_call("prctl", PR_SET_PDEATHSIG, int(signal.SIGKILL))  # die with the parent that started us
+        # Orphans of the program are adopted by it, not by the host's init: they stay in the tree the judge
+        # stops and kills (`process_tree.py`) where no pid namespace keeps them (no bubblewrap).
+        libc_call("prctl", PR_SET_CHILD_SUBREAPER, 1)
         apply_limits(Limits(**spec["limits"]))
         if spec["network"]:
             network = isolate_network()

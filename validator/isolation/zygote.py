@@ -28,7 +28,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from validator.isolation import sandbox
+from validator.isolation import process_tree, sandbox
 
 PACKET = 1 << 20
 PRELOAD = ("torch", "numpy", "triton", "triton.language")
@@ -151,12 +151,12 @@ class Zygote:
             ended, _ = _receive(self.parent_sock, timeout_s)
         except TimeoutError:
             timed_out = True
-            sandbox.kill_group(pid)
+            process_tree.kill_tree(pid)
             try:
                 ended, _ = _receive(self.parent_sock, 60.0)
             except TimeoutError as exc:
                 raise ZygoteError("zygote did not reap a killed job") from exc
-        sandbox.kill_group(pid)  # whatever the job left running in its group
+        process_tree.kill_tree(pid)  # whatever the job left running in its group
         if not ended or "returncode" not in ended:
             raise ZygoteError("zygote closed the channel while a job ran")
         return (None if timed_out else int(ended["returncode"])), timed_out
@@ -167,7 +167,7 @@ class Zygote:
         try:
             self.process.wait(timeout=10)
         except subprocess.TimeoutExpired:
-            sandbox.kill_group(self.process.pid)
+            process_tree.kill_tree(self.process.pid)
             self.process.wait()
         self.stderr.join(timeout=5)
 

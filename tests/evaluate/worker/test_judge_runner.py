@@ -21,7 +21,7 @@ import torch
 
 from tests.evaluate.worker.test_worker import EXAMPLES, REPO, make_job
 from validator.evaluate import channel
-from validator.evaluate.worker import deadline, job_control
+from validator.evaluate.worker import deadline
 from validator.evaluate.worker import run as worker
 from validator.evaluate.worker.judge_timing import (
     CPU_QUANTILE,
@@ -33,7 +33,7 @@ from validator.evaluate.worker.judge_timing import (
     span_verdict,
 )
 from validator.evaluate.worker.remote import Expected, expected_of
-from validator.isolation import manifest, seccomp
+from validator.isolation import manifest, process_tree, seccomp
 from validator.protocol import PROTOCOL
 from validator.results.records import Status
 
@@ -350,16 +350,16 @@ def test_a_runner_killed_by_a_signal_is_described_by_that_signal_whoever_started
 def test_a_stopped_member_of_the_runner_s_group_is_seen_and_resumed():
     child = subprocess.Popen(["sleep", "30"], start_new_session=True)
     try:
-        group = job_control.Group(child.pid)
+        group = process_tree.Tree(child.pid)
         group.pause()
         assert group.stopped
         for _ in range(100):
-            if job_control.stopped_members(child.pid):
+            if process_tree.stopped_members(child.pid):
                 break
             time.sleep(0.01)
-        assert job_control.stopped_members(child.pid) == [child.pid]
+        assert process_tree.stopped_members(child.pid) == [child.pid]
         group.resume()
-        assert job_control.stopped_members(child.pid) == [] and not group.stopped
+        assert process_tree.stopped_members(child.pid) == [] and not group.stopped
     finally:
         child.kill()
         child.wait()
@@ -370,7 +370,7 @@ def _answers_after_stop(paused: bool) -> tuple[bytes, float, list[int]]:
     (`paused`) or behind its back; (what arrived within 6 s, seconds taken, members the watchdog continued)."""
     child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(0.3); print('answer', flush=True)"],
                              stdout=subprocess.PIPE, start_new_session=True)
-    group = job_control.Group(child.pid)
+    group = process_tree.Tree(child.pid)
     if paused:
         group.pause()
     else:
@@ -404,9 +404,9 @@ def test_the_judge_pauses_a_runner_only_once_it_has_said_it_started(tmp_path: Pa
     runner = Runner(job, tmp_path, job.sandbox)
     try:
         runner.pause()  # at once after the start: it first reads the runner's "started"
-        assert runner.ready and runner.group.stopped and job_control.stopped_members(runner.process.pid)
+        assert runner.ready and runner.tree.stopped and process_tree.stopped_members(runner.process.pid)
         runner.resume()
-        assert job_control.stopped_members(runner.process.pid) == []
+        assert process_tree.stopped_members(runner.process.pid) == []
         assert runner.request({"op": "null", "flush_bytes": 0, "interpret": True})["ok"] is True
     finally:
         runner.close()

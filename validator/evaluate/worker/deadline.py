@@ -77,7 +77,7 @@ def last_write(root: Path) -> float:
 
 class Watchdog:
     """One thread per runner handle. While a request is armed it calls `tick(since)` every poll (the
-    `job_control.Group`'s check for stopped members), and, when the request has a limit, `expire(why)`
+    `process_tree.Tree`'s check for stopped members), and, when the request has a limit, `expire(why)`
     once it has run that long, unless `activity()` (a time.time()) says the runner was compiling within QUIET_S.
     Arming and disarming only set an attribute: nothing is started inside the judge's span of a timed call."""
 

@@ -29,8 +29,8 @@ import torch
 
 from validator.evaluate import channel
 from validator.evaluate.jobs import Job
-from validator.evaluate.worker import deadline, job_control, launch
-from validator.isolation import bwrap, sandbox
+from validator.evaluate.worker import deadline, launch
+from validator.isolation import bwrap, process_tree, sandbox
 
 _perf_counter = time.perf_counter
 FAILING = {"incorrect", "rejected", "runtime_error", "compile_error", "oom"}
@@ -132,8 +132,8 @@ class Runner:
         self.payload_s = 0.0
         """Seconds a reply's tensors may take to arrive once its header has (none: the parent's bound only)."""
         self.answered: set[str] = set()
-        self.group = job_control.Group(self.process.pid)
-        self.watchdog = deadline.Watchdog(lambda: deadline.last_write(self.cache), self._overran, self.group.tick)
+        self.tree = process_tree.Tree(self.process.pid)
+        self.watchdog = deadline.Watchdog(lambda: deadline.last_write(self.cache), self._overran, self.tree.tick)
         self.hit = ""
         """The request that overran its deadline, described (the runner was killed for it)."""
 
@@ -184,7 +184,7 @@ class Runner:
         """Runs on the watchdog's thread, so it only records and kills; the reading thread then sees the channel
         close and reports the deadline (`_died`)."""
         self.hit = why
-        sandbox.kill_group(self.process.pid)
+        process_tree.kill_tree(self.process.pid)
 
     def _exchange(self, header: dict[str, Any], tensors: Sequence[torch.Tensor]) -> dict[str, Any]:
         try:
@@ -253,16 +253,16 @@ class Runner:
     # -- the judge's control over the runner's process tree ------------------------------------------------
 
     def pause(self) -> None:
-        """SIGSTOP the runner's process group while the judge times the reference alone. Never before the
+        """SIGSTOP the runner's whole process tree while the judge times the reference alone. Never before the
         runner has said it started: a stop and continue during bubblewrap's start-up left its init stopped for
-        good (`job_control`), so a pause first waits for that message."""
+        good (`isolation/process_tree`), so a pause first waits for that message."""
         with self.watchdog.watching(None, "start"):
             self._await_ready()
-        self.group.pause()
+        self.tree.pause()
 
     def resume(self) -> None:
-        """SIGCONT the group, and make sure no member is left stopped (`job_control.Group.resume`)."""
-        self.group.resume()
+        """SIGCONT the tree, and make sure no member is left stopped (`process_tree.Tree.resume`)."""
+        self.tree.resume()
 
     def close(self) -> None:
         """End the runner and everything it started (its pid namespace dies with bwrap's init). A runner the
@@ -274,7 +274,7 @@ class Runner:
                 channel.send(self.process.stdin, {"op": "exit"})
             with contextlib.suppress(subprocess.TimeoutExpired):
                 self.process.wait(timeout=2)
-        sandbox.kill_group(self.process.pid)
+        process_tree.kill_tree(self.process.pid)
         self.process.wait()
         self.process.returncode = self.process.returncode if self.process.returncode is not None else -9
         for stream in (self.process.stdin, self.process.stdout):
@@ -283,8 +283,11 @@ class Runner:
         if self.log is not None:
             self.log.join(timeout=2)
         self.ring.close()
-        if self.group.continued:  # rare (job_control): said in the judge's log, beside its timings
-            print(f"the judge continued runner processes found stopped: {self.group.continued}", file=sys.stderr)
+        if self.tree.continued:  # rare (process_tree): said in the judge's log, beside its timings
+            print(f"the judge continued runner processes found stopped: {self.tree.continued}", file=sys.stderr)
+        if self.tree.strays:
+            print(f"runner processes outside its process group, stopped by the judge's pauses: {self.tree.strays}",
+                  file=sys.stderr)
         if os.environ.get("KB_RUNNER_TRACE"):  # a diagnosis: the runner's step times, beside the judge's own output
             print(f"--- runner log ---\n{self.log_text()[-6000:]}\n--- end of runner log ---", file=sys.stderr)
 

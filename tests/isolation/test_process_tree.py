@@ -1,0 +1,158 @@
+"""A confined program's process tree is stopped, continued and killed as one: members that left its process group
+(setsid) included, and a pid that may be someone else's by now is never signalled."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.evaluate.worker.test_worker import REPO, make_job
+from validator.isolation import process_tree
+from validator.isolation.process_tree import Proc, Tree, kill_tree, members, stopped_members
+
+HELPER_KERNEL = REPO / "tests" / "fixtures" / "engine" / "kernels" / "helper_watches_pause.py"
+
+TREE = """
+import ctypes, os, sys, time
+ctypes.CDLL(None).prctl(36, 1)  # adopts orphans, as the sandbox launcher (or a pid namespace's init) does
+read, write = os.pipe()
+first = os.fork()
+if first == 0:
+    os.setsid()  # out of the root's session and group
+    if os.fork() == 0:
+        os.write(write, b"%d\\n" % os.getpid())
+        while True:
+            time.sleep(0.005)
+    os._exit(0)
+os.waitpid(first, 0)
+print(os.read(read, 32).decode().strip(), flush=True)
+while True:
+    time.sleep(0.005)
+"""
+
+
+def _state(pid: int) -> str:
+    proc = process_tree._proc(pid)
+    return proc.state if proc is not None else "gone"
+
+
+def _becomes(pid: int, states: str, within: float = 5.0) -> bool:
+    ends = time.monotonic() + within
+    while time.monotonic() < ends:
+        if _state(pid) in states:
+            return True
+        time.sleep(0.005)
+    return False
+
+
+@pytest.fixture
+def detached() -> tuple[subprocess.Popen, int]:
+    """A root leading its own group, and a grandchild of it in a session of its own (its parent has exited)."""
+    root = subprocess.Popen([sys.executable, "-c", TREE], stdout=subprocess.PIPE, start_new_session=True)
+    helper = int(root.stdout.readline())
+    yield root, helper
+    kill_tree(root.pid)
+    root.wait()
+    if _state(helper) not in ("gone", "Z"):  # never leave one behind, whatever the test found
+        os.kill(helper, signal.SIGKILL)
+
+
+def test_the_tree_holds_a_grandchild_that_left_the_group(detached):
+    root, helper = detached
+    assert process_tree._proc(helper).pgid != root.pid
+    assert set(members(root.pid)) == {root.pid, helper}
+    if process_tree.CHILDREN_FILES:  # both views of the tree agree where the kernel offers both
+        assert set(members(root.pid, scan=True)) == set(members(root.pid, scan=False))
+
+
+def test_a_pause_stops_a_member_outside_the_group_and_resume_continues_it(detached):
+    root, helper = detached
+    os.killpg(root.pid, signal.SIGSTOP)  # what a pause of the group alone did: the helper ran on
+    assert _becomes(root.pid, "T") and not _becomes(helper, "T", within=0.3)
+    os.killpg(root.pid, signal.SIGCONT)
+    tree = Tree(root.pid)
+    tree.pause()
+    assert _becomes(root.pid, "T") and _becomes(helper, "T")
+    assert tree.strays == [helper] and tree.stopped
+    tree.resume()
+    assert stopped_members(root.pid) == [] and not tree.stopped and not tree.held
+    tree.pause()  # a helper already seen is stopped before the group
+    assert _state(helper) == "T"
+    tree.resume()
+    assert _becomes(helper, "SR")
+
+
+def test_kill_tree_ends_a_member_the_group_kill_misses(detached):
+    root, helper = detached
+    kill_tree(root.pid)
+    assert _becomes(helper, "Z") or _state(helper) == "gone"
+    assert root.wait(timeout=5) == -signal.SIGKILL
+
+
+def test_a_pid_no_longer_under_its_recorded_parent_is_never_signalled():
+    child = subprocess.Popen(["sleep", "30"])
+    try:
+        wrong = Proc(child.pid, ppid=child.pid + 1, pgid=0, state="S")  # as if the pid had been reused
+        assert process_tree._handle(wrong, {wrong.ppid: wrong}) is None
+        right = Proc(child.pid, ppid=os.getpid(), pgid=0, state="S")
+        handle = process_tree._handle(right, {os.getpid(): right})
+        assert handle is not None
+        if handle >= 0:
+            os.close(handle)
+    finally:
+        child.kill()
+        child.wait()
+
+
+def test_kill_tree_after_the_root_is_reaped_and_its_group_gone_signals_nothing():
+    child = subprocess.Popen(["true"], start_new_session=True)
+    child.wait()
+    kill_tree(child.pid)  # no group of that id exists: nothing to do, and no error
+    assert Tree(child.pid).stopped is False
+
+
+def _load(runner, job) -> dict:
+    from validator.catalogue.problem_module import load_problem_module, reduced_sizes
+
+    problem = load_problem_module(job.problem_path, reduced=True)
+    return runner.request({"op": "load", "kernel": runner.inside("kernel.py"), "kernel_sha256": job.kernel_sha256,
+                           "problem": runner.inside("problem.py"), "problem_sha256": job.problem_sha256,
+                           "backend": job.backend, "model_seed": 1, "reduced": True,
+                           "reduced_sizes": reduced_sizes(problem), "interpret": True})
+
+
+def _pauses_seen_by_helper(tmp_path: Path, group_only: bool, monkeypatch: pytest.MonkeyPatch) -> tuple[bool, list]:
+    """Three pauses of 0.3 s of a runner whose kernel started a detached helper; (the helper saw the runner
+    stopped while it ran, the members the pauses found outside the group)."""
+    from validator.evaluate.worker.remote import Runner
+
+    tmp_path.mkdir()
+    job = make_job("level1/19_ReLU", HELPER_KERNEL, tmp_path, interpret=True)
+    runner = Runner(job, tmp_path, job.sandbox)
+    try:
+        assert _load(runner, job)["ok"] is True
+        with monkeypatch.context() as patch:
+            if group_only:  # the judge before the tree: the group was all it stopped
+                patch.setattr(process_tree, "members", lambda root, **_: {})
+            for _ in range(3):
+                runner.pause()
+                time.sleep(0.3)
+                runner.resume()
+        time.sleep(0.1)
+        return (tmp_path / "runner" / "seen-stopped").exists(), list(runner.tree.strays)
+    finally:
+        runner.close()
+
+
+def test_a_detached_helper_of_a_kernel_never_runs_while_the_judge_has_the_runner_stopped(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch):  # fmt: skip
+    seen, strays = _pauses_seen_by_helper(tmp_path / "tree", False, monkeypatch)
+    assert not seen and len(strays) == 1
+    seen, strays = _pauses_seen_by_helper(tmp_path / "group", True, monkeypatch)
+    assert seen and strays == []  # the same helper against a pause of the group alone
