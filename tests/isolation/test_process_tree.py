@@ -21,14 +21,16 @@ HELPER_KERNEL = REPO / "tests" / "fixtures" / "engine" / "kernels" / "helper_wat
 TREE = """
 import ctypes, os, sys, time
 ctypes.CDLL(None).prctl(36, 1)  # adopts orphans, as the sandbox launcher (or a pid namespace's init) does
+end = time.monotonic() + 120  # whatever a test does, nothing of this outlives it long
 read, write = os.pipe()
 first = os.fork()
 if first == 0:
     os.setsid()  # out of the root's session and group
     if os.fork() == 0:
         os.write(write, b"%d\\n" % os.getpid())
-        while True:
+        while time.monotonic() < end:
             time.sleep(0.005)
+        os._exit(0)
     os._exit(0)
 os.waitpid(first, 0)
 print(os.read(read, 32).decode().strip(), flush=True)
@@ -40,12 +42,20 @@ while True:
 CHAIN = """
 import ctypes, os, time
 ctypes.CDLL(None).prctl(36, 1)
+root, end = os.getpid(), time.monotonic() + 120
 if os.fork() == 0:
-    while True:  # each generation forks, its child leaves for a session of its own, the parent exits
+    # Each generation forks, its child leaves for a session of its own, the parent exits. It ends itself once
+    # the root is gone: a chain that escaped a kill would otherwise fork on the machine for good.
+    while time.monotonic() < end:
+        try:
+            os.kill(root, 0)
+        except ProcessLookupError:
+            break
         if os.fork() != 0:
             os._exit(0)
         os.setsid()
         time.sleep(0.0002)
+    os._exit(0)
 while True:  # reaps what it adopts, as bubblewrap's init does
     try:
         while os.waitpid(-1, os.WNOHANG)[0]:

@@ -404,7 +404,11 @@ def test_the_judge_pauses_a_runner_only_once_it_has_said_it_started(tmp_path: Pa
     runner = Runner(job, tmp_path, job.sandbox)
     try:
         runner.pause()  # at once after the start: it first reads the runner's "started"
-        assert runner.ready and runner.tree.stopped and process_tree.stopped_members(runner.process.pid)
+        assert runner.ready and runner.tree.stopped
+        ends = time.monotonic() + 5  # a stop is delivered asynchronously: /proc shows it a moment later
+        while not process_tree.stopped_members(runner.process.pid) and time.monotonic() < ends:
+            time.sleep(0.01)
+        assert process_tree.stopped_members(runner.process.pid)
         runner.resume()
         assert process_tree.stopped_members(runner.process.pid) == []
         assert runner.request({"op": "null", "flush_bytes": 0, "interpret": True})["ok"] is True
