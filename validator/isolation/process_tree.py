@@ -42,6 +42,7 @@ SETTLE_S = 0.05
 uninterruptible call stops only when it returns)."""
 
 
+STOPPED = ("T", "t")
 ENDED = ("Z", "X")
 """States of a process that has exited (a zombie waits for its parent): nothing to stop or continue."""
 
@@ -113,7 +114,11 @@ def _numbered() -> Iterable[int]:
 
 def stopped_members(root: int) -> list[int]:
     """The processes of `root`'s tree that are stopped (state T or t)."""
-    return sorted(pid for pid, proc in members(root).items() if proc.state in ("T", "t"))
+    return sorted(proc.pid for proc in _stopped(root))
+
+
+def _stopped(root: int) -> list[Proc]:
+    return [proc for proc in members(root).values() if proc.state in STOPPED]
 
 
 class Tree:
@@ -173,7 +178,7 @@ class Tree:
         ends = time.monotonic() + SETTLE_S
         while time.monotonic() < ends:
             states = [_proc(pid) for pid in self.held]
-            if all(proc is None or proc.state in ("T", "t", *ENDED) for proc in states):
+            if all(proc is None or proc.state in (*STOPPED, *ENDED) for proc in states):
                 return True
             time.sleep(0.0002)
         return False
@@ -186,7 +191,7 @@ class Tree:
         for _ in range(STOP_WALKS):
             time.sleep(VERIFY_GAP_S)
             tree = members(self.root)
-            running = [proc for proc in tree.values() if proc.state not in ("T", "t", *ENDED)]
+            running = [proc for proc in tree.values() if proc.state not in (*STOPPED, *ENDED)]
             if not running:
                 return
             for proc in running:
@@ -229,12 +234,10 @@ class Tree:
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.killpg(self.root, signal.SIGCONT)
             for pid, handle in self.held.items():
-                _signal(pid, handle, signal.SIGCONT)
-                if handle >= 0:
-                    os.close(handle)
+                _release(pid, handle, signal.SIGCONT)
             self.held.clear()
             for _ in range(RESUME_TRIES):
-                stuck = self._stuck()
+                stuck = _stopped(self.root)
                 if not stuck:
                     break
                 self._continue(stuck)
@@ -251,7 +254,7 @@ class Tree:
         with self.lock:
             if self.stopped:
                 return
-            stuck = self._stuck()
+            stuck = _stopped(self.root)
             if stuck:
                 self.continued.extend(proc.pid for proc in stuck)
                 self._continue(stuck)
@@ -263,15 +266,10 @@ class Tree:
         self.pause()
         with self.lock:
             for pid, handle in self.held.items():
-                _signal(pid, handle, signal.SIGKILL)
-                if handle >= 0:
-                    os.close(handle)
+                _release(pid, handle, signal.SIGKILL)
             self.held.clear()
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.killpg(self.root, signal.SIGKILL)
-
-    def _stuck(self) -> list[Proc]:
-        return [proc for proc in members(self.root).values() if proc.state in ("T", "t")]
 
     def _continue(self, stuck: list[Proc]) -> None:
         with contextlib.suppress(ProcessLookupError, PermissionError):
@@ -281,9 +279,7 @@ class Tree:
             if proc.pgid != self.root:
                 handle = _handle(proc, tree, check_parent=False)
                 if handle is not None:
-                    _signal(proc.pid, handle, signal.SIGCONT)
-                    if handle >= 0:
-                        os.close(handle)
+                    _release(proc.pid, handle, signal.SIGCONT)
 
 
 def kill_tree(root: int) -> None:
@@ -308,6 +304,13 @@ def _handle(proc: Proc, tree: dict[int, Proc], *, check_parent: bool = True) -> 
             os.close(handle)
         return None
     return handle
+
+
+def _release(pid: int, handle: int, number: int) -> None:
+    """Send `number` through `handle` (as `_signal`), then close it."""
+    _signal(pid, handle, number)
+    if handle >= 0:
+        os.close(handle)
 
 
 def _signal(pid: int, handle: int, number: int) -> bool:

@@ -156,7 +156,7 @@ class Zygote:
                 ended, _ = _receive(self.parent_sock, 60.0)
             except TimeoutError as exc:
                 raise ZygoteError("zygote did not reap a killed job") from exc
-        process_tree.kill_tree(pid)  # whatever the job left running in its group
+        process_tree.kill_tree(pid)  # whatever the job left running in its tree
         if not ended or "returncode" not in ended:
             raise ZygoteError("zygote closed the channel while a job ran")
         return (None if timed_out else int(ended["returncode"])), timed_out
