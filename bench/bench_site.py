@@ -18,6 +18,7 @@ import argparse
 import json
 import os
 import resource
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -26,11 +27,13 @@ from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 
-from tests.site_kit.headless import launch, unavailable, wait_until
-from tests.site_kit.local_server import serve, served_file
-from tests.site_kit.synthetic import SyntheticSpec, write_synthetic
-
 REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))  # run as a script from anywhere: tests.site_kit is the repository's
+
+from tests.site_kit.headless import CHART_DRAWN, first_chart_ms, launch, unavailable, wait_until  # noqa: E402
+from tests.site_kit.local_server import serve, served_file  # noqa: E402
+from tests.site_kit.synthetic import SyntheticSpec, write_synthetic  # noqa: E402
+
 BUILD_TARGET_S = 60.0
 WEIGHT_TARGET_BYTES = 1_000_000
 FIRST_CHART_TARGET_MS = 1000
@@ -121,34 +124,25 @@ def browser_weight(site_dir: Path) -> dict[str, Any]:
     }
 
 
-FIRST_CHART = {
-    "home_svg": ("", "() => [...document.querySelectorAll('.kb-target svg')]"
-                     ".some(s => s.getBoundingClientRect().width)"),
-    "curves_first": ("curves/", "() => [...document.querySelectorAll('.kb-target svg.kb-svg-chart, .js-plotly-plot "
-                                ".main-svg')].some(s => s.getBoundingClientRect().width)"),
-    "curves_plotly": ("curves/", "() => [...document.querySelectorAll('.js-plotly-plot')].some(e => e._fullLayout)"),
-}
-"""Chart timings: the home page's SVG, the curves page's first chart (its static SVG or Plotly's), and its first
-Plotly chart; each the median of three cold navigations, in ms from the navigation's start (target 1000)."""
+TRIES = 5
 
 
-def first_chart_ms(site_dir: Path) -> dict[str, float]:
+def first_chart_timings(site_dir: Path) -> dict[str, dict[str, float]]:
+    """Each chart of CHART_DRAWN: median, least and most ms from the navigation's start over TRIES cold
+    navigations (a fresh context each), after one uncounted navigation: a freshly launched browser's first page
+    pays the browser's own start-up (about 0.2 s more here), which a reader's running browser does not."""
     from playwright.sync_api import sync_playwright
 
-    timings: dict[str, list[float]] = {name: [] for name in FIRST_CHART}
+    timings: dict[str, dict[str, float]] = {}
     with serve(site_dir) as base, sync_playwright() as playwright:
         browser = launch(playwright)
-        for name, (path, drawn) in FIRST_CHART.items():
-            for _ in range(3):
-                context = browser.new_context(viewport={"width": 1400, "height": 900})
-                page = context.new_page()
-                page.goto(base + path, wait_until="commit")
-                while (at := page.evaluate(f"() => ({drawn})() ? performance.now() : null")) is None:
-                    page.wait_for_timeout(5)
-                timings[name].append(float(at))
-                context.close()
+        first_chart_ms(browser, base, CHART_DRAWN["home_svg"][1])
+        for name, (path, drawn) in CHART_DRAWN.items():
+            values = [first_chart_ms(browser, base + path, drawn) for _ in range(TRIES)]
+            timings[name] = {"median": round(statistics.median(values)), "min": round(min(values)),
+                             "max": round(max(values))}
         browser.close()
-    return {name: round(sorted(values)[1]) for name, values in timings.items()}
+    return timings
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -180,9 +174,10 @@ def main(argv: list[str] | None = None) -> int:
         numbers["static_weight"] = static_weight(site_dir)
         reason = "--no-browser" if args.no_browser else unavailable()
         numbers["browser_weight"] = {"skipped": reason} if reason else browser_weight(site_dir)
-        numbers["first_chart_ms"] = {"skipped": reason} if reason else first_chart_ms(site_dir)
+        numbers["first_chart_ms"] = {"skipped": reason} if reason else first_chart_timings(site_dir)
     weight = numbers["browser_weight"].get("bytes", numbers["static_weight"]["bytes"])
-    charts = [v for k, v in numbers["first_chart_ms"].items() if k in ("home_svg", "curves_first")]
+    # the bar is for the first chart a reader sees; curves_plotly is reported beside it
+    charts = [v["median"] for k, v in numbers["first_chart_ms"].items() if k in ("home_svg", "curves_first")]
     numbers["targets_met"] = (numbers["build_wall_s"] <= BUILD_TARGET_S and weight <= WEIGHT_TARGET_BYTES
                               and all(ms <= FIRST_CHART_TARGET_MS for ms in charts))
     text = json.dumps(numbers, indent=1)
