@@ -66,6 +66,16 @@ def bwrap_path() -> str | None:
     return configured if configured and Path(configured).is_file() else shutil.which("bwrap")
 
 
+@functools.cache
+def writes_exit_code(bwrap: str) -> bool:
+    """Whether this bwrap takes --json-status-fd (0.3 and later; the exit code on it from 0.4): an older one would
+    refuse to start with it."""
+    with contextlib.suppress(OSError, subprocess.SubprocessError):
+        shown = subprocess.run([bwrap, "--help"], capture_output=True, text=True, timeout=10, check=False)
+        return "--json-status-fd" in shown.stdout + shown.stderr
+    return False
+
+
 def runner_uid() -> int | None:
     """The outside uid runners drop to (None: keep ours). Root drops to nobody unless told otherwise."""
     configured = os.environ.get("KB_RUNNER_UID")
@@ -96,10 +106,11 @@ def _python_dirs() -> list[str]:
     return sorted(d for d in dirs if Path(d).exists() and allowed(Path(d).resolve()))
 
 
-def command(argv: Sequence[str], job_dir: Path, *, gpu: bool, seccomp_fd: int | None,
-            extra_ro: Sequence[str] = (), cache_dir: Path | None = None) -> list[str]:  # fmt: skip
+def command(argv: Sequence[str], job_dir: Path, *, gpu: bool, seccomp_fd: int | None, extra_ro: Sequence[str] = (),
+            cache_dir: Path | None = None, status_fd: int | None = None) -> list[str]:
     """The bwrap command line that runs `argv` confined, with `job_dir` as /job and `cache_dir` (a kernel's
-    own cache entry, or a runner's private copy of it) writable at CACHE_MOUNT."""
+    own cache entry, or a runner's private copy of it) writable at CACHE_MOUNT. bwrap writes its JSON status
+    lines to `status_fd` (the sandbox never sees it), the last one `{"exit-code": N}`."""
     bwrap = bwrap_path()
     if bwrap is None:
         raise FileNotFoundError("bwrap")
@@ -131,6 +142,8 @@ def command(argv: Sequence[str], job_dir: Path, *, gpu: bool, seccomp_fd: int | 
     args += ["--remount-ro", "/"]  # the empty root bwrap builds on is a tmpfs: no writes outside /job and /tmp
     if seccomp_fd is not None:
         args += ["--seccomp", str(seccomp_fd)]
+    if status_fd is not None and writes_exit_code(bwrap):
+        args += ["--json-status-fd", str(status_fd)]
     return [*args, "--", *argv]
 
 

@@ -12,6 +12,7 @@ runner serves one job and is then ended with its whole pid namespace, exactly as
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import subprocess
 import sys
@@ -35,8 +36,9 @@ def runner_env(source: Mapping[str, str]) -> dict[str, str]:
 
 
 def spawn_confined(job_dir: Path, cache_dir: Path, env: Mapping[str, str], *, gpu: bool,
-                   streams: tuple[Any, Any, Any]) -> subprocess.Popen:  # fmt: skip
-    """The runner in bubblewrap, behind the resource-limit launcher; `streams` are its stdin, stdout, stderr."""
+                   streams: tuple[Any, Any, Any], status_fd: int | None = None) -> subprocess.Popen:  # fmt: skip
+    """The runner in bubblewrap, behind the resource-limit launcher; `streams` are its stdin, stdout, stderr;
+    bwrap writes its status, exit code last, to `status_fd`."""
     bwrap.prepare_job_dir(job_dir)
     bwrap.prepare_job_dir(cache_dir)
     limits = sandbox.Limits.for_timeout(3600.0, RUNNER_FILE_BYTES)
@@ -45,13 +47,13 @@ def spawn_confined(job_dir: Path, cache_dir: Path, env: Mapping[str, str], *, gp
     with bwrap.seccomp_fd() as fd:
         toolkit = [env["CUDA_HOME"]] if Path(env.get("CUDA_HOME") or "/nonexistent").is_dir() else []
         argv = bwrap.command([sys.executable, "-m", RUNNER_MODULE], job_dir, gpu=gpu, seccomp_fd=fd,
-                             cache_dir=cache_dir, extra_ro=toolkit)  # headers an extension's build depends on
+                             cache_dir=cache_dir, extra_ro=toolkit, status_fd=status_fd)  # toolkit: headers of builds
         try:
             process = subprocess.Popen(
                 sandbox.confined_argv(argv, limits, False, status_write),
                 env={**bwrap.environment(dict(env)), "PYTHONPATH": PACKAGE_PARENT},  # the launcher's; bwrap resets it
                 stdin=streams[0], stdout=streams[1], stderr=streams[2], start_new_session=True,
-                pass_fds=(status_write, *((fd,) if fd is not None else ())), user=uid, group=uid,
+                pass_fds=(status_write, *(f for f in (fd, status_fd) if f is not None)), user=uid, group=uid,
                 extra_groups=[] if uid is not None else None)
         finally:
             os.close(status_write)
@@ -87,9 +89,10 @@ def prepare(base: Path, env: Mapping[str, str], *, gpu: bool) -> subprocess.Pope
         os.mkfifo(base / name, 0o600)
     # Read-write opens of a FIFO never block; the runner holds both ends, the judge opens its own later.
     fds = [os.open(base / "in", os.O_RDWR), os.open(base / "out", os.O_RDWR),
-           os.open(base / "log", os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)]
+           *(os.open(base / name, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600) for name in ("log", "status"))]
     try:
-        return spawn_confined(base / "job", base / "cache", runner_env(env), gpu=gpu, streams=(fds[0], fds[1], fds[2]))
+        return spawn_confined(base / "job", base / "cache", runner_env(env), gpu=gpu, streams=(fds[0], fds[1], fds[2]),
+                              status_fd=fds[3])
     finally:
         for fd in fds:
             os.close(fd)
@@ -99,24 +102,51 @@ class Adopted:
     """A prepared runner as its judge sees it: not its child, so liveness comes from /proc, not wait()."""
 
     def __init__(self, base: Path, pid: int) -> None:
-        self.pid, self.returncode = pid, None
+        self.pid, self.returncode, self.status_file = pid, None, base / "status"
         self.stdin: IO[bytes] = (base / "in").open("wb", buffering=0)
         self.stdout: IO[bytes] = (base / "out").open("rb", buffering=0)
         self.stderr = None
 
     def poll(self) -> int | None:
-        """None while it lives; once it is a zombie, its exit status as Popen gives one (read from /proc: field 52
-        of its stat line, in waitpid's form, shown to a judge allowed to trace it), else -9 (ended, unknown how)."""
-        try:
-            fields = Path(f"/proc/{self.pid}/stat").read_text().rsplit(")", 1)[1].split()
-        except (OSError, IndexError):
-            fields = ["X"]
-        if fields[0] in ("Z", "X") and self.returncode is None:
-            self.returncode = _waited_status(int(fields[49])) if fields[0] == "Z" and len(fields) > 49 else -9
+        if self.returncode is None:
+            self.returncode = ended_status(self.pid, self.status_file)
         return self.returncode
 
     def wait(self, timeout: float | None = None) -> int | None:
         return self.poll()  # the scheduler, its parent, reaps it
+
+
+def ended_status(pid: int, status_file: Path) -> int | None:
+    """None while `pid` (a runner's bwrap, not our child) lives; once it has ended, its exit status as Popen gives
+    one: bwrap's own record of it (`bwrap_exit_code`), else /proc's (field 52 of its stat line, in waitpid's form,
+    shown only to a reader allowed to trace it: not to one in a user namespace of its own, as an unprivileged
+    judge is), else -9 (ended, unknown how)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        fields = ["X"]
+    if fields[0] not in ("Z", "X"):
+        return None
+    recorded = bwrap_exit_code(status_file)
+    if recorded is not None:
+        return recorded
+    return _waited_status(int(fields[49])) if fields[0] == "Z" and len(fields) > 49 else -9
+
+
+def bwrap_exit_code(status_file: Path) -> int | None:
+    """The exit code bwrap wrote on its status fd (128 + N for a process killed by signal N), or None when it
+    wrote none (still running, or killed itself)."""
+    try:
+        lines = status_file.read_text(errors="replace").splitlines()
+    except OSError:
+        return None
+    for line in reversed(lines):
+        with contextlib.suppress(ValueError):
+            record = json.loads(line)
+            code = record.get("exit-code") if isinstance(record, dict) else None
+            if isinstance(code, int) and not isinstance(code, bool):
+                return code
+    return None
 
 
 def _waited_status(status: int) -> int:
