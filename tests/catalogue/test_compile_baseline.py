@@ -128,7 +128,7 @@ def test_the_real_worker_accepts_the_generated_baseline_on_cpu(tmp_path: Path, l
     work = WorkItem(job, kernel.name, toolchain.worker_cache_env(tmp_path / "cache", job.backend))
     warmed = warmup.warm([work, planned[0][0]], config, concurrency=2)  # the Triton kernel needs no warm-up
     assert (warmed.count, warmed.failed, warmed.per_device, warmed.reused) == (1, {}, 2, 0)
-    inductor_cache = Path(work.env["TORCHINDUCTOR_CACHE_DIR"])
+    inductor_cache = Path(work.env["KB_KERNEL_INDUCTOR_CACHE"])
     assert any(inductor_cache.rglob("*.py")), "the warm-up left no compiled graph in the inductor cache"
     assert warmup.marker(work) == inductor_cache / warmup.MARKER_DIR / job.problem_sha256
     assert warmup.marker(work).is_file()

@@ -115,10 +115,12 @@ and every later run found the entry changed and rebuilt the kernel)."""
 def worker_cache_env(cache_dir: Path, backend: str) -> dict[str, str]:
     """A worker's compiler caches inside its kernel's cache directory: the kernel's Triton cache (copied into
     its runner, KB_KERNEL_TRITON_CACHE), the judge's own (TRITON_CACHE_DIR), and inductor's for a torch.compile
-    kernel (the warm-up fills it, the timed worker reads it)."""
+    kernel (KB_KERNEL_INDUCTOR_CACHE: the warm-up fills it, the timed worker reads it). The kernel's caches go by
+    the board's own names: TORCHINDUCTOR_CACHE_DIR is set by inductor itself, to a per-user directory, in any
+    process that touches it, and a judge that took that for the kernel's cache copied and locked all of it."""
     env = {"KB_KERNEL_TRITON_CACHE": str(cache_dir / "triton"), "TRITON_CACHE_DIR": str(cache_dir / JUDGE_TRITON)}
     if backend == "torch-compile":
-        env["TORCHINDUCTOR_CACHE_DIR"] = str(cache_dir / "inductor")
+        env["KB_KERNEL_INDUCTOR_CACHE"] = str(cache_dir / "inductor")
     return env
 
 

@@ -4,7 +4,7 @@ Inductor compiles at a model's first call, on the GPU machine, single-threaded i
 seconds to a minute or more per problem. Done inside each timed worker, one GPU at a time, that compile is most
 of a torch.compile run's wall time. So each torch.compile job first runs once in warm-up mode
 (`worker.Evaluation.warm`), several at a time per GPU, filling its kernel's inductor cache
-(TORCHINDUCTOR_CACHE_DIR, `build.worker_cache_env`); the timed worker then loads the compiled graph instead of
+(KB_KERNEL_INDUCTOR_CACHE, `build.worker_cache_env`); the timed worker then loads the compiled graph instead of
 compiling it. Warm-ups share a GPU, which is harmless: nothing is measured in them, and each timed worker is a
 fresh process. A failed warm-up is not an error: the timed worker meets the same failure and records it.
 
@@ -50,7 +50,7 @@ class WarmReport:
 
 def marker(item: WorkItem) -> Path | None:
     """Where a successful warm-up of `item` is recorded, or None for a job with no inductor cache."""
-    cache = item.env.get("TORCHINDUCTOR_CACHE_DIR")
+    cache = item.env.get("KB_KERNEL_INDUCTOR_CACHE")
     return Path(cache) / MARKER_DIR / item.job.problem_sha256 if cache else None
 
 

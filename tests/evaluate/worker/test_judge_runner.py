@@ -436,3 +436,21 @@ def test_what_the_judge_compiles_for_itself_never_changes_the_kernel_s_cache_ent
     assert manifest.verify_tree(entry) is None
     job = make_job("level1/19_ReLU", RELU, tmp_path, interpret=True)
     assert cache_sources(replace(job, extensions_dir=str(entry / "ext")))["triton"] == entry / "triton"
+
+
+def test_the_judge_takes_a_kernel_s_inductor_cache_only_from_the_scheduler_never_from_inductor_s_own_variable(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch):  # fmt: skip
+    """Inductor sets TORCHINDUCTOR_CACHE_DIR (/tmp/torchinductor_<user>) in any process that touches it, and a judge
+    started from such a process inherited it: it took that per-user directory for the kernel's cache, locked /tmp
+    and copied all of it into the runner (found as an unprivileged user: root had left /tmp/.judge.lock)."""
+    from validator.build import toolchain
+    from validator.evaluate.worker.remote import cache_sources
+
+    job = make_job("level1/19_ReLU", RELU, tmp_path, interpret=True)
+    monkeypatch.setenv("TORCHINDUCTOR_CACHE_DIR", str(tmp_path / "torchinductor_someone"))
+    monkeypatch.delenv("KB_KERNEL_INDUCTOR_CACHE", raising=False)
+    assert "inductor" not in cache_sources(job)
+    compiled = toolchain.worker_cache_env(tmp_path / "entry", "torch-compile")
+    assert "TORCHINDUCTOR_CACHE_DIR" not in compiled
+    monkeypatch.setenv("KB_KERNEL_INDUCTOR_CACHE", compiled["KB_KERNEL_INDUCTOR_CACHE"])
+    assert cache_sources(job)["inductor"] == tmp_path / "entry" / "inductor"

@@ -303,10 +303,10 @@ def describe_exit(returncode: int | None, confined: bool) -> str:
 
 def cache_sources(job: Job) -> dict[str, Path]:
     """The job's compiled artefacts: its extension (the build's entry) and the compiler caches the scheduler
-    chose for it (KB_KERNEL_TRITON_CACHE, TORCHINDUCTOR_CACHE_DIR in the judge's environment; the judge's own
+    chose for it (KB_KERNEL_TRITON_CACHE, KB_KERNEL_INDUCTOR_CACHE in the judge's environment; the judge's own
     TRITON_CACHE_DIR is elsewhere, `toolchain.JUDGE_TRITON`)."""
     sources = {"ext": Path(job.extensions_dir)}
-    for name, variable in (("triton", "KB_KERNEL_TRITON_CACHE"), ("inductor", "TORCHINDUCTOR_CACHE_DIR")):
+    for name, variable in (("triton", "KB_KERNEL_TRITON_CACHE"), ("inductor", "KB_KERNEL_INDUCTOR_CACHE")):
         if os.environ.get(variable):
             sources[name] = Path(os.environ[variable])
     return {name: path for name, path in sources.items() if path.parent != Path(os.devnull)}
