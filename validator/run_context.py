@@ -53,6 +53,8 @@ class EvaluateOptions:
     """Measure again what an earlier run measured for the same hashes and protocol."""
     timeout_scale: float = 1.0
     """Multiplies the protocol's per-problem time limit."""
+    time_budget_s: float | None = None
+    """Seconds of timing rounds per problem in place of the protocol's (`--time-budget`); None: the protocol's."""
     launcher: Literal["zygote", "spawn"] = "zygote"
     provenance: Mapping[str, str] = field(default_factory=dict)
     """Who produced the results (runner, workflow, run_id, commit)."""

@@ -172,6 +172,10 @@ def test_a_changed_kernel_or_protocol_is_measured_again(tmp_path: Path) -> None:
     results.save(results.ResultsFile(**{**final.__dict__, "protocol": {**final.protocol, "version": "0"}}), path)
     run_stage(document, options(tmp_path))
     assert len(counter.read_text().splitlines()) == 3
+    shorter = run_stage(document, options(tmp_path, time_budget_s=3.0))  # one parameter changed, same version
+    assert len(counter.read_text().splitlines()) == 4 and shorter.protocol["time_budget_s"] == 3.0
+    run_stage(document, options(tmp_path, time_budget_s=3.0))
+    assert len(counter.read_text().splitlines()) == 4
 
 
 def test_an_unreadable_results_file_stops_the_run_and_names_force(tmp_path: Path) -> None:
@@ -273,6 +277,8 @@ def test_the_real_worker_checks_a_triton_kernel_on_cpu_through_the_engine(tmp_pa
         (["--arch", "sm_90"], "compute capability"),
         (["--timeout-scale", "0"], "positive number"),
         (["--timeout-scale", "nan"], "positive number"),
+        (["--time-budget", "0"], "positive number of seconds"),
+        (["--time-budget", "inf"], "positive number of seconds"),
         (["--build-jobs", "0"], "at least 1"),
         (["--provenance", "runner"], "expected KEY=VALUE"),
         (["--provenance", "a=1", "--provenance", "a=2"], "given twice"),

@@ -37,6 +37,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--shard", metavar="I/N", help="run only shard I of N (1..N) of the submission's problems")
     parser.add_argument("--timeout-scale", type=float, default=1.0, metavar="F",
                         help="multiply the protocol's build and per-problem time limits by F (slow machines)")
+    parser.add_argument("--time-budget", type=float, metavar="S",
+                        help="seconds of timing rounds per problem (default: the protocol's 30); the results "
+                             "record it, and a shorter budget gives wider intervals")
     parser.add_argument("--cache-dir", type=Path, metavar="DIR", help="build cache (default: ~/.cache/kb-validate)")
     parser.add_argument("--build-jobs", type=int, metavar="N", help="kernels built at once (default: CPU cores)")
     parser.add_argument("--launcher", choices=("zygote", "spawn"), default="zygote",
@@ -100,6 +103,8 @@ def run_options(args: argparse.Namespace, out: Console) -> RunOptions:
         raise UserError(f"--arch {args.arch!r}: expected a CUDA compute capability such as 9.0, 9.0a or 8.6")
     if not (math.isfinite(args.timeout_scale) and args.timeout_scale > 0):
         raise UserError(f"--timeout-scale {args.timeout_scale}: expected a positive number")
+    if args.time_budget is not None and not (math.isfinite(args.time_budget) and args.time_budget > 0):
+        raise UserError(f"--time-budget {args.time_budget}: expected a positive number of seconds")
     if args.build_jobs is not None and args.build_jobs < 1:
         raise UserError(f"--build-jobs {args.build_jobs}: expected at least 1")
     if args.verified and args.interpret:
@@ -111,6 +116,7 @@ def run_options(args: argparse.Namespace, out: Console) -> RunOptions:
                          timeout_scale=args.timeout_scale, shared_pch=args.shared_pch)
     evaluate = EvaluateOptions(
         results_dir=args.results_dir, gpus=_gpus(args.gpus), force=args.force, timeout_scale=args.timeout_scale,
+        time_budget_s=args.time_budget,
         launcher=args.launcher, provenance=_provenance(args.provenance, args.verified), verified=args.verified,
         compile_baseline=args.compile_baseline, interpret=args.interpret, lock_clocks=args.lock_clocks,
     )

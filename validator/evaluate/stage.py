@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import hmac
+import json
 import os
 import secrets
 import tempfile
@@ -32,11 +33,11 @@ from validator.evaluate.worker import clocks
 from validator.findings import ExitCode, Finding, Severity, UserError
 from validator.isolation import bwrap
 from validator.machine import Machine
-from validator.protocol import PROTOCOL
+from validator.protocol import PROTOCOL, Protocol
 from validator.results import baselines, layout
 from validator.results import records as results
 from validator.results.records import Flag, ProblemResult, ResultsFile, Status, upstream_without_judging
-from validator.run_context import StageRun
+from validator.run_context import EvaluateOptions, StageRun
 from validator.submission.kernel_names import own_kernel_names
 
 if TYPE_CHECKING:
@@ -97,6 +98,13 @@ def _preset(item: WorkItem, status: Status, error: str, flags: Sequence[Flag] = 
                          upstream=upstream_without_judging(status, error))
 
 
+def protocol_of(options: EvaluateOptions) -> Protocol:
+    """The protocol this run measures by: the board's, with `--time-budget` where given (results record it)."""
+    if options.time_budget_s is None:
+        return PROTOCOL
+    return dataclasses.replace(PROTOCOL, time_budget_s=options.time_budget_s)
+
+
 def _decided_without_running(context: StageContext, key: str) -> tuple[Status, str, list[Flag]] | None:
     """A problem whose result is known without running: rejected by policy, or its build failed or was skipped."""
     refused = build.rejected_problems(context.earlier).get(key)
@@ -132,7 +140,8 @@ def plan(context: StageContext, tools: Toolchain, secret: bytes, interpret: bool
             problem_sha256=problem.sha256, kernel_path=str(entry.file.resolve()),
             kernel_sha256=built.build.kernel_sha256 if built else entry.sha256(), backend=entry.backend,
             extensions_dir=str(cache_dir / "ext"), seed=job_seed(secret, problem.key),
-            protocol=PROTOCOL.to_dict(), own_kernel_names=own_kernel_names(entry.file.read_text(errors="replace")),
+            protocol=protocol_of(context.options.evaluate).to_dict(),
+            own_kernel_names=own_kernel_names(entry.file.read_text(errors="replace")),
             interpret=interpret, sandbox=sandbox,
         )
         item = WorkItem(job, entry.path, toolchain.worker_cache_env(cache_dir, entry.backend))
@@ -151,7 +160,8 @@ def _previous(path: Path, header: ResultsFile, force: bool) -> ResultsFile | Non
     except (OSError, ValueError, KeyError, TypeError) as exc:
         raise UserError(f"{path}: the existing results file cannot be read ({type(exc).__name__}: {exc}); "
                         "move it away or pass --force to measure again") from exc
-    same = old.protocol.get("version") == header.protocol.get("version") and old.hardware == header.hardware
+    # every parameter, not only the version (`--time-budget`), compared as the file holds them
+    same = old.protocol == json.loads(json.dumps(header.protocol)) and old.hardware == header.hardware
     return old if same else None
 
 
@@ -284,7 +294,7 @@ def _header(context: StageContext, hardware: str, environment: results.Environme
     return ResultsFile(
         slug=submission.slug, submission_name=submission.name,
         submission_sha256=hashlib.sha256(submission.document_path.read_bytes()).hexdigest(),
-        hardware=hardware, environment=environment, protocol=PROTOCOL.to_dict(), problems=(),
+        hardware=hardware, environment=environment, protocol=protocol_of(options).to_dict(), problems=(),
         started_at=_now(), finished_at="", verified=options.verified and bool(provenance), provenance=provenance,
     )
 
