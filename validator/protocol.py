@@ -9,11 +9,13 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
-PROTOCOL_VERSION = "4"
-"""4: five draws of upstream's own inputs, and upstream's verdict (its allclose rule) recorded beside the
-board's. 3: timing in independent blocks, the interval a rerun's speedup is expected to fall in, clock
-state checked per block, a per-call deadline from the reference's time. 2: correctness trials on upstream's
-draw and hidden variants (negated, standard-normal, scaled)."""
+PROTOCOL_VERSION = "5"
+"""5: the reference is also timed before the kernel loads, and every result records how far its median in the
+timed rounds lies from that (`reference-drift`). 4: five draws of upstream's own inputs,
+and upstream's verdict (its allclose rule) recorded beside the board's. 3: timing in independent blocks, the
+interval a rerun's speedup is expected to fall in, clock state checked per block, a per-call deadline from the
+reference's time. 2: correctness trials on upstream's draw and hidden variants (negated, standard-normal,
+scaled)."""
 
 
 @dataclass(frozen=True)
@@ -91,6 +93,8 @@ class Protocol:
     """Flag when host wall time per call exceeds device time by this factor plus launch overhead."""
     review_speedup: float = 10.0
     """Correct results faster than this are held as needs_review until a maintainer clears them."""
+    reference_clean_calls: int = 5
+    """Calls of the reference timed before the kernel loads (after one untimed call), within about a second."""
     build_timeout_s: float = 600.0
     problem_timeout_s: float = 300.0
     """The parent's outer bound on one judge (imports, build loading, every phase); the judge's own deadline

@@ -192,7 +192,7 @@ class _Launcher:
         base = stack.enter_context(sandbox.private_dir("kb-runner-")) / "runner"
         env = {**self.config.base_env, "CUDA_VISIBLE_DEVICES": self.device.visible, "CUDA_DEVICE_ORDER": "PCI_BUS_ID"}
         try:
-            process = launch.prepare(base, env, gpu="TRITON_INTERPRET" not in self.config.base_env)
+            process = launch.prepare(base, env, gpu="TRITON_INTERPRET" not in self.config.base_env, hold=stack)
         except (OSError, subprocess.SubprocessError) as exc:
             stack.close()
             self.config = dataclasses.replace(self.config, prepare_runners=False)

@@ -4,6 +4,7 @@ so a judge in a user namespace of its own (an unprivileged judge: its network na
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -59,7 +60,8 @@ def crashed_runner(tmp_path: Path):
     if not bwrap.machine_isolation().confined:
         pytest.skip(f"bubblewrap unavailable here: {bwrap.machine_isolation().detail}")
     base = tmp_path / "runner"
-    process = launch.prepare(base, {"TRITON_INTERPRET": "1"}, gpu=False)
+    hold = contextlib.ExitStack()
+    process = launch.prepare(base, {"TRITON_INTERPRET": "1"}, gpu=False, hold=hold)
     try:
         deadline = time.monotonic() + 30
         while (python := _python_in(process_tree.members(process.pid))) is None:
@@ -73,6 +75,7 @@ def crashed_runner(tmp_path: Path):
     finally:
         process_tree.kill_tree(process.pid)
         process.wait()
+        hold.close()
 
 
 @pytest.mark.parametrize("where", ["judge-beside-it", "own-user-namespace"])

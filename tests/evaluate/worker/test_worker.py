@@ -10,6 +10,7 @@ import subprocess
 import sys
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -143,9 +144,10 @@ class FakeEvent:
         return (end.at - self.at) * 1e3
 
 
-def test_the_timing_phase_interleaves_verifies_and_fills_the_result(tmp_path: Path, monkeypatch):
+def _timed_on_cpu(tmp_path: Path, monkeypatch, alone_ms: float | None = None) -> Any:
     """The judge's GPU timing phase, driven on CPU tensors: a host clock in place of CUDA events for the
-    reference, the runner's CPU clock for the kernel, and the bound's allowance widened to the CPU's noise."""
+    reference, the runner's CPU clock for the kernel, and the bound's allowance widened to the CPU's noise.
+    `alone_ms` replaces the reference's time measured alone before the rounds (`time_reference_alone`)."""
     import torch
 
     from validator.evaluate.worker import judge_timing, timing
@@ -161,20 +163,38 @@ def test_the_timing_phase_interleaves_verifies_and_fills_the_result(tmp_path: Pa
     monkeypatch.setenv("TRITON_INTERPRET", "1")
     evaluation = worker.Evaluation(job, protocol_from_dict(job.protocol), tmp_path)
     try:
-        for phase in ("setup", "start_runner", "compute_references", "measure_overhead", "load_kernel",
-                      "check_correctness"):
+        monkeypatch.setattr(evaluation, "sync", lambda release=False: None)
+        for phase in ("setup", "start_runner", "compute_references", "measure_overhead", "time_reference_alone",
+                      "load_kernel", "check_correctness"):
+            evaluation.gpu = phase == "time_reference_alone"  # the GPU path where it differs
             getattr(evaluation, phase)()
         evaluation.gpu = True  # from here on the GPU path: interleaved rounds, a recorded series
+        assert evaluation.reference_alone_ms is not None and evaluation.reference_alone_ms > 0
+        if alone_ms is not None:
+            evaluation.reference_alone_ms = alone_ms
         evaluation.time()
     finally:
         evaluation.close()
-    result = evaluation.result(1.0)
+    return evaluation.result(1.0)
+
+
+def test_the_timing_phase_interleaves_verifies_and_fills_the_result(tmp_path: Path, monkeypatch):
+    result = _timed_on_cpu(tmp_path, monkeypatch)
     assert result.status is Status.CORRECT, result.error
     assert result.reference.n == result.rounds == result.kernel.n == sum(b.rounds for b in result.blocks)
     assert [b.kernel_first for b in result.blocks] == [True, False, True]  # blocks open with alternating sides
     assert all(b.rounds >= 2 and b.attempts == 1 and b.sm_clock_mhz is None for b in result.blocks)
-    assert result.speedup_ci[0] <= result.speedup <= result.speedup_ci[1]
-    assert "timing-bound" in {f.code for f in result.flags}
+    drift = next(f for f in result.flags if f.code == "reference-drift")
+    assert drift.severity == "info" and "timed alone before the kernel was loaded" in drift.message
+
+
+def test_the_reference_s_drift_from_its_time_alone_is_recorded_and_decides_nothing(tmp_path: Path, monkeypatch):
+    """A record, not a check (run.compare_reference says why): even a reference a million times slower in the
+    rounds than alone leaves a correct result correct, with both medians stated."""
+    result = _timed_on_cpu(tmp_path, monkeypatch, alone_ms=1e-6)
+    assert result.status is Status.CORRECT and result.speedup is not None
+    drift = next(f for f in result.flags if f.code == "reference-drift")
+    assert drift.severity == "info" and "0.000001 ms timed alone" in drift.message.replace("1e-06", "0.000001")
 
 
 def test_an_implausible_speedup_or_unseen_host_time_holds_a_correct_result_for_review(tmp_path: Path):

@@ -81,14 +81,24 @@ def spawn_unconfined(job_dir: Path, env: Mapping[str, str], timeout_s: float) ->
 # ----- runners started ahead by the scheduler -----
 
 
-def prepare(base: Path, env: Mapping[str, str], *, gpu: bool) -> subprocess.Popen:
-    """A confined runner waiting in `base` (job/, cache/, FIFOs in/out, log) for a judge to adopt it."""
+def prepare(base: Path, env: Mapping[str, str], *, gpu: bool, hold: contextlib.ExitStack) -> subprocess.Popen:
+    """A confined runner waiting in `base` (job/, cache/, FIFOs in/out, log) for a judge to adopt it.
+
+    The runner gets the read end of `in` and the write end of `out` only: with both ends of its request FIFO, a
+    kernel that writes into every pipe it holds filled that FIFO and blocked itself where no request deadline
+    runs. `hold` keeps the other ends open until it closes, so before its judge opens them the runner neither
+    reads end-of-file nor writes into a FIFO without a reader."""
     (base / "job").mkdir(parents=True)
     (base / "cache").mkdir()
     for name in ("in", "out"):
         os.mkfifo(base / name, 0o600)
-    # Read-write opens of a FIFO never block; the runner holds both ends, the judge opens its own later.
-    fds = [os.open(base / "in", os.O_RDWR), os.open(base / "out", os.O_RDWR),
+    # A non-blocking open of a read end succeeds with no writer; a write end then opens at once.
+    runner_in = os.open(base / "in", os.O_RDONLY | os.O_NONBLOCK)
+    hold.callback(os.close, os.open(base / "in", os.O_WRONLY))
+    hold.callback(os.close, os.open(base / "out", os.O_RDONLY | os.O_NONBLOCK))
+    runner_out = os.open(base / "out", os.O_WRONLY)
+    os.set_blocking(runner_in, True)
+    fds = [runner_in, runner_out,
            *(os.open(base / name, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600) for name in ("log", "status"))]
     try:
         return spawn_confined(base / "job", base / "cache", runner_env(env), gpu=gpu, streams=(fds[0], fds[1], fds[2]),

@@ -15,7 +15,9 @@ NEEDS: dict[str, tuple[str, ...]] = {
     # the allowance is measured through a runner that holds no submitted code yet
     "measure_overhead": ("start_runner",),
     # no submitted code before every reference the judge computes up front, and the allowance, exist
-    "load_kernel": ("compute_references", "measure_overhead"),
+    # the reference timed alone while no submitted code can have work on the GPU
+    "time_reference_alone": ("compute_references", "measure_overhead"),
+    "load_kernel": ("compute_references", "measure_overhead", "time_reference_alone"),
     "arm_deadline": ("compute_references", "load_kernel"),
     # no call of the kernel without its deadline
     "check_correctness": ("load_kernel", "arm_deadline"),

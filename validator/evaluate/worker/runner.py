@@ -14,6 +14,7 @@ against the kernel, and a kernel that silences them gains nothing the judge does
 
 from __future__ import annotations
 
+import contextlib
 import faulthandler
 import hashlib
 import os
@@ -282,12 +283,7 @@ def _preimport(backend: str) -> None:
     torch.manual_seed; the profiler loads it). The compiler baseline is trusted code: dynamo's patching of
     nn.Module on its first call happens here, not under the guards, and inductor compiles in this process
     (a pool would start threads the thread watch rightly counts), with tqdm's monitor thread off."""
-    import contextlib
-    import importlib
-
-    for name in ("triton", "triton.language", "torch.utils.cpp_extension", "torch._dynamo"):
-        with contextlib.suppress(ImportError):
-            importlib.import_module(name)
+    _import_compilers()
     if backend != "torch-compile":
         return
     import torch._inductor.config as inductor_config
@@ -299,6 +295,16 @@ def _preimport(backend: str) -> None:
         import tqdm
 
         tqdm.tqdm.monitor_interval = 0
+
+
+def _import_compilers() -> None:
+    """The compilers' modules, whatever the backend: imported before "ready" (a runner started ahead pays for
+    them before its judge needs it) and again, at no cost, by `_preimport`."""
+    import importlib
+
+    for name in ("triton", "triton.language", "torch.utils.cpp_extension", "torch._dynamo"):
+        with contextlib.suppress(ImportError):
+            importlib.import_module(name)
 
 
 def _trace(line: str) -> None:
@@ -347,6 +353,7 @@ def _dispatch(runner: Runner, op: Any, req: dict[str, Any]) -> tuple[dict[str, A
 
 def serve(requests: IO[bytes], replies: IO[bytes]) -> None:
     runner = Runner()
+    _import_compilers()
     channel.send(replies, {"ok": True, "ready": True})
     while True:
         try:
