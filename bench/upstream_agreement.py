@@ -1,6 +1,7 @@
 """Does the board's upstream-rule verdict agree with KernelBench's own? Real runs in, agreement and disagreements out.
 
     python bench/upstream_agreement.py RUN_DIR [RUN_DIR ...] --out $OUT [--samples best|all] [--kernelbench-commit C]
+                                      [--time-budget S]
 
 Input: KernelBench run directories, as `kb-validate import` reads them (validator/submission/importer.py):
 
@@ -118,7 +119,8 @@ def run(command: list[str], log: Path) -> int:
         return subprocess.run(command, cwd=REPO, stdout=out, stderr=subprocess.STDOUT, check=False).returncode
 
 
-def judge_run_dir(run_dir: Path, out: Path, samples: str, commit: str | None) -> list[Compared]:
+def judge_run_dir(run_dir: Path, out: Path, samples: str, commit: str | None,
+                  time_budget: float | None = None) -> list[Compared]:
     expected = expected_verdicts(run_dir)
     picks = sorted({e.sample for e in expected}) if samples == "all" else [None]
     rows = []
@@ -138,8 +140,9 @@ def judge_run_dir(run_dir: Path, out: Path, samples: str, commit: str | None) ->
             print(f"{slug}: import wrote nothing (see {logs / (slug + '.import.log')})", flush=True)
             continue
         # kb-validate resumes: problems an earlier (interrupted) run measured are not measured again
+        budget = ["--time-budget", str(time_budget)] if time_budget else []
         run([sys.executable, "-m", "validator", str(submissions / f"{slug}.json"), "--results-dir",
-             str(results_dir)], logs / f"{slug}.validate.log")
+             str(results_dir), *budget], logs / f"{slug}.validate.log")
         existing = sorted(results_dir.glob(f"*/{slug}.json"))
         for path in existing:
             rows += compare(expected, load(path), picked_samples(run_dir, sample, commit))
@@ -152,10 +155,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, required=True, help="where submissions, results, logs and the JSON go")
     parser.add_argument("--samples", choices=("best", "all"), default="all")
     parser.add_argument("--kernelbench-commit", help="the version the runs were written against, if not detectable")
+    parser.add_argument("--time-budget", type=float, help="kb-validate's --time-budget: verdicts need little timing")
     args = parser.parse_args(argv)
     rows = []
     for run_dir in args.run_dirs:
-        rows += judge_run_dir(run_dir.resolve(), args.out.resolve(), args.samples, args.kernelbench_commit)
+        rows += judge_run_dir(run_dir.resolve(), args.out.resolve(), args.samples, args.kernelbench_commit,
+                              args.time_budget)
     agree = sum(r.agrees for r in rows)
     summary = {"kernels": len(rows), "agree": agree, "agreement": agree / len(rows) if rows else None,
                "rows": [asdict(r) | {"agrees": r.agrees} for r in rows]}
