@@ -18,6 +18,11 @@ reference's time. 2: correctness trials on upstream's draw and hidden variants (
 scaled)."""
 
 
+HIDDEN_VARIANTS = ("negated", "standard-normal")
+"""The hidden input variants every problem is judged on besides upstream's draw, unless its overlay declares the
+ones its input structure allows (`worker/input_variants.py` makes them)."""
+
+
 @dataclass(frozen=True)
 class Tolerance:
     atol: float

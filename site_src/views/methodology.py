@@ -81,7 +81,7 @@ def _speed_of_light_doc() -> str:
 
 
 def departures(model: SiteModel) -> list[dict[str, str]]:
-    """The problems judged by their own input scales or tolerances (the board's overlay)."""
+    """The problems judged by their own input scales, tolerances or hidden variants (the board's overlay)."""
     from site_src.views.problems import scales_text
 
     rows = []
@@ -95,6 +95,8 @@ def departures(model: SiteModel) -> list[dict[str, str]]:
             "scales": scales_text(scales) if scales is not None else "the protocol's",
             "tolerances": "; ".join(f"{k} atol {a:g}, rtol {r:g}" for k, (a, r) in sorted(tolerances.items()))
             if tolerances else "the protocol's",
+            "variants": ", ".join(overlay.hidden_variants) or "none" if overlay.hidden_variants is not None
+            else "the protocol's",
         })
     return rows
 

@@ -17,6 +17,7 @@ from site_src.views.home import run_cell
 from site_src.views.submissions import claimed_text, source_anchor, status_cell, upstream_cell
 from validator.catalogue.overlay import Overlay, overlay_for
 from validator.catalogue.problems import Problem
+from validator.protocol import HIDDEN_VARIANTS as HIDDEN
 from validator.protocol import PROTOCOL
 from validator.results.records import Status
 
@@ -140,6 +141,9 @@ def correctness_text(overlay: Overlay) -> str:
                      f"{base.atol:g} and {base.rtol:g})" if base else f"{dtype} atol {atol:g}, rtol {rtol:g}")
     if not overlay.tolerances:
         parts.append("the protocol's tolerances")
+    if overlay.hidden_variants is not None:
+        parts.append(f"hidden input variants: {', '.join(overlay.hidden_variants) or 'none'} (the board's overlay; "
+                     f"the protocol's are {', '.join(HIDDEN)})")
     return " · ".join(parts)
 
 

@@ -11,16 +11,18 @@ import torch
 
 from tests.conftest import REPO
 from tests.paths import FIXTURES
+from validator.catalogue.overlay import overlay_for
 from validator.catalogue.problem_module import (
     ProblemModuleError,
     load_problem_module,
     make_inputs,
     make_model,
     make_model_and_inputs,
+    problem_hidden_variants,
     problem_input_scales,
     problem_tolerances,
 )
-from validator.protocol import PROTOCOL, Tolerance
+from validator.protocol import HIDDEN_VARIANTS, PROTOCOL, Tolerance
 
 CORPUS = FIXTURES / "catalogue" / "level1"
 PASSES = CORPUS / "1_Passes.py"
@@ -172,6 +174,30 @@ def test_declared_input_scales_replace_the_protocol_s_and_json_arrays_become_tup
     assert problem_input_scales(module, PROTOCOL.input_scales) == (1.0, 0.5)
     assert (module.batch, module.n) == (2, (4,))
     assert problem_input_scales(load_problem_module(PASSES, reduced=False), (1.0, 100.0)) == (1.0, 100.0)
+
+
+def test_declared_hidden_variants_replace_the_protocol_s_and_need_a_reason_and_known_names(tmp_path: Path) -> None:
+    path = _with_overlay(tmp_path, {"hidden_variants": ["negated"], "reason": "get_inputs builds triangles"})
+    assert problem_hidden_variants(load_problem_module(path, reduced=False), HIDDEN_VARIANTS) == ("negated",)
+    assert problem_hidden_variants(load_problem_module(PASSES, reduced=False), HIDDEN_VARIANTS) == HIDDEN_VARIANTS
+    cases = (({"hidden_variants": ["negated"]}, "'reason' is a dependency of 'hidden_variants'"),
+             ({"hidden_variants": ["rotated"], "reason": "r"}, "'rotated' is not one of"))
+    for i, (entry, message) in enumerate(cases):
+        (tmp_path / str(i)).mkdir()
+        bad = _with_overlay(tmp_path / str(i), entry)
+        with pytest.raises(ProblemModuleError, match=message):
+            problem_hidden_variants(load_problem_module(bad, reduced=False), HIDDEN_VARIANTS)
+
+
+def test_the_structured_input_problems_are_not_judged_on_a_fresh_standard_normal_draw() -> None:
+    """13 (symmetric), 14 (upper-) and 15 (lower-triangular) in both versions: their get_inputs builds the
+    structure their kernels may rely on; every other problem keeps both hidden variants."""
+    structured = {"13_Matmul_for_symmetric_matrices", "14_Matmul_for_upper_triangular_matrices",
+                  "15_Matmul_for_lower_triangular_matrices"}
+    for root in (REPO / "problems", REPO / "problems" / "tracks" / "91bfc2c"):
+        for path in sorted(root.glob("level*/*.py")):
+            expected = ("negated",) if path.parent.name == "level1" and path.stem in structured else None
+            assert overlay_for(path).hidden_variants == expected, path
 
 
 def test_upstream_files_carry_none_of_the_board_s_additions() -> None:

@@ -390,7 +390,8 @@ def test_problems_judged_by_their_own_scales_or_tolerances_say_so_on_their_page_
     problem = sorted((tree.problems_dir / "level3").glob("*.py"))[0]
     key = f"level3/{problem.stem}"
     upstream = problem.read_text(encoding="utf-8")
-    entry = {"input_scales": [1.0, 0.01], "tolerances": {"float32": [1e-3, 2e-3]}, "reason": "the evidence, measured"}
+    entry = {"input_scales": [1.0, 0.01], "tolerances": {"float32": [1e-3, 2e-3]}, "hidden_variants": ["negated"],
+             "reason": "the evidence, measured"}
     overlay = {"schema_version": 1, "problems": {key: entry}}
     (tree.problems_dir / "overlay.json").write_text(json.dumps(overlay), encoding="utf-8")
     files = {f.uri: f for f in generate(sources_for(tree)).files}
@@ -400,7 +401,9 @@ def test_problems_judged_by_their_own_scales_or_tolerances_say_so_on_their_page_
     assert "**Correctness**: input scales ×1, ×0.01" in page and "the evidence, measured" in page
     assert upstream.splitlines()[-1] in page.split("## Reference code", 1)[1]  # upstream's file, shown apart
     methodology = html.unescape(text_of(files, "methodology.md"))
-    assert f"| [{key}](problems/{key}.md) | ×1, ×0.01 | float32 atol 0.001, rtol 0.002 |" in methodology
+    assert f"| [{key}](problems/{key}.md) | ×1, ×0.01 | float32 atol 0.001, rtol 0.002 | negated |" in methodology
+    assert ("hidden input variants: negated (the board's overlay; the protocol's are negated, standard-normal)"
+            in page)
     plain_key = sorted((tree.problems_dir / "level1").glob("*.py"))[0].stem
     plain = html.unescape(text_of(files, f"problems/level1/{plain_key}.md"))
     assert "Correctness: input scales ×1, ×0.01, ×3, ×100 · the protocol's tolerances" in plain

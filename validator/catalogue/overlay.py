@@ -7,6 +7,7 @@ sidecar per catalogue root, `<root>/overlay.json`, read only by this module:
      "problems": {"level1/90_cumprod": {
          "reduced_sizes": {"batch_size": 16, "input_shape": [4096]},
          "input_scales": [1.0, 0.999, 1.001],
+         "hidden_variants": ["negated"],
          "tolerances": {"float32": [1e-3, 1e-3]},
          "exempt": {"ignores-weights": "why keeping the failure is right"},
          "reason": "why the scales or tolerances differ from the protocol's (the evidence)",
@@ -15,6 +16,9 @@ sidecar per catalogue root, `<root>/overlay.json`, read only by this module:
 - `reduced_sizes`: module globals rebound after import for the CPU catalogue check (JSON arrays become
   tuples, as KernelBench writes shape constants).
 - `input_scales`, `tolerances`: how an ill-conditioned problem is judged; both need a `reason`.
+- `hidden_variants`: the hidden input variants (`worker/input_variants.HIDDEN`) a problem whose `get_inputs`
+  builds structure (triangular or symmetric matrices) is judged on: a fresh standard-normal draw has none of
+  it, and a kernel may rely on what the problem promises. Needs a `reason`.
 - `exempt`: catalogue filter failures kept on purpose, each with its reason.
 
 The problem file a harness loads is found from its path: `<root>/levelN/<stem>.py` takes entry
@@ -32,6 +36,7 @@ from typing import Any
 from jsonschema import Draft202012Validator
 
 from validator.files import write_text_atomic
+from validator.protocol import HIDDEN_VARIANTS
 
 OVERLAY_NAME = "overlay.json"
 SCHEMA_VERSION = 1
@@ -42,6 +47,7 @@ _ENTRY = {
     "properties": {
         "reduced_sizes": {"type": "object", "minProperties": 1},
         "input_scales": {"type": "array", "items": {**_NUMBER, "exclusiveMinimum": 0}, "minItems": 1},
+        "hidden_variants": {"type": "array", "items": {"enum": list(HIDDEN_VARIANTS)}, "uniqueItems": True},
         "tolerances": {
             "type": "object", "minProperties": 1,
             "additionalProperties": {"type": "array", "items": {**_NUMBER, "minimum": 0}, "minItems": 2, "maxItems": 2},
@@ -50,7 +56,7 @@ _ENTRY = {
         "reason": {"type": "string", "minLength": 1},
         "note": {"type": "string", "minLength": 1},
     },
-    "dependentRequired": {"input_scales": ["reason"], "tolerances": ["reason"]},
+    "dependentRequired": {"input_scales": ["reason"], "tolerances": ["reason"], "hidden_variants": ["reason"]},
 }
 SCHEMA = {
     "$schema": "https://json-schema.org/draft/2020-12/schema",
@@ -82,24 +88,27 @@ class Overlay:
     """Module globals to rebind for the reduced-size CPU run."""
     input_scales: tuple[float, ...] | None = None
     """The scaled input variants the problem's maths allows; None: the protocol's."""
+    hidden_variants: tuple[str, ...] | None = None
+    """The hidden variants the problem's input structure allows; None: all of them."""
     tolerances: dict[str, tuple[float, float]] = field(default_factory=dict)
     """Output dtype name -> (atol, rtol), only ever wider than the protocol's."""
     exempt: dict[str, str] = field(default_factory=dict)
     """Catalogue filter code -> why that failure is kept."""
     reason: str = ""
-    """The evidence for input_scales / tolerances."""
+    """The evidence for input_scales / tolerances / hidden_variants."""
     note: str = ""
 
     @property
     def judged_differently(self) -> bool:
         """Whether correctness differs from the protocol's default for this problem."""
-        return self.input_scales is not None or bool(self.tolerances)
+        return self.input_scales is not None or bool(self.tolerances) or self.hidden_variants is not None
 
     def to_dict(self) -> dict[str, Any]:
         """The entry as it is written in the sidecar (empty fields left out)."""
         data: dict[str, Any] = {
             "reduced_sizes": {k: _as_json(v) for k, v in self.reduced_sizes.items()},
             "input_scales": list(self.input_scales) if self.input_scales is not None else None,
+            "hidden_variants": list(self.hidden_variants) if self.hidden_variants is not None else None,
             "tolerances": {k: list(v) for k, v in self.tolerances.items()},
             "exempt": dict(self.exempt), "reason": self.reason, "note": self.note,
         }
@@ -122,6 +131,7 @@ def _entry(raw: dict[str, Any]) -> Overlay:
     return Overlay(
         reduced_sizes={k: _as_tuples(v) for k, v in raw.get("reduced_sizes", {}).items()},
         input_scales=tuple(float(s) for s in scales) if scales is not None else None,
+        hidden_variants=tuple(raw["hidden_variants"]) if "hidden_variants" in raw else None,
         tolerances={k: (float(v[0]), float(v[1])) for k, v in raw.get("tolerances", {}).items()},
         exempt=dict(raw.get("exempt", {})),
         reason=raw.get("reason", ""),

@@ -102,6 +102,13 @@ def problem_input_scales(module: ModuleType, protocol: tuple[float, ...]) -> tup
     return scales if scales is not None else tuple(float(s) for s in protocol)
 
 
+def problem_hidden_variants(module: ModuleType, protocol: tuple[str, ...]) -> tuple[str, ...]:
+    """The hidden input variants, unless the overlay declares the ones the problem's input structure allows (a
+    fresh standard-normal draw of a triangular matrix is not triangular)."""
+    hidden = module_overlay(module).hidden_variants
+    return hidden if hidden is not None else protocol
+
+
 def problem_tolerances(module: ModuleType, protocol: dict[str, Any]) -> dict[str, Any]:
     """The protocol's `tolerances` (dtype name -> Tolerance) with the overlay's applied, checked: known dtypes
     only, none tighter than the protocol's."""

@@ -296,3 +296,14 @@ def test_a_problem_that_declares_tighter_tolerances_stops_before_the_kernel_is_i
     assert result.status is Status.RUNTIME_ERROR
     assert [f.code for f in result.flags if f.code != "sandbox"] == ["harness-error"]
     assert "tighter than the protocol's" in result.error
+
+
+def test_a_problem_whose_overlay_keeps_only_negation_is_judged_without_the_standard_normal_draw(tmp_path: Path):
+    job = make_job("level1/15_Matmul_for_lower_triangular_matrices", EXAMPLES / "level1_23_softmax_triton.py",
+                   tmp_path, interpret=True)
+    evaluation = worker.Evaluation(job, PROTOCOL)
+    evaluation.setup()
+    variants = evaluation.trial_variants()
+    assert "negated" in variants and "standard-normal" not in variants and variants[0] == "upstream"
+    inputs = evaluation.trial_inputs(variants.index("negated"))
+    assert all(bool((x.triu(1) == 0).all()) for x in inputs)  # still lower-triangular

@@ -21,8 +21,7 @@ from typing import Any
 
 import torch
 
-HIDDEN = ("negated", "standard-normal")
-"""The variants every problem is judged on besides upstream's draw; scaled ones depend on the problem."""
+from validator.protocol import HIDDEN_VARIANTS as HIDDEN
 
 
 def _map_floating(value: Any, change: Callable[[torch.Tensor], torch.Tensor]) -> Any:

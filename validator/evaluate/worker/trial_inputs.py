@@ -29,9 +29,11 @@ class TrialInputs:
         return self.trial_variants()[trial]
 
     def trial_variants(self) -> tuple[str, ...]:
-        from validator.evaluate.worker.input_variants import trial_variants
+        from validator.catalogue.problem_module import problem_hidden_variants
+        from validator.evaluate.worker.input_variants import HIDDEN, trial_variants
 
-        return trial_variants(self.input_scales(), upstream=self.protocol.upstream_trials)
+        return trial_variants(self.input_scales(), problem_hidden_variants(self.problem, HIDDEN),
+                              upstream=self.protocol.upstream_trials)
 
     def trial_spec(self, trial: int) -> dict[str, Any]:
         """How the runner makes the same inputs as `trial_inputs(trial)`."""
