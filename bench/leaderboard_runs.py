@@ -80,7 +80,15 @@ def main(argv: list[str] | None = None) -> int:
     except (OSError, ValueError) as exc:
         print(f"leaderboard_runs: {exc}", file=sys.stderr)
         return 2
-    counts = write_runs(sample(entries, per_level, args.seed), args.out)
+    try:
+        counts = write_runs(sample(entries, per_level, args.seed), args.out)
+    except (KeyError, TypeError, AttributeError) as exc:  # an entry without level, problem_id, code, ...
+        print(f"leaderboard_runs: {args.checkout / RAW}: expected a list of entries with level, problem_id, "
+              f"display_name, code, kernel_eval_time and file ({type(exc).__name__}: {exc})", file=sys.stderr)
+        return 2
+    except OSError as exc:
+        print(f"leaderboard_runs: {exc}", file=sys.stderr)
+        return 2
     print(f"{sum(counts.values())} kernels in {len(counts)} run directories under {args.out}: "
           + ", ".join(f"level {k}: {v}" for k, v in sorted(counts.items())))
     return 0

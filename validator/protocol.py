@@ -98,7 +98,7 @@ class Protocol:
     """Flag when host wall time per call exceeds device time by this factor plus launch overhead."""
     review_speedup: float = 10.0
     """Correct results faster than this are held as needs_review until a maintainer clears them."""
-    reference_clean_calls: int = 5
+    reference_alone_calls: int = 5
     """Calls of the reference timed before the kernel loads (after one untimed call), within about a second."""
     build_timeout_s: float = 600.0
     problem_timeout_s: float = 300.0

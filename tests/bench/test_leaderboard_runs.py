@@ -70,3 +70,12 @@ def test_the_written_runs_are_read_by_the_importer_with_ids_counted_from_one(tmp
 def test_an_unreadable_checkout_exits_2(tmp_path: Path, capsys):
     assert _bench().main([str(tmp_path / "absent"), "--out", str(tmp_path / "out")]) == 2
     assert "raw_data.json" in capsys.readouterr().err
+
+
+def test_entries_without_the_expected_fields_exit_2_naming_the_file(tmp_path: Path, capsys):
+    raw = tmp_path / "docs" / "assets" / "raw_data.json"
+    raw.parent.mkdir(parents=True)
+    raw.write_text(json.dumps([{"level": 1}]), encoding="utf-8")
+    assert _bench().main([str(tmp_path), "--out", str(tmp_path / "out")]) == 2
+    err = capsys.readouterr().err
+    assert "raw_data.json" in err and "expected a list of entries" in err

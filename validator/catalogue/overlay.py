@@ -16,7 +16,7 @@ sidecar per catalogue root, `<root>/overlay.json`, read only by this module:
 - `reduced_sizes`: module globals rebound after import for the CPU catalogue check (JSON arrays become
   tuples, as KernelBench writes shape constants).
 - `input_scales`, `tolerances`: how an ill-conditioned problem is judged; both need a `reason`.
-- `hidden_variants`: the hidden input variants (`worker/input_variants.HIDDEN`) a problem whose `get_inputs`
+- `hidden_variants`: the hidden input variants (`protocol.HIDDEN_VARIANTS`) a problem whose `get_inputs`
   builds structure (triangular or symmetric matrices) is judged on: a fresh standard-normal draw has none of
   it, and a kernel may rely on what the problem promises. Needs a `reason`.
 - `exempt`: catalogue filter failures kept on purpose, each with its reason.

@@ -69,6 +69,7 @@ def test_on_the_gpu_a_spinning_kernel_on_relu_is_caught_within_30_seconds(tmp_pa
     process, out = start_worker(job, tmp_path / "spin")
     log, _ = process.communicate(timeout=400)
     caught = time.monotonic() - started
+    assert process.returncode == 0, log.decode(errors="replace")[-3000:]
     data = json.loads(out.read_text(encoding="utf-8"))
     print(f"spinning kernel caught in {caught:.1f} s (deadline {data['deadline_s']} s per call)")
     print(log.decode(errors="replace")[-4000:])  # with KB_RUNNER_TRACE=1: the judge's phases, the runner's steps

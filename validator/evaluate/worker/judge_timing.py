@@ -147,6 +147,39 @@ def check_share(output_bytes: int, rounds: int) -> float:
     return max(floor, min(CHECK_FRACTION, CHECK_BYTES / max(output_bytes * rounds, 1)))
 
 
+def time_stopped(runner: Any, reference: Any, args: list[Any], flush: torch.Tensor | None, *, gpu: bool,
+                 trace: bool) -> tuple[Any, float, float]:  # fmt: skip
+    """(out, device ms, host ms) of one reference call with the runner's processes stopped: CUDA events, or under
+    all-stream timing (`trace`) its span of GPU activity on any stream, as the kernel is timed; the host clock on
+    the CPU. The rounds and `run.Evaluation.time_reference_alone` time the reference through here alike."""
+    runner.pause()
+    try:
+        with torch.no_grad():
+            if gpu and trace:
+                return _traced(reference, args, flush)
+            if gpu:
+                return timing.timed_call(reference, args, flush)
+            t0 = timing._perf_counter()
+            out = reference(*args)
+            host = (timing._perf_counter() - t0) * 1e3
+            return out, host, host
+    finally:
+        runner.resume()
+
+
+def _traced(reference: Any, args: list[Any], flush: torch.Tensor | None) -> tuple[Any, float, float]:
+    tracer = stream_span.Tracer()
+    tracer.start()
+
+    def marked(*given: Any) -> Any:
+        with tracer.mark():
+            return reference(*given)
+
+    out, dev, host = timing.timed_call(marked, args, flush)
+    span = tracer.stop()
+    return out, span if span is not None else dev, host
+
+
 class JudgeSide:
     def __init__(self, reference: Any, runner: Any, *, inputs: Callable[[int], list[Any]],
                  spec: Callable[[int], dict[str, Any]], shape: Any, tolerances: dict[str, Any],
@@ -302,33 +335,8 @@ class JudgeSide:
 
     def time_reference(self, inputs: list[Any]) -> tuple[Any, float, float]:
         """The reference on a fresh copy of the round's inputs, with the runner's processes stopped."""
-        args = clone_inputs(inputs)
-        self.runner.pause()
-        try:
-            with torch.no_grad():
-                if self.gpu and self.trace:
-                    return self.traced_reference(args)
-                if self.gpu:
-                    return timing.timed_call(self.reference, args, self.flush)
-                t0 = timing._perf_counter()
-                out = self.reference(*args)
-                host = (timing._perf_counter() - t0) * 1e3
-                return out, host, host
-        finally:
-            self.runner.resume()
-
-    def traced_reference(self, args: list[Any]) -> tuple[Any, float, float]:
-        """The reference timed as the kernel is under all-stream timing: its span of GPU activity, any stream."""
-        tracer = stream_span.Tracer()
-        tracer.start()
-
-        def marked(*given: Any) -> Any:
-            with tracer.mark():
-                return self.reference(*given)
-
-        out, dev, host = timing.timed_call(marked, args, self.flush)
-        span = tracer.stop()
-        return out, span if span is not None else dev, host
+        return time_stopped(self.runner, self.reference, clone_inputs(inputs), self.flush, gpu=self.gpu,
+                            trace=self.trace)
 
     def time_kernel(self, i: int) -> tuple[float, float, float]:
         self.runner.request({"op": "prepare", "inputs": self.spec(i), "fresh": self.fresh, "trace": self.trace,

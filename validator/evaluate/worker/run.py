@@ -170,24 +170,20 @@ class Evaluation(TrialInputs, Attributing):
         if not self.gpu:
             return
         import numpy as np
-        import torch
 
         from validator.evaluate.worker import timing
         from validator.evaluate.worker.correctness import clone_inputs
+        from validator.evaluate.worker.judge_timing import time_stopped
 
         flush = timing.flush_buffer(self.device, self.protocol.l2_flush_factor)
-        calls = max(2, min(self.protocol.reference_clean_calls, int(1.0 / max(self.reference_s, 1e-6))))
+        calls = max(2, min(self.protocol.reference_alone_calls, int(1.0 / max(self.reference_s, 1e-6))))
         inputs, times = self.inputs("alone", 0), []
         for i in range(calls + 1):
             # As in a round: the runner's context has just run GPU work (here a timed call of nothing), so the
             # reference pays the same switch between the two processes' contexts (tens of microseconds).
             self.runner.request({"op": "null", "flush_bytes": flush.numel() * 4, "interpret": self.job.interpret})
-            self.runner.pause()
-            try:
-                with torch.no_grad():
-                    _, device_ms, _ = timing.timed_call(self.reference, clone_inputs(inputs), flush)
-            finally:
-                self.runner.resume()
+            _, device_ms, _ = time_stopped(self.runner, self.reference, clone_inputs(inputs), flush, gpu=True,
+                                           trace=self.protocol.all_stream_timing)
             if i:  # the first call only warms up
                 times.append(device_ms)
         self.reference_alone_ms = float(np.median(times))
