@@ -202,6 +202,8 @@ def _environment(build: KernelBuild, tools: Toolchain, max_jobs: int) -> dict[st
     env = {
         "TORCH_EXTENSIONS_DIR": str(build.ext_dir), "TRITON_CACHE_DIR": str(build.triton_dir),
         "MAX_JOBS": str(max_jobs), "CUDA_VISIBLE_DEVICES": "",
+        # a build imports torch only to compile: no thread per core in each (numpy's OpenBLAS starts them at import)
+        "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1",
     }
     return env | compiler_env(tools)
 

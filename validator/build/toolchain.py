@@ -94,9 +94,15 @@ def kernel_cache_dir(root: Path, kernel_sha256: str, backend: str, tools: Toolch
     return root / "kernels" / cache_key(kernel_sha256, backend, tools)
 
 
+HOST_COMPILERS = ("CC", "CXX")
+"""Variables torch's extension builder reads for its host compilers (CXX: ninja's `cxx`; CC: nvcc's `-ccbin`)."""
+
+
 def compiler_env(tools: Toolchain) -> dict[str, str]:
-    """What torch's extension builder reads, so a build and a later worker agree on the target."""
-    env: dict[str, str] = {}
+    """What torch's extension builder reads, so a build and a later worker write the same build.ninja: ninja
+    rebuilds an extension whose commands changed, and a runner without the build's CC and CXX recompiled every
+    CUDA kernel when loading it (63-77 s per problem on the H200, where the image sets both to /opt/gcc)."""
+    env = {name: os.environ[name] for name in HOST_COMPILERS if os.environ.get(name)}
     if tools.arch:
         env["TORCH_CUDA_ARCH_LIST"] = tools.arch
     if tools.cuda_home:

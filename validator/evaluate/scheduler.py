@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import os
 import subprocess
+import sys
 import threading
 from collections import deque
 from collections.abc import Callable, Sequence
@@ -97,6 +99,8 @@ def _last_lines(text: str, count: int = 6) -> str:
 def to_result(item: WorkItem, run: sandbox.SandboxResult, out_path: Path, timeout_s: float) -> ProblemResult:
     """Exit status, timeout and unreadable output are distinct outcomes; each gets a clear status."""
     stderr = run.stderr
+    if os.environ.get("KB_RUNNER_TRACE"):  # a diagnosis: the judge's phases and the runner's steps, per problem
+        print(f"--- judge log of {item.job.key} ({run.seconds:.1f} s) ---\n{stderr[-8000:]}", file=sys.stderr)
     if run.timed_out:
         return _base(item, Status.TIMEOUT, f"did not finish within {timeout_s:.0f} s; its process tree was "
                      f"killed\n{_last_lines(stderr)}".strip(), run.seconds)

@@ -283,8 +283,13 @@ def findings_for(final: ResultsFile, path: Path) -> list[Finding]:
 def _worker_env(tools: Toolchain, interpret: bool) -> dict[str, str]:
     """Variables every worker gets: the build's toolchain settings, so a cached extension is not rebuilt."""
     env = {"MAX_JOBS": str(os.cpu_count() or 1)} | toolchain.compiler_env(tools)
+    # numpy's OpenBLAS starts a thread per core at import, in every judge, runner and warm-up, which share the
+    # uid's task limit (sandbox.TASKS_PER_CORE); none of them multiplies matrices on the CPU
+    env["OPENBLAS_NUM_THREADS"] = "1"
     if interpret:
         env["TRITON_INTERPRET"] = "1"
+    if os.environ.get("KB_RUNNER_TRACE"):  # to runners started ahead too, which inherit no environment
+        env["KB_RUNNER_TRACE"] = "1"
     return env
 
 

@@ -42,6 +42,7 @@ ALLOWED_ENV = (
     "TORCH_CUDA_ARCH_LIST", "TORCH_EXTENSIONS_DIR", "TRITON_CACHE_DIR", "MAX_JOBS",
     # Multi-GPU hosts here keep NVLink multicast off; a program started with its own environment must too.
     "NCCL_NVLS_ENABLE", "TORCH_SYMM_MEM_DISABLE_MULTICAST", "NVSHMEM_DISABLE_NVLS",
+    "OPENBLAS_NUM_THREADS", "KB_RUNNER_TRACE",  # KB_RUNNER_TRACE: judges and runners log their phases' seconds
 )
 """Variables passed through from the parent when set there. Everything else is dropped."""
 SECRET_NAME = re.compile(r"TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|API_?KEY|PRIVATE|AUTH", re.IGNORECASE)
@@ -63,7 +64,8 @@ class Limits:
     file_bytes: int
     """RLIMIT_FSIZE: no single file written may grow past this (SIGXFSZ)."""
     processes: int
-    """RLIMIT_NPROC headroom: tasks (threads count) this user may add to those it already runs."""
+    """RLIMIT_NPROC headroom: tasks (threads count) this user may add to those it already runs (at least
+    TASKS_PER_CORE per core: the jobs running beside this one share it)."""
     open_files: int
     """RLIMIT_NOFILE."""
 
@@ -287,12 +289,19 @@ def _lower(kind: int, soft: int, hard: int) -> None:
     resource.setrlimit(kind, (soft, hard))
 
 
+TASKS_PER_CORE = 64
+"""Least RLIMIT_NPROC headroom per core. The limit counts every task of the real uid, and every build and runner
+of a machine runs as one uid, so concurrent jobs share one headroom; their number grows with the cores. On a
+64-core host, 16 builds at once (each importing torch, whose BLAS starts a thread per core) met a headroom of
+512: pthread_create failed and the builds died with SIGSEGV, published as compile errors."""
+
+
 def apply_limits(limits: Limits) -> None:
     _lower(resource.RLIMIT_CPU, limits.cpu_seconds, limits.cpu_seconds + 5)
     _lower(resource.RLIMIT_FSIZE, limits.file_bytes, limits.file_bytes)
     _lower(resource.RLIMIT_NOFILE, limits.open_files, limits.open_files)
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-    tasks = _user_task_count() + limits.processes
+    tasks = _user_task_count() + max(limits.processes, TASKS_PER_CORE * (os.cpu_count() or 1))
     _, hard = resource.getrlimit(resource.RLIMIT_NPROC)
     if hard != resource.RLIM_INFINITY:
         tasks = min(tasks, hard)

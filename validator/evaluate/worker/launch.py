@@ -20,11 +20,13 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import IO, Any
 
+from validator.build.toolchain import compiler_dirs
 from validator.isolation import bwrap, sandbox
 
 RUNNER_MODULE = "validator.evaluate.worker.runner"
 PASSED_THROUGH = ("CUDA_VISIBLE_DEVICES", "CUDA_DEVICE_ORDER", "TORCH_CUDA_ARCH_LIST", "CUDA_HOME", "MAX_JOBS",
-                  "TRITON_INTERPRET", "KB_RUNNER_TRACE")
+                  "CC", "CXX", "OPENBLAS_NUM_THREADS", "TRITON_INTERPRET", "KB_RUNNER_TRACE")
+"""The build's toolchain variables among them: with others, loading a prebuilt extension recompiles it."""
 RUNNER_FILE_BYTES = 256 << 20
 """RLIMIT_FSIZE of a runner: its log and any file it writes (a flood ends it with SIGXFSZ)."""
 PACKAGE_PARENT = str(Path(__file__).resolve().parents[3])
@@ -45,9 +47,10 @@ def spawn_confined(job_dir: Path, cache_dir: Path, env: Mapping[str, str], *, gp
     uid = bwrap.runner_uid()
     status_read, status_write = os.pipe()
     with bwrap.seccomp_fd() as fd:
+        # the toolkit and host compilers the build saw, so a kernel that compiles at import works as there
         toolkit = [env["CUDA_HOME"]] if Path(env.get("CUDA_HOME") or "/nonexistent").is_dir() else []
         argv = bwrap.command([sys.executable, "-m", RUNNER_MODULE], job_dir, gpu=gpu, seccomp_fd=fd,
-                             cache_dir=cache_dir, extra_ro=toolkit, status_fd=status_fd)  # toolkit: headers of builds
+                             cache_dir=cache_dir, extra_ro=[*toolkit, *compiler_dirs(dict(env))], status_fd=status_fd)
         try:
             process = subprocess.Popen(
                 sandbox.confined_argv(argv, limits, False, status_write),
