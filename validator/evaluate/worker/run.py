@@ -237,7 +237,11 @@ class Evaluation(TrialInputs, Attributing):
     def reference_model(self) -> Any:
         from validator.catalogue.problem_module import make_model
 
-        return make_model(self.problem, self.model_seed, self.device, generate_on_device=self.gpu)
+        # KernelBench's way: parameters drawn by the CPU generator, then moved. Under a CUDA default device a
+        # kernel's own `torch.Tensor(...)` parameters (the legacy constructor ignores it) drew from the CPU
+        # generator while the reference's drew from the GPU's: two 2024 leaderboard kernels upstream judged
+        # correct (level1/69, 78) came out wrong on nearly every element.
+        return make_model(self.problem, self.model_seed, self.device)
 
     def compute_references(self) -> None:
         """The first trial's reference output (its structure is what every kernel output must have). Later

@@ -87,8 +87,8 @@ class Runner:
             raise Refused("runtime_error", "no-modelnew", "the kernel file defines no ModelNew class")
         shim = types.SimpleNamespace(Model=model_new, get_init_inputs=problem.get_init_inputs)
         self.problem = problem
-        self.kernel = self._untrusted("constructing ModelNew", lambda: make_model(
-            shim, req["model_seed"], self.device, generate_on_device=self.gpu))
+        # parameters drawn on the CPU, as the judge draws the reference's (see Evaluation.reference_model)
+        self.kernel = self._untrusted("constructing ModelNew", lambda: make_model(shim, req["model_seed"], self.device))
         return {"ok": True}
 
     def null(self, req: dict[str, Any]) -> dict[str, Any]:
