@@ -1,7 +1,7 @@
 """Does the board's upstream-rule verdict agree with KernelBench's own? Real runs in, agreement and disagreements out.
 
     python bench/upstream_agreement.py RUN_DIR [RUN_DIR ...] --out $OUT [--samples best|all] [--kernelbench-commit C]
-                                      [--time-budget S]
+                                      [--time-budget S] [--compare-only]
 
 Input: KernelBench run directories, as `kb-validate import` reads them (validator/submission/importer.py):
 
@@ -120,7 +120,7 @@ def run(command: list[str], log: Path) -> int:
 
 
 def judge_run_dir(run_dir: Path, out: Path, samples: str, commit: str | None,
-                  time_budget: float | None = None) -> list[Compared]:
+                  time_budget: float | None = None, *, judge: bool = True) -> list[Compared]:
     expected = expected_verdicts(run_dir)
     picks = sorted({e.sample for e in expected}) if samples == "all" else [None]
     rows = []
@@ -132,7 +132,7 @@ def judge_run_dir(run_dir: Path, out: Path, samples: str, commit: str | None,
         logs.mkdir(exist_ok=True)
         pick = ["--pick", "best"] if sample is None else ["--sample", str(sample)]
         version = ["--kernelbench-commit", commit] if commit else []
-        if not (submissions / f"{slug}.json").is_file():
+        if judge and not (submissions / f"{slug}.json").is_file():
             run([sys.executable, "-m", "validator", "import", str(run_dir), "--slug", slug, "--name", slug,
                  "--method", "repeated-sampling", "--author", "agreement bench", "--hardware", "H200", "--force",
                  "--submissions-dir", str(submissions), *pick, *version], logs / f"{slug}.import.log")
@@ -141,11 +141,14 @@ def judge_run_dir(run_dir: Path, out: Path, samples: str, commit: str | None,
             continue
         # kb-validate resumes: problems an earlier (interrupted) run measured are not measured again
         budget = ["--time-budget", str(time_budget)] if time_budget else []
-        run([sys.executable, "-m", "validator", str(submissions / f"{slug}.json"), "--results-dir",
-             str(results_dir), *budget], logs / f"{slug}.validate.log")
-        existing = sorted(results_dir.glob(f"*/{slug}.json"))
-        for path in existing:
-            rows += compare(expected, load(path), picked_samples(run_dir, sample, commit))
+        if judge:
+            run([sys.executable, "-m", "validator", str(submissions / f"{slug}.json"), "--results-dir",
+                 str(results_dir), *budget], logs / f"{slug}.validate.log")
+        # one row per kernel: where calls ran on different GPU models (one results file each), the newest wins
+        newest: dict[str, Compared] = {}
+        for path in sorted(results_dir.glob(f"*/{slug}.json"), key=lambda p: p.stat().st_mtime):
+            newest.update((r.key, r) for r in compare(expected, load(path), picked_samples(run_dir, sample, commit)))
+        rows += newest.values()
     return rows
 
 
@@ -156,11 +159,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--samples", choices=("best", "all"), default="all")
     parser.add_argument("--kernelbench-commit", help="the version the runs were written against, if not detectable")
     parser.add_argument("--time-budget", type=float, help="kb-validate's --time-budget: verdicts need little timing")
+    parser.add_argument("--compare-only", action="store_true",
+                        help="judge nothing: compare the results already under --out (after parallel calls)")
     args = parser.parse_args(argv)
-    rows = []
-    for run_dir in args.run_dirs:
-        rows += judge_run_dir(run_dir.resolve(), args.out.resolve(), args.samples, args.kernelbench_commit,
-                              args.time_budget)
+    by_key: dict[tuple[str, int], Compared] = {}
+    for run_dir in args.run_dirs:  # a run directory listed later (a re-check of a few kernels) replaces rows
+        rows = judge_run_dir(run_dir.resolve(), args.out.resolve(), args.samples, args.kernelbench_commit,
+                             args.time_budget, judge=not args.compare_only)
+        by_key.update(((r.key, r.sample), r) for r in rows)
+    rows = list(by_key.values())
     agree = sum(r.agrees for r in rows)
     summary = {"kernels": len(rows), "agree": agree, "agreement": agree / len(rows) if rows else None,
                "rows": [asdict(r) | {"agrees": r.agrees} for r in rows]}
