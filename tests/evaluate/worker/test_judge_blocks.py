@@ -3,7 +3,11 @@ state judged per block with bounded re-measurement, and an interval that covers 
 
 from __future__ import annotations
 
+import os
 import random
+import subprocess
+import sys
+import time
 from dataclasses import replace
 from types import SimpleNamespace
 
@@ -171,3 +175,47 @@ def test_blocks_of_unequal_size_resample_their_own_rounds_only():
     reps = timing.hierarchical_replicates([2.0] * 60, ker, block_of, 300, np.random.default_rng(1))
     assert ((reps >= 2.0 / 1.1 - 1e-9) & (reps <= 2.0 + 1e-9)).all()  # never a value no block had
     assert (reps == 2.0).any() and np.isclose(reps, 2.0 / 1.1).any()  # the slow block drawn alone, or not at all
+
+
+class SlowRunner(FakeRunner):
+    """Reports a call of a microsecond while each takes 30 ms: the judge's bound must fail."""
+
+    def request(self, header: dict) -> dict:
+        if header["op"] == "go":
+            time.sleep(0.03)
+        return super().request(header)
+
+
+def test_a_failed_bound_names_other_processes_computing_on_the_gpu_and_still_fails(monkeypatch):
+    other = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+
+    def readings() -> clocks.ClockState:  # the judge, another process, and a pid beyond pid_max
+        return clocks.ClockState(1980, 2619, 1980, (), (os.getpid(), other.pid, 2**22 + 7))
+
+    try:
+        side = JudgeSide(lambda x: x.clone(), SlowRunner(), inputs=lambda i: [torch.ones(4)],
+                         spec=lambda i: {"seed": i}, shape=SimpleNamespace(container=None, nbytes=16),
+                         tolerances={"float32": Tolerance(1e-4, 1e-4)}, device=torch.device("cpu"),
+                         overhead=Overhead(0.0, 0.0), read_clocks=readings)
+        series = side.run(PROTO, seed=1, gpu=False)
+    finally:
+        other.kill()
+        other.wait()
+    assert series.failure is not None and series.failure.code == "timing-unverified"
+    message = series.failure.message
+    assert f"1 other process(es) used this GPU meanwhile ({other.pid} (python" in message
+    assert str(os.getpid()) not in message.split("meanwhile")[1]  # the judge's own process is not another's
+    assert str(2**22 + 7) not in message  # a pid this judge cannot see is named by nobody
+
+
+def test_clock_states_merge_the_processes_seen_and_a_reader_lists_them():
+    merged = clocks.merged(clocks.ClockState(1980, 2619, 1980, (), (5, 6)),
+                           clocks.ClockState(1900, 2619, 1980, (), (6, 7)))
+    assert merged.processes == (5, 6, 7) and merged.sm_mhz == 1900
+    nvml = SimpleNamespace(
+        NVML_CLOCK_SM=0, NVML_CLOCK_MEM=1, nvmlDeviceGetClockInfo=lambda h, k: 1980,
+        nvmlDeviceGetApplicationsClock=lambda h, k: 1980, nvmlDeviceGetCurrentClocksEventReasons=lambda h: 0,
+        nvmlDeviceGetComputeRunningProcesses=lambda h: [SimpleNamespace(pid=11), SimpleNamespace(pid=12)])
+    assert clocks.reader(nvml, object())().processes == (11, 12)
+    nvml.nvmlDeviceGetComputeRunningProcesses = lambda h: 1 / 0  # a driver that cannot say: no processes, no error
+    assert clocks.reader(nvml, object())().processes == ()

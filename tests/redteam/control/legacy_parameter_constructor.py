@@ -11,7 +11,7 @@ from torch import nn
 
 
 class ModelNew(nn.Module):
-    def __init__(self, in_channels, out_channels, kernel_size, stride=(1, 1), padding=(0, 0), output_padding=(0, 0),
+    def __init__(self, in_channels, out_channels, kernel_size, stride=(1, 1), padding=(0, 0), output_padding=(0, 0),  # noqa: PLR0917 (the problem's own signature)
                  dilation=(1, 1), groups=1, bias=False):
         super().__init__()
         self.weight = nn.Parameter(torch.Tensor(in_channels, out_channels // groups, *kernel_size))

@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 SLOWING = {
@@ -33,6 +34,8 @@ class ClockState:
     app_sm_mhz: int
     """The application (or, where not set, the maximum) SM clock the floor is a fraction of."""
     reasons: tuple[str, ...]
+    processes: tuple[int, ...] = ()
+    """Pids NVML listed with compute work on the device (the driver's, so host pids)."""
 
 
 def decode(mask: int) -> tuple[str, ...]:
@@ -59,7 +62,33 @@ def merged(before: ClockState | None, after: ClockState | None) -> ClockState | 
     if not states:
         return None
     reasons = tuple(dict.fromkeys(r for s in states for r in s.reasons))
-    return ClockState(min(s.sm_mhz for s in states), min(s.mem_mhz for s in states), states[0].app_sm_mhz, reasons)
+    processes = tuple(dict.fromkeys(p for s in states for p in s.processes))
+    return ClockState(min(s.sm_mhz for s in states), min(s.mem_mhz for s in states), states[0].app_sm_mhz, reasons,
+                      processes)
+
+
+def others(states: tuple[ClockState | None, ...], ours: set[int]) -> list[str]:
+    """Processes NVML saw on the GPU around a block that are neither the judge nor its runner's (`ours`), as
+    "pid (name)": a shared GPU delays the judge's clock, not the kernel's events. Only processes this judge sees
+    in /proc are named (a pid of another pid namespace could be anyone's, ours included)."""
+    named = []
+    for pid in dict.fromkeys(p for s in states if s is not None for p in s.processes):
+        if pid in ours:
+            continue
+        try:
+            name = Path(f"/proc/{pid}/comm").read_text(encoding="utf-8", errors="replace").strip()
+        except OSError:
+            continue
+        named.append(f"{pid} ({name})")
+    return named
+
+
+def gpu_processes(nvml: Any, handle: Any) -> tuple[int, ...]:
+    """Pids with compute work on the device now; () where NVML cannot say."""
+    try:
+        return tuple(int(p.pid) for p in nvml.nvmlDeviceGetComputeRunningProcesses(handle))
+    except Exception:
+        return ()
 
 
 def _nvml() -> Any | None:
@@ -102,7 +131,7 @@ def reader(nvml: Any, handle: Any) -> Callable[[], ClockState | None]:
             mask = reasons(handle)
         except Exception:
             return None
-        return ClockState(int(sm), int(mem), int(app), decode(int(mask)))
+        return ClockState(int(sm), int(mem), int(app), decode(int(mask)), gpu_processes(nvml, handle))
 
     return read
 

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import os
 import random
 import time
 from collections.abc import Callable
@@ -185,8 +186,11 @@ class JudgeSide:
                  spec: Callable[[int], dict[str, Any]], shape: Any, tolerances: dict[str, Any],
                  device: torch.device, overhead: Overhead,
                  read_clocks: Callable[[], Any] = no_clocks,
-                 compare: Callable[[list, list], Check] | None = None) -> None:  # fmt: skip
+                 compare: Callable[[list, list], Check] | None = None,
+                 own_pids: Callable[[], set[int]] = lambda: {os.getpid()}) -> None:  # fmt: skip
         self.reference, self.runner, self.inputs, self.spec = reference, runner, inputs, spec
+        self.own_pids = own_pids
+        """The judge's and its runner's processes: any other on the GPU is named when the bound fails."""
         self.shape, self.tolerances, self.device, self.read_clocks = shape, tolerances, device, read_clocks
         self.overhead = overhead
         self.compare = compare or (lambda outs, expected: check_values(outs, expected, tolerances))
@@ -258,6 +262,11 @@ class JudgeSide:
                 break
         after = self.read_clocks()
         verdict = self.bound(timing._series(samples, stop, None))
+        shared = clocks.others((before, after), self.own_pids()) if not verdict.ok else []
+        if shared:  # the verdict stands (a bound never bends); the record says what else ran on the GPU
+            verdict = dataclasses.replace(verdict, message=f"{verdict.message}; {len(shared)} other process(es) "
+                                          f"used this GPU meanwhile ({', '.join(shared[:4])}), which delays the "
+                                          "judge's clock: measure on a GPU of its own")
         return Block(tuple(samples), stop, kernel_first, before, after, None if verdict.ok else verdict)
 
     def bound(self, series: timing.Series) -> Check:

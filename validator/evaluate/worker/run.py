@@ -114,6 +114,12 @@ class Evaluation(TrialInputs, Attributing):
                 if os.environ.get("KB_RUNNER_TRACE"):  # a diagnosis, beside the runner's own step times
                     print(f"judge: {phase.__name__} {self.phase_seconds[phase.__name__]:.3f} s", file=sys.stderr)
 
+    def own_pids(self) -> set[int]:
+        """This judge and every process of its runner's tree: whatever else computes on the GPU is another's."""
+        from validator.isolation import process_tree
+
+        return {os.getpid(), *process_tree.members(self.runner.process.pid)}
+
     def drop_reference(self) -> None:  # the timing phase builds its own
         del self.reference
 
@@ -362,7 +368,8 @@ class Evaluation(TrialInputs, Attributing):
         judge = JudgeSide(self.reference_model(), self.runner, inputs=lambda i: self.inputs("timing", i),
                           spec=lambda i: self.spec("timing", i), shape=self.shape, tolerances=self.tolerances,
                           device=self.device, overhead=self.overhead, compare=self.verdicts.timed,
-                          read_clocks=clocks.device_reader(self.device) if self.gpu else lambda: None)
+                          read_clocks=clocks.device_reader(self.device) if self.gpu else lambda: None,
+                          own_pids=self.own_pids)
         strict_before = self.verdicts.strict
         series = judge.run(protocol, self.seed("order") % (1 << 31), gpu=self.gpu)
         if series.failure is not None:
