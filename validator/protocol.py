@@ -118,6 +118,13 @@ class Protocol:
     one compile longer than the deadline plus this slack would be cut short. Was 10 s: a spin on upstream's
     ReLU was then caught 31.5 s after a judge started alone on the H200."""
 
+    load_deadline_s: float = 120.0
+    """Importing the kernel and constructing ModelNew may take this long, or `deadline.LOAD_FACTOR` times the
+    judge's own construction of the reference where that is longer, while the runner writes nothing to its
+    compile cache (an extension compiled at import goes on). Was the parent's bound alone: a kernel that spins
+    at import only where a GPU is (its build imported it without one) cost 300 s. Not tighter: the first problem
+    of one H200 run took 62 s for a reason not yet known (the others of that run took 3-13 s)."""
+
     def to_dict(self) -> dict:
         return asdict(self)
 

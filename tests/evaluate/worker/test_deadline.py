@@ -19,6 +19,7 @@ from validator.results.records import Status
 
 SPIN = REPO / "tests" / "redteam" / "timeout" / "infinite_loop.py"
 HONEST = REPO / "tests" / "redteam" / "control" / "relu_triton.py"
+SPIN_AT_IMPORT = REPO / "tests" / "fixtures" / "deadline" / "spin_at_import.py"
 QUICK = {"call_deadline_floor_s": 0.3, "call_deadline_slack_s": 0.0, "first_call_slack_s": 0.3,
          "time_budget_s": 1.0, "min_rounds": 2, "max_rounds": 6}
 
@@ -45,8 +46,23 @@ def test_a_spinning_kernel_is_killed_at_the_judge_s_deadline_and_the_result_says
     assert time.monotonic() - started < 60  # the parent's 300 s bound never came into it
 
 
+def test_a_kernel_that_spins_at_import_is_killed_at_the_load_deadline(tmp_path: Path):
+    job = make_job("level1/19_ReLU", SPIN_AT_IMPORT, tmp_path, interpret=True,
+                   protocol=PROTOCOL.to_dict() | QUICK | {"load_deadline_s": 2.0})
+    started = time.monotonic()
+    data = finish(*start_worker(job, tmp_path / "spin-at-import"), timeout=120)
+    assert data["status"] == Status.TIMEOUT.value, data["error"]
+    assert "kernel-deadline" in {f["code"] for f in data["flags"]} and "`load` request" in data["error"]
+    assert time.monotonic() - started < 60  # not the parent's 300 s
+
+
+def test_the_load_deadline_is_the_protocol_s_or_ten_times_the_reference_s_construction():
+    assert deadline.load_deadline(0.01, PROTOCOL) == PROTOCOL.load_deadline_s
+    assert deadline.load_deadline(30.0, PROTOCOL) == deadline.LOAD_FACTOR * 30.0
+
+
 def test_an_honest_kernel_under_a_tight_deadline_is_still_judged(tmp_path: Path):
-    protocol = PROTOCOL.to_dict() | QUICK | {"call_deadline_floor_s": 3.0}
+    protocol = PROTOCOL.to_dict() | QUICK | {"call_deadline_floor_s": 3.0, "load_deadline_s": 3.0}
     data = finish(*start_worker(make_job("level1/19_ReLU", HONEST, tmp_path, interpret=True, protocol=protocol),
                                 tmp_path / "honest"), timeout=300)
     assert data["status"] == Status.CORRECT.value, data["error"]
@@ -57,7 +73,7 @@ def test_the_runner_handle_arms_every_kernel_request_and_gives_a_first_call_its_
     handle = SimpleNamespace(deadlines={}, first_slack_s=0.0)
     deadline.arm(handle, 2.0, replace(PROTOCOL, first_call_slack_s=7.0), interpret=False)
     assert handle.deadlines == {"call": 2.0, "prepare": 2.0, "go": 2.0, "fetch": 2.0, "attribute": 6.0}
-    assert handle.first_slack_s == 7.0 and "load" not in handle.deadlines
+    assert handle.first_slack_s == 7.0 and "load" not in handle.deadlines  # the judge sets it before loading
     assert handle.payload_s == PROTOCOL.call_deadline_floor_s  # no payload announced: the floor alone
 
 

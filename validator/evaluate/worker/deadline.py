@@ -8,7 +8,8 @@ Each request that runs the kernel (`call`, `prepare`, `go`, `fetch`, `attribute`
 runner handle's watchdog (`Watchdog`, armed by `remote.Runner.request`), which kills the runner when it passes;
 the first request of each kind gets `first_call_slack_s` more, for a JIT compile, and a request past its
 deadline is let run while the runner's compile cache is being written (a cold Triton autotune). Loading the
-kernel module keeps the parent's bound alone: an extension's import may legitimately take long.
+kernel module (`load`) has a deadline of its own, from the judge's time to construct the reference
+(`load_deadline`): an extension compiled at import writes to the cache as it goes, so it is let finish.
 """
 
 from __future__ import annotations
@@ -39,6 +40,17 @@ def call_deadline(reference_s: float, protocol: Any, *, interpret: bool) -> floa
     seconds = max(protocol.call_deadline_floor_s,
                   protocol.call_deadline_factor * reference_s + protocol.call_deadline_slack_s)
     return seconds * (INTERPRET_SCALE if interpret else 1.0)
+
+
+LOAD_FACTOR = 10.0
+"""A `load` may take this many times the judge's construction of the reference (the same parameters drawn on the
+same CPU generator), where that exceeds the protocol's `load_deadline_s`."""
+
+
+def load_deadline(model_s: float, protocol: Any) -> float:
+    """Seconds the runner may take to import the kernel and construct ModelNew. Not scaled under --interpret:
+    the interpreter runs at calls, not at import."""
+    return max(protocol.load_deadline_s, LOAD_FACTOR * model_s)
 
 
 def payload_deadline(nbytes: int, protocol: Any, *, interpret: bool) -> float:

@@ -246,7 +246,7 @@ class Runner:
         status, reason = ("oom", "out-of-memory") if oom else ("runtime_error", reason)
         if self.hit:
             return RunnerFailed("timeout", "kernel-deadline", f"the kernel hung or ran far too long: {self.hit} "
-                                f"(the judge's deadline, set from the reference's time), so its runner was killed"
+                                f"(the judge's deadline, set from the reference's own time), so its runner was killed"
                                 + (f"\n{tail}" if tail else ""))
         return RunnerFailed(status, reason, f"the runner {exit_text} ({why})\n{tail}".strip())
 

@@ -142,6 +142,7 @@ class Evaluation(TrialInputs, Attributing):
             self.device = torch.device("cpu")
         self.problem = load_problem_module(self.job.problem_path, reduced=self.reduced)
         self.model_seed = self.seed("model")
+        self.model_s = 0.0  # seconds the judge took to construct the reference (a warm-up constructs none)
 
     def start_runner(self) -> None:
         from validator.evaluate.worker.remote import Runner
@@ -212,7 +213,9 @@ class Evaluation(TrialInputs, Attributing):
 
     def load_kernel(self) -> None:
         from validator.catalogue.problem_module import reduced_sizes
+        from validator.evaluate.worker import deadline
 
+        self.runner.deadlines["load"] = deadline.load_deadline(self.model_s, self.protocol)
         self.runner.request({"op": "load", "kernel": self.runner.inside("kernel.py"),
                              "kernel_sha256": self.job.kernel_sha256, "problem": self.runner.inside("problem.py"),
                              "problem_sha256": self.job.problem_sha256, "backend": self.job.backend,
@@ -259,7 +262,9 @@ class Evaluation(TrialInputs, Attributing):
 
         self.declared_tolerances()  # a malformed TOLERANCES stops the problem before any submitted code runs
         self.verdicts = Verdicts(self.tolerances, self.protocol.upstream_tolerance)
+        started = time.perf_counter()
         self.reference = self.reference_model()
+        self.model_s = time.perf_counter() - started  # what constructing ModelNew should cost too (its deadline)
         inputs = self.trial_inputs(0)
         self.sync()  # the deadline follows the call, not the inputs' making (most of it for 19_ReLU's 6.4 GB)
         started = time.perf_counter()
