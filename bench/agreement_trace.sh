@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Where an agreement problem's seconds go (issue 20's run took 63-77 s per level-1 problem at --time-budget 3):
-# a few level-1 kernels of the sample (PROBLEMS, default "29 32") through the same pipeline with KB_RUNNER_TRACE
-# (the judge's phases and the runner's steps, per problem, in $OUT/trace.log) while a sampler lists compiler and
-# ninja processes every second ($OUT/procs.log); then the rest of the call on the sample itself
-# (bench/agreement_session.sh, resumable as there: extract $OUT/state.tar into build/agree before the next call).
+# a few kernels of one level of the sample (LEVEL, default level1; PROBLEMS, default "29 32") through the same
+# pipeline with KB_RUNNER_TRACE (the judge's phases and the runner's steps, per problem, in their validate log
+# under $OUT/trace-state/logs) while a sampler lists compiler and ninja processes every second ($OUT/procs.log);
+# then, if more than 120 s of TOTAL_S (default 540) is left, the sample itself (bench/agreement_session.sh,
+# resumable as there: extract $OUT/state.tar into build/agree before the next call). The trimmed run keeps its
+# own state ($OUT/trace-state): it also re-judges a few kernels alone, e.g. after a shared-GPU run.
 #   OUT=/some/dir bash bench/agreement_trace.sh      (carry .whl and build/leaderboard, and build/agree to resume)
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -12,15 +14,15 @@ RUNS=${RUNS:-build/leaderboard}
 mkdir -p "$OUT"
 source bench/device_env.sh
 t0=$(date +%s)
-trace=$(mktemp -d)/level1
+trace=$(mktemp -d)/${LEVEL:-level1}
 mkdir -p "$trace"
-python3 - "$RUNS/level1" "$trace" ${PROBLEMS:-29 32} <<'PY'
+python3 - "$RUNS/${LEVEL:-level1}" "$trace" ${PROBLEMS:-29 32} <<'PY'
 import json, shutil, sys
 from pathlib import Path
 source, target, ids = Path(sys.argv[1]), Path(sys.argv[2]), set(sys.argv[3:])
 results = json.loads((source / "eval_results.json").read_text())
 (target / "eval_results.json").write_text(json.dumps({k: v for k, v in results.items() if k in ids}))
-for path in source.glob("level_1_problem_*_kernel.py"):
+for path in source.glob("level_*_problem_*_kernel.py"):
     if path.name.split("_")[3] in ids:
         shutil.copy(path, target / path.name)
 PY
