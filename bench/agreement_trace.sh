@@ -11,6 +11,10 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-/tmp/kb-agree-trace}
 RUNS=${RUNS:-build/leaderboard}
+if [ ! -f "$RUNS/${LEVEL:-level1}/eval_results.json" ]; then
+  echo "agreement_trace.sh: $RUNS/${LEVEL:-level1}/eval_results.json not found: LEVEL names a run directory under RUNS" >&2
+  exit 2
+fi
 mkdir -p "$OUT"
 source bench/device_env.sh
 t0=$(date +%s)
