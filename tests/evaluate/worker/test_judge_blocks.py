@@ -219,3 +219,22 @@ def test_clock_states_merge_the_processes_seen_and_a_reader_lists_them():
     assert clocks.reader(nvml, object())().processes == (11, 12)
     nvml.nvmlDeviceGetComputeRunningProcesses = lambda h: 1 / 0  # a driver that cannot say: no processes, no error
     assert clocks.reader(nvml, object())().processes == ()
+
+
+def test_the_bound_credits_the_typical_digest_and_its_relative_share_as_on_an_h100_relu():
+    """Upstream's 19_ReLU on an H100 (6.4 GB out): the runner's digest inside each span costs about 2.6 ms, and
+    honest calls came out 0.015 ms over an allowance built on the fastest of the judge's digests."""
+    side, _ = judge()
+    side.gpu = True
+    side.overhead = Overhead(0.35, 0.002)
+    side.digest_times = [2.45, 2.6, 2.62, 2.63, 2.6]  # one quick digest among the warm-up calls
+    ker = [4.70, 4.69, 4.71, 4.70, 4.70, 4.72]
+    honest = [k + 0.35 + 2.6 + 0.18 for k in ker]  # overhead, a typical digest, and a little more
+    series = timing._series([(4.3, k, 4.4, k, s) for k, s in zip(ker, honest, strict=True)], "max-rounds", None)
+    assert side.bound(series).ok
+    assert side.digest_ms == 2.6
+    # A report 10% short of the calls' time is still refused: the relative slack is 5% of kernel and digest.
+    short = [(4.3, k * 0.9, 4.4, k * 0.9, s) for k, s in zip(ker, honest, strict=True)]
+    verdict = side.bound(timing._series(short, "max-rounds", None))
+    assert not verdict.ok and verdict.code == "timing-unverified"
+    assert "digesting the outputs 2.6000 ms" in verdict.message  # the allowance itemised, for the record
