@@ -5,7 +5,8 @@
 # under $OUT/trace-state/logs) while a sampler lists compiler and ninja processes every second ($OUT/procs.log);
 # then, if more than 120 s of TOTAL_S (default 540) is left, the sample itself (bench/agreement_session.sh,
 # resumable as there: extract $OUT/state.tar into build/agree before the next call). The trimmed run keeps its
-# own state ($OUT/trace-state): it also re-judges a few kernels alone, e.g. after a shared-GPU run.
+# own state ($OUT/trace-state, returned as $OUT/trace-state.tar): it also re-judges a few kernels alone, e.g. after
+# a shared-GPU run (bench/agreement-2026-11-27.txt).
 #   OUT=/some/dir bash bench/agreement_trace.sh      (carry .whl and build/leaderboard, and build/agree to resume)
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -38,6 +39,7 @@ KB_RUNNER_TRACE=1 timeout --signal=INT --kill-after=20 "${TRACE_BUDGET_S:-280}" 
   "$trace" --out "$OUT/trace-state" --samples best --kernelbench-commit 91bfc2c --time-budget 3 > "$OUT/trace.log" 2>&1
 echo "trace: rc=$? wall $(( $(date +%s) - t0 )) s" | tee "$OUT/summary-trace.txt"
 kill $sampler
+tar -cf "$OUT/trace-state.tar" -C "$OUT" trace-state  # results lie deeper than a device call returns
 grep -h "judge log of\|judge: \|ninja\|Building\|Emitting\|evaluate \[" "$OUT"/trace-state/logs/*.validate.log | head -n 60
 left=$(( ${TOTAL_S:-540} - ($(date +%s) - t0) ))
 if [ "$left" -gt 120 ]; then BUDGET_S=$left OUT=$OUT bash bench/agreement_session.sh; fi
