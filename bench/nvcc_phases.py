@@ -56,16 +56,20 @@ def main() -> None:
     out = args.out or Path(tempfile.mkdtemp(prefix="kb-nvcc-phases-"))
     out.mkdir(parents=True, exist_ok=True)
     build, times = Path(tempfile.mkdtemp(prefix="kb-nvcc-build-")), out / "nvcc-times.csv"
+    times.unlink(missing_ok=True)  # nvcc appends; an earlier run's rows would read as this one's
     started = time.perf_counter()
     try:  # importing the built module may fail on a machine without a GPU driver: the build is what is timed
         cpp_extension.load_inline(name="nvcc_phases_relu", cpp_sources="torch::Tensor relu_cuda(torch::Tensor x);",
                                   cuda_sources=CUDA_SOURCE, functions=["relu_cuda"], build_directory=str(build),
                                   extra_cuda_cflags=["--time", str(times)], verbose=False)
-    except (ImportError, OSError) as error:
-        print(f"(built; the import failed here: {str(error).splitlines()[0][:120]})")
+    except (ImportError, OSError, RuntimeError) as error:
+        first = (str(error).splitlines() or [type(error).__name__])[0][:160]
+        if not times.exists():  # nvcc never finished: no build to report (no CUDA_HOME, no nvcc, a failed compile)
+            print(f"nvcc_phases.py: the build did not run to the end: {first} (build directory {build}; set "
+                  "CUDA_HOME and TORCH_CUDA_ARCH_LIST where there is no GPU)", file=sys.stderr)
+            sys.exit(2)
+        print(f"(built; the import failed here: {first})")
     wall = time.perf_counter() - started
-    if not times.exists():
-        sys.exit(f"nvcc wrote no phase times to {times}: did the build run? (see {build})")
     with times.open() as handle:
         rows = [{k.strip(): (v or "").strip() for k, v in row.items()} for row in csv.DictReader(handle)]
     phases = {row["phase name"]: float(row["metric"]) / 1e3 for row in rows if row.get("unit") == "ms"}
