@@ -14,6 +14,10 @@
 #     warm-row    the warm throughput run (after prebuild or cold), then the whole torch.compile row
 #     row-all     the whole torch.compile row, resuming what earlier calls measured (warm-ups too)
 #     disagreement KEY...  bench/compile_disagreement.py on the listed problems (why torch.compile fails there)
+#     board       issues 20 and 21 on every GPU of the machine, each part resuming an earlier call's: the example
+#                 and team kernels with torch.compile baselines, a second run of the team kernels into
+#                 build/rerun (bench/rerun_coverage.py compares the two once both are whole), then the
+#                 torch.compile row while time is left. Carry build/rerun (extracted from $OUT/rerun.tar).
 # Every step stops itself before the 10-minute call limit ($BUDGET_S, default 560 s); an interrupted run
 # resumes on the next call. Results come back as $OUT/results.tar (results/<hardware>/... is 3 folders deep).
 # results/ is tracked, and each device call gets a fresh copy of the working tree: extract results.tar into the
@@ -34,7 +38,7 @@ left() { echo $(( BUDGET_S - ($(date +%s) - started) )); }
 validate() {  # validate NAME ARGS...: one kb-validate run into results/, with what is left of the budget
   local name=$1; shift
   local t0; t0=$(date +%s)
-  timeout --signal=INT --kill-after=15 "$(left)" python3 -m validator "$@" --results-dir results \
+  timeout --signal=INT --kill-after=15 "$(left)" python3 -m validator "$@" --results-dir "${RESULTS_DIR:-results}" \
     --json "$OUT/$name.report.json" > "$OUT/$name.log" 2>&1
   echo "$name: rc=$? wall $(( $(date +%s) - t0 )) s" | tee -a "$OUT/walls.txt"
 }
@@ -113,6 +117,18 @@ warm-row)
   ;;
 row-all)
   validate row submissions/torch-compile-inductor.json
+  ;;
+board)
+  validate examples submissions/kernelbench-team-examples.json --compile-baseline
+  validate team submissions/kernelbench-team.json --compile-baseline
+  # the rerun: its own results directory, so its intervals are independent of the first run's
+  [ "$(left)" -gt 60 ] && RESULTS_DIR=build/rerun validate rerun submissions/kernelbench-team.json
+  first=$(ls results/*/kernelbench-team.json 2>/dev/null | head -1)
+  second=$(ls build/rerun/*/kernelbench-team.json 2>/dev/null | head -1)
+  [ -n "$first" ] && [ -n "$second" ] && python3 bench/rerun_coverage.py "$first" "$second" \
+    --out "$OUT/rerun_coverage.json" > "$OUT/rerun_coverage.txt" 2>&1 && tail -n 1 "$OUT/rerun_coverage.txt"
+  tar -cf "$OUT/rerun.tar" build/rerun 2>/dev/null
+  [ "$(left)" -gt 60 ] && validate row submissions/torch-compile-inductor.json
   ;;
 disagreement)  # where torch.compile failed the fp32 tolerance: eager, compiled and float64 side by side
   timeout "$(left)" python3 bench/compile_disagreement.py "${@:2}" --out "$OUT/disagreement.json" \
