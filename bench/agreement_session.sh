@@ -46,7 +46,7 @@ else
     > "$OUT/agreement.log" 2>&1
 fi
 echo "agreement: rc=$? wall $(( $(date +%s) - t0 )) s on $gpus GPU(s)" | tee "$OUT/summary.txt"
-[ -n "${TEAM_GPU:-}" ] && { wait "$team"; cp "$OUT/team/results.tar" "$OUT/results.tar" 2>/dev/null; tail -n 12 "$OUT/team.log"; }
+[ -n "${TEAM_GPU:-}" ] && { wait "$team"; tar -xOf "$OUT/team/bundle.tar" ./results.tar > "$OUT/results.tar" 2>/dev/null; rm -rf "$OUT/team"; tail -n 12 "$OUT/team.log"; }
 tar -cf "$OUT/state.tar" -C "$STATE" .
 grep -h "evaluate \[" "$STATE"/logs/*.validate.log | tail -n 60
 tail -n 25 "$OUT/agreement.log"

@@ -19,7 +19,8 @@
 #                 build/rerun (bench/rerun_coverage.py compares the two once both are whole), then the
 #                 torch.compile row while time is left. Carry build/rerun (extracted from $OUT/rerun.tar).
 # Every step stops itself before the 10-minute call limit ($BUDGET_S, default 560 s); an interrupted run
-# resumes on the next call. Results come back as $OUT/results.tar (results/<hardware>/... is 3 folders deep).
+# resumes on the next call. Everything comes back as one file, $OUT/bundle.tar (a device call returns at most 8
+# files, none deeper than 2 folders): results.tar in it holds results/<hardware>/..., the logs and reports beside.
 # results/ is tracked, and each device call gets a fresh copy of the working tree: extract results.tar into the
 # checkout before the next call (`tar -xf .../results.tar results/<hardware>/<slug>.json`), or the run starts
 # over. The build cache and the compile warm-up markers live outside the tree and last as long as the machine.
@@ -142,3 +143,5 @@ tar -cf "$OUT/results.tar" results 2>/dev/null
 for f in "$OUT"/*.log; do [ -s "$f" ] && { echo "== $f"; tail -4 "$f"; }; done
 cat "$OUT/walls.txt" 2>/dev/null
 summary
+# one file back: a board call left 13 behind once (logs, reports, tars), results.tar among them
+tar -cf /tmp/kb-bundle.tar -C "$OUT" . && find "$OUT" -mindepth 1 -delete && mv /tmp/kb-bundle.tar "$OUT/bundle.tar"

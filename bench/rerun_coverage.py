@@ -27,7 +27,7 @@ def compare(first: Path, second: Path) -> dict:
                      "second_ci": y.speedup_ci, "drift": y.speedup / x.speedup - 1,
                      "second_in_first": x.speedup_ci[0] <= y.speedup <= x.speedup_ci[1],
                      "first_in_second": y.speedup_ci[0] <= x.speedup <= y.speedup_ci[1],
-                     "blocks": [b.speedup for b in x.blocks]})
+                     "blocks": [b.speedup for b in x.blocks], "gpus": [x.gpu, y.gpu]})
     drift = np.abs([r["drift"] for r in rows]) if rows else np.zeros(1)
     cover = [r["second_in_first"] for r in rows] + [r["first_in_second"] for r in rows]
     return {"problems": len(rows), "coverage": float(np.mean(cover)) if cover else float("nan"),
@@ -45,7 +45,8 @@ def main() -> int:
         args.out.write_text(json.dumps(report, indent=1))
     for r in report["rows"]:
         print(f"{r['key']:<40} {r['first']:7.3f} [{r['first_ci'][0]:.3f}, {r['first_ci'][1]:.3f}]  "
-              f"{r['second']:7.3f}  drift {100 * r['drift']:+5.1f}%  {'in' if r['second_in_first'] else 'OUT'}")
+              f"{r['second']:7.3f}  drift {100 * r['drift']:+5.1f}%  {'in' if r['second_in_first'] else 'OUT'}"
+              + ("" if r["gpus"] == [None, None] else f"  {r['gpus'][0]} -> {r['gpus'][1]}"))
     print(f"problems {report['problems']}  coverage {100 * report['coverage']:.0f}%  "
           f"p95 |drift| {100 * report['p95_abs_drift']:.2f}%  max {100 * report['max_abs_drift']:.2f}%")
     return 0

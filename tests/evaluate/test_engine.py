@@ -235,6 +235,7 @@ def test_a_gpu_that_fails_its_health_probe_takes_no_more_jobs(tmp_path: Path) ->
     report = run_all([item for item, _ in planned], config, on_result=seen.append)
     assert list(report.unhealthy) == ["gpu-x"]
     assert [r.status for r in seen] == [Status.RUNTIME_ERROR, Status.NOT_RUN, Status.NOT_RUN]
+    assert [r.gpu for r in seen] == ["gpu-x", None, None]  # which GPU measured each, where one did
     assert "no healthy GPU left" in seen[1].error and "health probe" in seen[1].error
 
 

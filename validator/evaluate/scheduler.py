@@ -266,7 +266,7 @@ def _device_loop(device: Device, queue: _Queue, config: SchedulerConfig,
         while (item := queue.take()) is not None:
             on_start(item, device)
             result, needs_probe = run_one(item, launcher)
-            on_result(result)
+            on_result(dataclasses.replace(result, gpu=device.label))
             if needs_probe and config.probe_after_crash:  # the zygote holds no CUDA state, so it stays
                 healthy, detail = sandbox.probe_gpu(device.visible)
                 if not healthy:

@@ -141,6 +141,9 @@ class ProblemResult:
     `kernel-deadline` flag when a call hit it)."""
     upstream: UpstreamVerdict | None = None
     """KernelBench's verdict; None where it is unknown (results written before it was recorded, kernels not run)."""
+    gpu: str | None = None
+    """Which of the run's GPUs measured it (`cuda:2`): a rerun's drift can then be told apart from a difference
+    between the machine's GPUs. None for results written before it was recorded, or never run."""
 
 
 @dataclass(frozen=True)

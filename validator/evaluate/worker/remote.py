@@ -325,7 +325,10 @@ def _copy_cache(job: Job, target: Path) -> None:
             if problem:
                 raise RunnerFailed("rejected", "cache-tampered", f"the build cache for this kernel was changed "
                                    f"after its build ({problem}); it is not used")
-            shutil.copytree(source, target / name, symlinks=False)
+            # into what may be there already: on a 4-GPU H200 run, 17 of 30 torch.compile baselines failed with
+            # FileExistsError on cache/inductor of a runner started ahead (made before this copy; the runner has
+            # loaded nothing submitted yet, so what it holds is the harness's own)
+            shutil.copytree(source, target / name, symlinks=False, dirs_exist_ok=True)
 
 
 @contextlib.contextmanager
