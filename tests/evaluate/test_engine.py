@@ -17,6 +17,7 @@ from validator.evaluate import stage as engine
 from validator.evaluate.scheduler import WORKER, Device, SchedulerConfig, run_all
 from validator.findings import Finding, StageOutcome, StageStatus, UserError
 from validator.isolation.zygote import Target
+from validator.protocol import PROTOCOL
 from validator.results import records as results
 from validator.results.records import Status
 from validator.run_context import BuildOptions, EvaluateOptions, RunOptions
@@ -237,6 +238,26 @@ def test_a_gpu_that_fails_its_health_probe_takes_no_more_jobs(tmp_path: Path) ->
     assert [r.status for r in seen] == [Status.RUNTIME_ERROR, Status.NOT_RUN, Status.NOT_RUN]
     assert [r.gpu for r in seen] == ["gpu-x", None, None]  # which GPU measured each, where one did
     assert "no healthy GPU left" in seen[1].error and "health probe" in seen[1].error
+
+
+def test_a_problem_the_timing_bound_refused_is_judged_once_more_with_a_new_seed(tmp_path: Path) -> None:
+    seeds = {name: tmp_path / f"{name}.seeds" for name in ("once", "always", "mismatch")}
+    kernels = {
+        "k0.py": (1, 1, "triton", fake_kernel(f"refused-bound {seeds['once']},once")),
+        "k1.py": (1, 19, "triton", fake_kernel(f"refused-bound {seeds['always']}")),
+        "k2.py": (1, 23, "triton", fake_kernel(f"refused-mismatch {seeds['mismatch']}")),
+    }
+    final = run_stage(make_submission(tmp_path, kernels), options(tmp_path))
+    once, always, mismatch = final.problems
+    runs = {name: path.read_text().split() for name, path in seeds.items()}
+    assert once.status == Status.CORRECT and len(runs["once"]) == 2 and len(set(runs["once"])) == 2
+    rejudged = next(f for f in once.flags if f.code == "timing-rejudged")
+    assert "refused by the fake judge" in rejudged.message and "new seed" in rejudged.message
+    # a forgery refused at every judging stays refused, after the protocol's attempts and no more
+    assert always.status == Status.REJECTED and len(runs["always"]) == PROTOCOL.bound_attempts == 2
+    assert "refused at each of 2 judgings" in always.error
+    # evidence that is not a calibrated bound (outputs that differ from their commitment) is never rejudged
+    assert mismatch.status == Status.REJECTED and len(runs["mismatch"]) == 1
 
 
 def test_kernel_names_come_from_cuda_globals_and_triton_decorators() -> None:

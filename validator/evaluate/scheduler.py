@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import hashlib
 import os
 import subprocess
 import sys
@@ -266,6 +267,12 @@ def _device_loop(device: Device, queue: _Queue, config: SchedulerConfig,
         while (item := queue.take()) is not None:
             on_start(item, device)
             result, needs_probe = run_one(item, launcher)
+            attempts = int(item.job.protocol.get("bound_attempts", 1))
+            for attempt in range(2, attempts + 1):
+                if needs_probe or not refused_by_bound(result):
+                    break
+                again, needs_probe = run_one(reseeded(item, attempt), launcher)
+                result = after_refusal(again, result, attempt)
             on_result(dataclasses.replace(result, gpu=device.label))
             if needs_probe and config.probe_after_crash:  # the zygote holds no CUDA state, so it stays
                 healthy, detail = sandbox.probe_gpu(device.visible)
@@ -280,6 +287,29 @@ def _device_loop(device: Device, queue: _Queue, config: SchedulerConfig,
         launcher.close()
         with queue.lock:
             queue.notes.extend(launcher.notes)
+
+
+def refused_by_bound(result: ProblemResult) -> bool:
+    """Rejected by the judge's timing bound alone, the one verdict a noisy calibration can get wrong."""
+    return result.status == Status.REJECTED and any(f.code == "timing-unverified" for f in result.flags)
+
+
+def reseeded(item: WorkItem, attempt: int) -> WorkItem:
+    """The same job under a seed derived from its own, so a second judging draws inputs and checked rounds anew."""
+    digest = hashlib.sha256(f"{item.job.seed}:{attempt}".encode()).digest()
+    return dataclasses.replace(item, job=dataclasses.replace(item.job, seed=int.from_bytes(digest[:8], "big") >> 1))
+
+
+def after_refusal(again: ProblemResult, refused: ProblemResult, attempt: int) -> ProblemResult:
+    """The later judging's result, recording that the bound refused an earlier one and why."""
+    if refused_by_bound(again):
+        return dataclasses.replace(again, error=f"{again.error} (refused at each of {attempt} judgings)",
+                                   seconds=round(again.seconds + refused.seconds, 3))
+    earlier = next((f for f in refused.flags if f.code == "timing-unverified"), None)
+    why = earlier.message if earlier else refused.error
+    flag = Flag("timing-rejudged", f"judging {attempt - 1} was refused by the timing bound ({why}); judged again "
+                "by a fresh judge and runner with a new seed and calls of nothing measured anew", "info")
+    return dataclasses.replace(again, flags=(*again.flags, flag), seconds=round(again.seconds + refused.seconds, 3))
 
 
 def run_all(
