@@ -208,8 +208,7 @@ class _Launcher:
     @staticmethod
     def release(runner: _Prepared | None) -> None:
         if runner is not None:
-            process_tree.kill_tree(runner.process.pid)
-            runner.process.wait()
+            process_tree.kill_and_reap(runner.process)
             runner.stack.close()
 
     def close(self) -> None:

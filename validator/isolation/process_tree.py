@@ -26,7 +26,7 @@ import threading
 import time
 from collections.abc import Iterable
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 RESUME_TRIES = 200
 CHECK_AFTER_S = 1.0
@@ -286,6 +286,12 @@ def kill_tree(root: int) -> None:
     """SIGKILL `root`'s whole tree. Safe once `root` is reaped: its pid is not reused while its group lives (the
     walk then finds nothing and the group is killed), and nothing is done once the group is gone."""
     Tree(root).kill()
+
+
+def kill_and_reap(process: Any) -> None:
+    """SIGKILL `process`'s whole tree, then reap it: a Popen, or a runner adopted from the scheduler."""
+    kill_tree(process.pid)
+    process.wait()
 
 
 def _handle(proc: Proc, tree: dict[int, Proc], *, check_parent: bool = True) -> int | None:

@@ -34,7 +34,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from validator.isolation.process_tree import kill_tree
+from validator.isolation.process_tree import kill_and_reap, kill_tree
 
 ALLOWED_ENV = (
     "PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "PYTHONPATH", "LD_LIBRARY_PATH",
@@ -242,8 +242,7 @@ def run(
     except subprocess.TimeoutExpired:
         timed_out = True
     finally:
-        kill_tree(process.pid)
-        process.wait()
+        kill_and_reap(process)
         with _LIVE_LOCK:
             _LIVE_GROUPS.discard(process.pid)
     seconds = time.perf_counter() - started

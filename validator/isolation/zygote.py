@@ -167,8 +167,7 @@ class Zygote:
         try:
             self.process.wait(timeout=10)
         except subprocess.TimeoutExpired:
-            process_tree.kill_tree(self.process.pid)
-            self.process.wait()
+            process_tree.kill_and_reap(self.process)
         self.stderr.join(timeout=5)
 
 

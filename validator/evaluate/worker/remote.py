@@ -274,8 +274,7 @@ class Runner:
                 channel.send(self.process.stdin, {"op": "exit"})
             with contextlib.suppress(subprocess.TimeoutExpired):
                 self.process.wait(timeout=2)
-        process_tree.kill_tree(self.process.pid)
-        self.process.wait()
+        process_tree.kill_and_reap(self.process)
         self.process.returncode = self.process.returncode if self.process.returncode is not None else -9
         for stream in (self.process.stdin, self.process.stdout):
             with contextlib.suppress(OSError):

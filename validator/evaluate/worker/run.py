@@ -483,11 +483,7 @@ def start_runner_early(job: Job, stack: contextlib.ExitStack) -> Job:
     except (OSError, subprocess.SubprocessError):
         return job
 
-    def end() -> None:
-        process_tree.kill_tree(process.pid)
-        process.wait()
-
-    stack.callback(end)
+    stack.callback(process_tree.kill_and_reap, process)
     return dataclasses.replace(job, runner_dir=str(base), runner_pid=process.pid)
 
 
