@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import hashlib
 import os
 import subprocess
 import sys
@@ -295,20 +294,22 @@ def refused_by_bound(result: ProblemResult) -> bool:
 
 def reseeded(item: WorkItem, attempt: int) -> WorkItem:
     """The same job under a seed derived from its own, so a second judging draws inputs and checked rounds anew."""
-    digest = hashlib.sha256(f"{item.job.seed}:{attempt}".encode()).digest()
-    return dataclasses.replace(item, job=dataclasses.replace(item.job, seed=int.from_bytes(digest[:8], "big") >> 1))
+    from validator.evaluate.worker.correctness import derive_seed  # imports torch: only when a judging is repeated
+
+    return dataclasses.replace(item, job=dataclasses.replace(item.job, seed=derive_seed(item.job.seed, "rejudge",
+                                                                                          attempt)))
 
 
 def after_refusal(again: ProblemResult, refused: ProblemResult, attempt: int) -> ProblemResult:
     """The later judging's result, recording that the bound refused an earlier one and why."""
+    again = dataclasses.replace(again, seconds=round(again.seconds + refused.seconds, 3))
     if refused_by_bound(again):
-        return dataclasses.replace(again, error=f"{again.error} (refused at each of {attempt} judgings)",
-                                   seconds=round(again.seconds + refused.seconds, 3))
+        return dataclasses.replace(again, error=f"{again.error} (refused at each of {attempt} judgings)")
     earlier = next((f for f in refused.flags if f.code == "timing-unverified"), None)
     why = earlier.message if earlier else refused.error
     flag = Flag("timing-rejudged", f"judging {attempt - 1} was refused by the timing bound ({why}); judged again "
                 "by a fresh judge and runner with a new seed and calls of nothing measured anew", "info")
-    return dataclasses.replace(again, flags=(*again.flags, flag), seconds=round(again.seconds + refused.seconds, 3))
+    return dataclasses.replace(again, flags=(*again.flags, flag))
 
 
 def run_all(
