@@ -144,6 +144,9 @@ class ProblemResult:
     gpu: str | None = None
     """Which of the run's GPUs measured it (`cuda:2`): a rerun's drift can then be told apart from a difference
     between the machine's GPUs. None for results written before it was recorded, or never run."""
+    phases: dict[str, float] | None = None
+    """The judge's wall seconds per phase (`worker/run.py`: setup, compute_references, check_correctness, time,
+    ...): where a problem's `seconds` went. None for results written before it was recorded, or never judged."""
 
 
 @dataclass(frozen=True)

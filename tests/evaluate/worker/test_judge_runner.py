@@ -273,6 +273,10 @@ def test_the_judge_writes_a_correct_result_for_an_honest_kernel_and_leaves_its_d
     assert result.status is Status.CORRECT, result.error
     assert list(work.iterdir()) == []  # the runner's directory went with the judge's temporary one
     assert result.kernel_sha256 == hashlib.sha256(job_bytes(job)).hexdigest()
+    # where the problem's time went, phase by phase, in the order they ran
+    assert list(result.phases)[:3] == ["setup", "start_runner", "compute_references"]
+    assert {"check_correctness", "time"} <= set(result.phases)
+    assert sum(result.phases.values()) <= result.seconds
 
 
 def job_bytes(job) -> bytes:

@@ -424,7 +424,8 @@ class Evaluation(TrialInputs, Attributing):
 
         values: dict[str, Any] = {"max_abs_error": self.max_abs, "max_rel_error": self.max_rel,
                                   "own_kernel_fraction": self.own_fraction, "seconds": round(seconds, 3),
-                                  "deadline_s": None if self.deadline_s is None else round(self.deadline_s, 2)}
+                                  "deadline_s": None if self.deadline_s is None else round(self.deadline_s, 2),
+                                  "phases": {name: round(wall, 3) for name, wall in self.phase_seconds.items()} or None}
         status, error = self.final or (Status.CORRECT, "")
         strict = self.verdicts.strict if self.verdicts is not None else None
         if self.final is None and strict is not None:  # correct at upstream's rule only: timed, not correct here
