@@ -2,12 +2,15 @@
   python bench/rerun_coverage.py results/<hw>/<slug>.json RERUN.json [--out $OUT/rerun_coverage.json]
 Make RERUN.json with a second `kb-validate submissions/<slug>.json --force --results-dir /tmp/rerun` (run the first
 with --force too, so both are protocol 3). Bars (issue 21): coverage >= 90% both ways, p95 |drift| <= 2%.
+--rerun-sigma S widens both files' intervals as protocol 9 does (`timing.rerun_interval`): what coverage results
+written before it would have had.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 from pathlib import Path
 
@@ -17,16 +20,24 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from validator.results.records import load
 
 
-def compare(first: Path, second: Path) -> dict:
+def widened(estimate: float, interval: tuple[float, float], rerun_sigma: float) -> tuple[float, float]:
+    between = 1.96 * math.sqrt(2.0) * rerun_sigma
+    low, high = math.log(interval[0] / estimate), math.log(interval[1] / estimate)
+    return (estimate * math.exp(-math.hypot(min(low, 0.0), between)),
+            estimate * math.exp(math.hypot(max(high, 0.0), between)))
+
+
+def compare(first: Path, second: Path, rerun_sigma: float = 0.0) -> dict:
     a = {p.key: p for p in load(first).problems if p.speedup and p.speedup_ci}
     b = {p.key: p for p in load(second).problems if p.speedup and p.speedup_ci}
     rows = []
     for key in sorted(a.keys() & b.keys()):
         x, y = a[key], b[key]
-        rows.append({"key": key, "first": x.speedup, "second": y.speedup, "first_ci": x.speedup_ci,
-                     "second_ci": y.speedup_ci, "drift": y.speedup / x.speedup - 1,
-                     "second_in_first": x.speedup_ci[0] <= y.speedup <= x.speedup_ci[1],
-                     "first_in_second": y.speedup_ci[0] <= x.speedup <= y.speedup_ci[1],
+        x_ci, y_ci = widened(x.speedup, x.speedup_ci, rerun_sigma), widened(y.speedup, y.speedup_ci, rerun_sigma)
+        rows.append({"key": key, "first": x.speedup, "second": y.speedup, "first_ci": x_ci,
+                     "second_ci": y_ci, "drift": y.speedup / x.speedup - 1,
+                     "second_in_first": x_ci[0] <= y.speedup <= x_ci[1],
+                     "first_in_second": y_ci[0] <= x.speedup <= y_ci[1],
                      "blocks": [b.speedup for b in x.blocks], "gpus": [x.gpu, y.gpu]})
     drift = np.abs([r["drift"] for r in rows]) if rows else np.zeros(1)
     cover = [r["second_in_first"] for r in rows] + [r["first_in_second"] for r in rows]
@@ -39,15 +50,16 @@ def main() -> int:
     parser.add_argument("first", type=Path)
     parser.add_argument("second", type=Path)
     parser.add_argument("--out", type=Path)
+    parser.add_argument("--rerun-sigma", type=float, default=0.0)
     args = parser.parse_args()
-    report = compare(args.first, args.second)
+    report = compare(args.first, args.second, args.rerun_sigma)
     if args.out:
         args.out.write_text(json.dumps(report, indent=1))
     for r in report["rows"]:
         print(f"{r['key']:<40} {r['first']:7.3f} [{r['first_ci'][0]:.3f}, {r['first_ci'][1]:.3f}]  "
               f"{r['second']:7.3f}  drift {100 * r['drift']:+5.1f}%  {'in' if r['second_in_first'] else 'OUT'}"
               + ("" if r["gpus"] == [None, None] else f"  {r['gpus'][0]} -> {r['gpus'][1]}"))
-    print(f"problems {report['problems']}  coverage {100 * report['coverage']:.0f}%  "
+    print(f"problems {report['problems']}  coverage {100 * report['coverage']:.1f}%  "
           f"p95 |drift| {100 * report['p95_abs_drift']:.2f}%  max {100 * report['max_abs_drift']:.2f}%")
     return 0
 

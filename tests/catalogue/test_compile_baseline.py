@@ -157,3 +157,52 @@ def test_a_failed_warm_up_is_reported_with_its_reason(tmp_path: Path):
     assert report.count == 1 and list(report.failed) == ["level1/19_ReLU"]
     assert report.failed["level1/19_ReLU"].startswith("runtime_error: constructing ModelNew: ValueError: no such")
     assert not warmup.marker(item).exists(), "a failed warm-up must be tried again by the next run"
+
+
+def test_baselines_measured_before_an_interrupt_are_kept(tmp_path: Path, monkeypatch):
+    """Each baseline is saved as it ends: a run stopped half-way (a device call's time limit) keeps them, and
+    the next run measures only the rest."""
+    kernels = {"a.py": (1, 19, "triton", fake_kernel("correct")), "b.py": (1, 23, "triton", fake_kernel("correct"))}
+    document = make_submission(tmp_path, kernels)
+    opts = options(tmp_path, compile_baseline=True)
+    real = engine.run_all
+
+    def stopped_after_one(items, config, **kwargs):
+        if items[0].job.backend != compile_baseline.BACKEND:
+            return real(items, config, **kwargs)
+        real(items[:1], config, **kwargs)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(engine, "run_all", stopped_after_one)
+    with pytest.raises(KeyboardInterrupt):
+        engine.run_stage(context(document, opts))
+    hardware_dir = next(p for p in opts.evaluate.results_dir.iterdir() if p.is_dir())
+    cache = compile_baseline.cache_path(opts.evaluate.results_dir, hardware_dir.name)
+    assert [e["key"] for e in json.loads(cache.read_text())["entries"].values()] == ["level1/19_ReLU"]
+
+
+def test_the_warm_up_starts_the_largest_graphs_first(tmp_path: Path, monkeypatch):
+    from validator.build import toolchain
+    from validator.evaluate import warmup
+    from validator.evaluate.scheduler import Device, SchedulerConfig, SchedulerReport
+
+    model = "import torch\n\n\nclass ModelNew(torch.nn.Module):\n    pass\n"
+    document = make_submission(tmp_path, {"a.py": (1, 19, "torch-compile", model),
+                                          "b.py": (3, 1, "torch-compile", model),
+                                          "c.py": (2, 1, "torch-compile", model),
+                                          "d.py": (1, 1, "torch-compile", model)})
+    opts = options(tmp_path, "spawn", worker=WORKER)
+    stage_context = context(document, opts)
+    items = [item for item, _ in engine.plan(stage_context, toolchain.toolchain(stage_context.machine, opts),
+                                             b"s" * 32, True)]
+    started: list[str] = []
+
+    def record(jobs, config, on_result=None, **kwargs):
+        started.extend(item.job.key for item in jobs)
+        return SchedulerReport((), ())
+
+    monkeypatch.setattr(warmup, "run_all", record)
+    warmup.warm(items, SchedulerConfig((Device("cpu", ""),), 300, target=WORKER))
+    sizes = {key: (REPO / "problems" / f"{key}.py").stat().st_size for key in started}
+    assert [key.split("/")[0] for key in started] == ["level3", "level2", "level1", "level1"]
+    assert sizes[started[2]] >= sizes[started[3]]

@@ -149,6 +149,7 @@ class _Launcher:
         self.zygote_failed = config.launcher != "zygote"
         self.notes: list[str] = []
         self.spare: _Prepared | None = None
+        self.announced = False
 
     def _env(self, item: WorkItem) -> dict[str, str]:
         return {
@@ -157,15 +158,25 @@ class _Launcher:
         }
 
     def _zygote(self, env: dict[str, str]) -> Zygote | None:
-        if self.zygote is None and not self.zygote_failed:
-            try:
+        """The device's zygote once its imports are done, else None and the job is spawned. It starts with the
+        first job and does not hold it up: its imports took 14-18 s on an H200 machine, more than a spawned
+        judge's own, so a one-problem run never waits for it and a longer run forks from it once it is ready."""
+        if self.zygote_failed:
+            return None
+        try:
+            if self.zygote is None:
                 home = self.stack.enter_context(sandbox.private_dir("kb-zygote-"))
-                self.zygote = Zygote(home, self.config.target, {**self.config.base_env, **env})
-                self.notes.append(f"{self.device.label}: zygote ready in {self.zygote.start_s:.1f} s, preloaded "
-                                  f"{', '.join(self.zygote.preloaded)}")
-            except ZygoteError as exc:
-                self.zygote_failed = True  # spawn from now on; slower, equally clean
-                self.notes.append(f"{self.device.label}: zygote did not start, spawning instead: {exc}"[:2000])
+                self.zygote = Zygote(home, self.config.target, {**self.config.base_env, **env}, wait=False)
+            if not self.zygote.ready():
+                return None
+        except ZygoteError as exc:
+            self.zygote, self.zygote_failed = None, True  # spawn from now on; slower, equally clean
+            self.notes.append(f"{self.device.label}: zygote did not start, spawning instead: {exc}"[:2000])
+            return None
+        if not self.announced:
+            self.announced = True
+            self.notes.append(f"{self.device.label}: zygote ready (imports {self.zygote.import_s:.1f} s), preloaded "
+                              f"{', '.join(self.zygote.preloaded)}")
         return self.zygote
 
     def run(self, item: WorkItem, workdir: Path, args: list[str], limits: sandbox.Limits) -> sandbox.SandboxResult:

@@ -243,7 +243,13 @@ def with_compile_baseline(
     todo = [item for item, _ in planned if item.job.key in measured
             and not baselines.usable(entries.get(item.job.problem_sha256), torch_version, version)]
     if todo:
-        collected: list[ProblemResult] = []
+        lock = threading.Lock()
+
+        def keep(result: ProblemResult) -> None:  # saved as each ends: an interrupted run keeps what it measured
+            with lock:
+                entries[result.problem_sha256] = baselines.cache_entry(result, torch_version, version)
+                baselines.save_cache(cache, entries)
+
         with tempfile.TemporaryDirectory(prefix="kb-compile-baseline-") as tmp:
             kernel, sha = baselines.write_kernel(Path(tmp))
             env = toolchain.worker_cache_env(Path(tmp) / "cache", baselines.BACKEND)
@@ -251,10 +257,7 @@ def with_compile_baseline(
                                                   backend=baselines.BACKEND, own_kernel_names=()),
                               kernel.name, env) for item in todo]
             warmup.warm(items, config)
-            run_all(items, config, on_result=collected.append)
-        for result in collected:
-            entries[result.problem_sha256] = baselines.cache_entry(result, torch_version, version)
-        baselines.save_cache(cache, entries)
+            run_all(items, config, on_result=keep)
     current = {sha: e for sha, e in entries.items() if baselines.current(e, torch_version, version)}
     return dataclasses.replace(final, problems=baselines.attach(final.problems, current))
 

@@ -77,7 +77,9 @@ def _receive(sock: socket.socket, timeout_s: float | None) -> tuple[dict | None,
 class Zygote:
     """Parent-side handle on one running zygote."""
 
-    def __init__(self, workdir: Path, preload_target: Target, env: Mapping[str, str], timeout_s: float = 300.0):
+    def __init__(self, workdir: Path, preload_target: Target, env: Mapping[str, str], timeout_s: float = 300.0,
+                 *, wait: bool = True):
+        """Start the zygote; with `wait`, return once its imports are done (`ready` says when, otherwise)."""
         self.parent_sock, child_sock = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         status_read, status_write = os.pipe()
         limits = sandbox.Limits(cpu_seconds=7 * 24 * 3600, file_bytes=1 << 30, processes=1024, open_files=4096)
@@ -97,16 +99,30 @@ class Zygote:
         self.stderr.start()
         with os.fdopen(status_read, "rb") as status_file:
             self.network_isolated, self.isolation = sandbox.read_isolation_status(status_file.read())
+        self.start_s: float | None = None
+        """Seconds from start to the parent's seeing it ready; None until then."""
+        self.import_s = 0.0
+        self.preloaded: list[str] = []
+        if wait and not self._await_ready(timeout_s):
+            self.close()
+            raise ZygoteError(f"zygote did not start within {timeout_s:.0f} s: {self.stderr.text()[-2000:]}")
+
+    def ready(self) -> bool:
+        """Whether the imports are done, without waiting; a ZygoteError if the zygote failed instead."""
+        return self.start_s is not None or self._await_ready(0.001)
+
+    def _await_ready(self, timeout_s: float) -> bool:
         try:
             ready, _ = _receive(self.parent_sock, timeout_s)
         except TimeoutError:
-            ready = None
+            return False
         if not ready or not ready.get("ready"):
             self.close()
             raise ZygoteError(f"zygote did not start: {self.stderr.text()[-2000:]}")
         self.start_s = time.perf_counter() - self.started
         self.import_s = float(ready.get("import_s", 0.0))
-        self.preloaded: list[str] = list(ready.get("preloaded", []))
+        self.preloaded = list(ready.get("preloaded", []))
+        return True
 
     def run(
         self, target: Target, args: Sequence[str], *, workdir: Path, env: Mapping[str, str],
@@ -164,6 +180,8 @@ class Zygote:
     def close(self) -> None:
         with contextlib.suppress(OSError):
             self.parent_sock.close()
+        if self.start_s is None:  # still importing (or failed): nothing to wait for
+            process_tree.kill_and_reap(self.process)
         try:
             self.process.wait(timeout=10)
         except subprocess.TimeoutExpired:

@@ -20,7 +20,8 @@ from validator.evaluate.worker.digest import output_digest
 from validator.evaluate.worker.judge_timing import JudgeSide, Overhead
 from validator.protocol import PROTOCOL, Tolerance
 
-PROTO = replace(PROTOCOL, warmup_calls=1, min_rounds=3, max_rounds=9, block_gap_s=0.0, timing_blocks=3)
+PROTO = replace(PROTOCOL, warmup_calls=1, min_rounds=3, max_rounds=9, block_gap_s=0.0, timing_blocks=3,
+                max_timing_blocks=3)  # CPU clocks: no further blocks (see the test of further blocks)
 
 
 class FakeRunner:
@@ -65,6 +66,65 @@ def test_each_block_starts_on_fresh_allocations_and_opens_with_the_other_side():
     assert series.block_of == tuple(b for b, block in enumerate(series.blocks) for _ in range(block.rounds))
     share = timing.per_block(PROTO)
     assert all(share.min_rounds <= b.rounds <= share.max_rounds for b in series.blocks)
+
+
+class BlockRunner(FakeRunner):
+    """Each block's calls take a little over `times[block]` ms and report that much (a block starts with a
+    fresh prepare)."""
+
+    def __init__(self, times: list[float]) -> None:
+        super().__init__()
+        self.times = times
+
+    def request(self, header: dict) -> dict:
+        reply = super().request(header)
+        if header["op"] == "go":
+            spent = self.times[max(0, sum(self.prepares) - 1) % len(self.times)]
+            time.sleep(spent / 1e3 + 2e-4)
+            reply = {**reply, "device_ms": spent}
+        return reply
+
+
+def slow_reference(x: torch.Tensor) -> torch.Tensor:
+    time.sleep(0.004)
+    return x.clone()
+
+
+@pytest.mark.parametrize("times, spread, blocks", [([1.0, 3.0], 0.03, 6), ([1.0, 1.0], 10.0, 3),
+                                                   ([2.0, 2.0, 2.0, 1.0], 0.3, 3), ([2.0, 2.0, 3.0], 0.3, 6)])
+def test_blocks_that_disagree_get_further_blocks_up_to_the_protocol_s_maximum(times, spread, blocks):
+    runner = BlockRunner(times)
+    side = JudgeSide(slow_reference, runner, inputs=lambda i: [torch.ones(4)], spec=lambda i: {"seed": i},
+                     shape=SimpleNamespace(container=None, nbytes=16), tolerances={"float32": Tolerance(1e-4, 1e-4)},
+                     device=torch.device("cpu"), overhead=Overhead(0.0, 0.0), read_clocks=lambda: None)
+    protocol = replace(PROTO, max_timing_blocks=6, block_spread=spread)
+    series = side.run(protocol, seed=3, gpu=False)
+    assert series.failure is None and len(series.blocks) == blocks
+    assert sum(runner.prepares) == blocks  # each block on fresh allocations; [2, 2, 2, 1]'s fourth never ran
+
+
+def test_the_rule_for_another_block():
+    rule = replace(PROTOCOL, timing_blocks=3, max_timing_blocks=5, block_spread=0.03)
+    assert timing.another_block([], rule) and timing.another_block([1.0, 1.0], rule)
+    assert not timing.another_block([1.0, 1.01, 1.02], rule)
+    assert timing.another_block([1.0, 1.0, 1.05], rule) and timing.another_block([1.0, 1.0, 1.05, 1.0], rule)
+    assert not timing.another_block([1.0, 1.0, 1.05, 1.0, 1.0], rule)  # the maximum reached
+    assert timing.block_spread([2.0, 4.0, float("nan")]) == pytest.approx(1.0)
+    assert timing.block_spread([3.0]) == 0.0
+
+
+def test_the_between_run_sigma_widens_each_bound_in_quadrature_and_never_narrows_it():
+    rng = np.random.default_rng(2)
+    ref, ker, block_of = _run(rng, 2.0, 3, 20)
+    estimate = timing.speedup(ref, ker)
+    low, high = timing.rerun_interval(ref, ker, block_of, 400, seed=1)
+    wide_low, wide_high = timing.rerun_interval(ref, ker, block_of, 400, seed=1, rerun_sigma=0.005)
+    between = 1.96 * np.sqrt(2) * 0.005
+    assert np.log(estimate / wide_low) == pytest.approx(np.hypot(np.log(estimate / low), between))
+    assert np.log(wide_high / estimate) == pytest.approx(np.hypot(np.log(high / estimate), between))
+    flat = [1.0] * 30  # no spread at all: the interval is the between-run part alone
+    interval = timing.rerun_interval([2.0] * 30, flat, [0] * 10 + [1] * 10 + [2] * 10, 200, 0, rerun_sigma=0.005)
+    assert interval == pytest.approx((2.0 * np.exp(-between), 2.0 * np.exp(between)))
 
 
 def test_a_block_run_slowed_is_measured_again_and_a_device_that_stays_slow_is_flagged():

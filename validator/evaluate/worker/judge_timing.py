@@ -1,7 +1,8 @@
 """Timing across the trust boundary: the judge times the reference itself while the runner is stopped, asks
 the runner for one timed kernel call at a time, and bounds what the runner reports by its own clock.
 
-The rounds run in `protocol.timing_blocks` independent blocks: each starts on fresh allocations (the judge's
+The rounds run in `protocol.timing_blocks` independent blocks (more, up to `max_timing_blocks`, while the blocks'
+speedups disagree by more than `block_spread`): each starts on fresh allocations (the judge's
 and the runner's flush buffers and the runner's input buffers made anew, the caching allocators emptied)
 after a pause, warms up again, and opens with the other side than the block before; inside a block the
 order of each round is random. NVML's clock state is read after the block's warm-up and after its last
@@ -126,6 +127,10 @@ def span_verdict(ker_ms: list[float], spans_ms: list[float], allowance_ms: float
     return PASSED
 
 
+def block_speedup(block: Block) -> float:
+    return timing.speedup([s[0] for s in block.samples], [s[1] for s in block.samples])
+
+
 @dataclass(frozen=True)
 class Block:
     """One measured block: its rounds' samples and the clock state read around them."""
@@ -217,7 +222,8 @@ class JudgeSide:
         output_digest([torch.zeros(4, device=self.device)])  # compiled here, not inside a measured digest
         order = random.Random(seed)
         kept: list[Block] = []
-        for b in range(protocol.timing_blocks):
+        while timing.another_block([block_speedup(k) for k in kept], protocol):
+            b = len(kept)
             for attempt in range(1, protocol.block_attempts + 1):
                 if kept or attempt > 1:
                     time.sleep(protocol.block_gap_s)

@@ -87,20 +87,39 @@ def hierarchical_replicates(reference: Sequence[float], kernel: Sequence[float],
 
 
 def rerun_interval(reference: Sequence[float], kernel: Sequence[float], blocks: Sequence[int], resamples: int,
-                   seed: int) -> tuple[float, float]:  # fmt: skip
+                   seed: int, *, rerun_sigma: float = 0.0) -> tuple[float, float]:  # fmt: skip
     """95% interval for the speedup a rerun would publish: the estimate times the 2.5th and 97.5th percentiles
     of the ratio of two independent hierarchical replicates. A rerun's estimate carries its own noise as
     well as ours, so it falls in a plain 95% interval for the true value only about 83% of the time; the
-    ratio of two replicates has the spread of (rerun - this run), about sqrt(2) times wider."""
+    ratio of two replicates has the spread of (rerun - this run), about sqrt(2) times wider. `rerun_sigma` is
+    the relative sd per run of what the blocks cannot see (the protocol's); both runs carry it, so each bound
+    is widened in log space, in quadrature, by 1.96 * sqrt(2) * rerun_sigma."""
     rng = np.random.default_rng(seed)
     first = hierarchical_replicates(reference, kernel, blocks, resamples, rng)
     second = hierarchical_replicates(reference, kernel, blocks, resamples, rng)
     count = len(_block_groups(blocks, len(reference)))
     # Resampling B blocks sees (B-1)/B of their variance; widened back in log space (3 blocks: x1.22).
     widen = np.sqrt(count / (count - 1)) if count > 1 else 1.0
-    lo, hi = np.exp(widen * np.log(_percentile(first / second, [2.5, 97.5])))
+    low, high = widen * np.log(_percentile(first / second, [2.5, 97.5]))
+    between = 1.96 * math.sqrt(2.0) * rerun_sigma
+    low, high = -math.hypot(min(float(low), 0.0), between), math.hypot(max(float(high), 0.0), between)
     estimate = speedup(reference, kernel)
-    return float(estimate * lo), float(estimate * hi)
+    return float(estimate * math.exp(low)), float(estimate * math.exp(high))
+
+
+def block_spread(block_speedups: Sequence[float]) -> float:
+    """How far a problem's blocks disagree: the largest block speedup over the smallest, less one."""
+    values = [v for v in block_speedups if v > 0 and math.isfinite(v)]
+    return max(values) / min(values) - 1.0 if len(values) > 1 else 0.0
+
+
+def another_block(block_speedups: Sequence[float], protocol: Any) -> bool:
+    """Whether to measure one more block: fewer than `timing_blocks` so far, or blocks that still disagree by
+    more than `block_spread` while fewer than `max_timing_blocks` ran."""
+    done = len(block_speedups)
+    if done < protocol.timing_blocks:
+        return True
+    return done < protocol.max_timing_blocks and block_spread(block_speedups) > protocol.block_spread
 
 
 def relative_halfwidth(estimate: float, interval: tuple[float, float]) -> float:
@@ -262,7 +281,8 @@ def _series(samples: list[tuple[float, ...]], stop: str, failure: Check | None) 
 def result_fields(series: Series, protocol: Any, seed: int) -> dict[str, Any]:
     """The ProblemResult fields a finished series fills: medians with spread, the pooled speedup, the interval a
     rerun is expected to fall in (hierarchical over blocks and rounds), and each block's summary."""
-    interval = rerun_interval(series.ref_ms, series.ker_ms, series.block_of, protocol.bootstrap_resamples, seed)
+    interval = rerun_interval(series.ref_ms, series.ker_ms, series.block_of, protocol.bootstrap_resamples, seed,
+                              rerun_sigma=protocol.rerun_sigma)
     return {
         "blocks": series.blocks,
         "reference": summarize(series.ref_ms),
