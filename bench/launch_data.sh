@@ -18,6 +18,7 @@
 #                 and team kernels with torch.compile baselines, a second run of the team kernels into
 #                 build/rerun (bench/rerun_coverage.py compares the two once both are whole), then the
 #                 torch.compile row while time is left. Carry build/rerun (extracted from $OUT/rerun.tar).
+#     pair        board without the row
 # Every step stops itself before the 10-minute call limit ($BUDGET_S, default 560 s); an interrupted run
 # resumes on the next call. Everything comes back as one file, $OUT/bundle.tar (a device call returns at most 8
 # files, none deeper than 2 folders): results.tar in it holds results/<hardware>/..., the logs and reports beside.
@@ -119,7 +120,7 @@ warm-row)
 row-all)
   validate row submissions/torch-compile-inductor.json
   ;;
-board)
+board | pair)  # pair: the same without the row (its warm-up alone outlasts a call on a fresh machine)
   validate examples submissions/kernelbench-team-examples.json --compile-baseline
   validate team submissions/kernelbench-team.json --compile-baseline
   # the rerun: its own results directory, so its intervals are independent of the first run's
@@ -129,7 +130,7 @@ board)
   [ -n "$first" ] && [ -n "$second" ] && python3 bench/rerun_coverage.py "$first" "$second" \
     --out "$OUT/rerun_coverage.json" > "$OUT/rerun_coverage.txt" 2>&1 && tail -n 1 "$OUT/rerun_coverage.txt"
   tar -cf "$OUT/rerun.tar" build/rerun 2>/dev/null
-  [ "$(left)" -gt 60 ] && validate row submissions/torch-compile-inductor.json
+  [ "$1" = board ] && [ "$(left)" -gt 60 ] && validate row submissions/torch-compile-inductor.json
   ;;
 disagreement)  # where torch.compile failed the fp32 tolerance: eager, compiled and float64 side by side
   timeout "$(left)" python3 bench/compile_disagreement.py "${@:2}" --out "$OUT/disagreement.json" \

@@ -157,7 +157,8 @@ def _timed_on_cpu(tmp_path: Path, monkeypatch, alone_ms: float | None = None) ->
     monkeypatch.setattr(timing, "flush_buffer", lambda device, factor: torch.empty(1 << 16))
     monkeypatch.setattr(judge_timing, "SPAN_FLOOR_MS", judge_timing.CPU_FLOOR_MS)
     monkeypatch.setattr(judge_timing, "SPAN_RELATIVE", judge_timing.CPU_RELATIVE)
-    protocol = PROTOCOL.to_dict() | {"time_budget_s": 2.0, "min_rounds": 5, "max_rounds": 12}
+    # CPU clocks make blocks disagree: no further blocks (test_judge_blocks tests those)
+    protocol = PROTOCOL.to_dict() | {"time_budget_s": 2.0, "min_rounds": 5, "max_rounds": 12, "max_timing_blocks": 3}
     kernel = REPO / "tests" / "redteam" / "control" / "relu_triton.py"
     job = make_job("level1/19_ReLU", kernel, tmp_path, interpret=True, protocol=protocol)
     monkeypatch.setenv("TRITON_INTERPRET", "1")
