@@ -10,21 +10,14 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import sys
 from pathlib import Path
 
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from validator.evaluate.worker.timing import with_rerun_sigma
 from validator.results.records import load
-
-
-def widened(estimate: float, interval: tuple[float, float], rerun_sigma: float) -> tuple[float, float]:
-    between = 1.96 * math.sqrt(2.0) * rerun_sigma
-    low, high = math.log(interval[0] / estimate), math.log(interval[1] / estimate)
-    return (estimate * math.exp(-math.hypot(min(low, 0.0), between)),
-            estimate * math.exp(math.hypot(max(high, 0.0), between)))
 
 
 def compare(first: Path, second: Path, rerun_sigma: float = 0.0) -> dict:
@@ -33,7 +26,8 @@ def compare(first: Path, second: Path, rerun_sigma: float = 0.0) -> dict:
     rows = []
     for key in sorted(a.keys() & b.keys()):
         x, y = a[key], b[key]
-        x_ci, y_ci = widened(x.speedup, x.speedup_ci, rerun_sigma), widened(y.speedup, y.speedup_ci, rerun_sigma)
+        x_ci = with_rerun_sigma(x.speedup, x.speedup_ci, rerun_sigma)
+        y_ci = with_rerun_sigma(y.speedup, y.speedup_ci, rerun_sigma)
         rows.append({"key": key, "first": x.speedup, "second": y.speedup, "first_ci": x_ci,
                      "second_ci": y_ci, "drift": y.speedup / x.speedup - 1,
                      "second_in_first": x_ci[0] <= y.speedup <= x_ci[1],

@@ -100,11 +100,18 @@ def rerun_interval(reference: Sequence[float], kernel: Sequence[float], blocks: 
     count = len(_block_groups(blocks, len(reference)))
     # Resampling B blocks sees (B-1)/B of their variance; widened back in log space (3 blocks: x1.22).
     widen = np.sqrt(count / (count - 1)) if count > 1 else 1.0
-    low, high = widen * np.log(_percentile(first / second, [2.5, 97.5]))
-    between = 1.96 * math.sqrt(2.0) * rerun_sigma
-    low, high = -math.hypot(min(float(low), 0.0), between), math.hypot(max(float(high), 0.0), between)
+    low, high = np.exp(widen * np.log(_percentile(first / second, [2.5, 97.5])))
     estimate = speedup(reference, kernel)
-    return float(estimate * math.exp(low)), float(estimate * math.exp(high))
+    return with_rerun_sigma(estimate, (float(estimate * low), float(estimate * high)), rerun_sigma)
+
+
+def with_rerun_sigma(estimate: float, interval: tuple[float, float], rerun_sigma: float) -> tuple[float, float]:
+    """`interval` with each bound's distance from `estimate` widened in log space, in quadrature, by
+    1.96 * sqrt(2) * rerun_sigma (never narrowed)."""
+    between = 1.96 * math.sqrt(2.0) * rerun_sigma
+    low, high = math.log(interval[0] / estimate), math.log(interval[1] / estimate)
+    return (estimate * math.exp(-math.hypot(min(low, 0.0), between)),
+            estimate * math.exp(math.hypot(max(high, 0.0), between)))
 
 
 def block_spread(block_speedups: Sequence[float]) -> float:
