@@ -39,6 +39,21 @@ def test_off_a_terminal_a_slow_counter_says_how_far_it_got_between(monkeypatch):
         "checking problems: 1/3", "checking problems: 2/3", "checking problems: 3/3"]
 
 
+def test_a_log_line_names_the_slowest_item_finished_since_the_last_one(monkeypatch):
+    """A warm-up cut off by a time limit leaves only its log: which problems made its tail must be in it."""
+    monkeypatch.delenv("CI", raising=False)
+    clock = iter([0.0, 0.0, 1.0, 2.0, 40.0, 41.0, 42.0, 43.0, 44.0, 45.0])
+    monkeypatch.setattr(progress.time, "monotonic", lambda: next(clock))
+    target, buffer = console(terminal=False)
+    with progress.counter(target, 5, "compile warm-up") as advance:
+        for note in ("level1/1: warm in 3.0 s", "level3/10: warm in 98.5 s", "level2/1: warm in 12.0 s",
+                     "level1/2: compiled", "level1/3: warm in 1.0 s"):
+            advance(note)
+    lines = buffer.getvalue().splitlines()
+    assert lines[0].endswith("slowest since: level3/10: warm in 98.5 s")
+    assert lines[1].endswith("slowest since: level1/3: warm in 1.0 s") and len(lines) == 2
+
+
 @pytest.mark.parametrize("ci", ["true", "1"])
 def test_ci_means_a_log_even_on_a_terminal(monkeypatch, ci):
     monkeypatch.setenv("CI", ci)

@@ -59,20 +59,34 @@ def counter(console: Console | None, total: int, label: str) -> Iterator[Callabl
         yield lambda note: bar.advance(task)
 
 
+def _seconds_in(note: str) -> float:
+    """The seconds a note ends with (`level3/10_ResNet101: warm in 98.1 s`), or -1."""
+    words = note.split()
+    try:
+        return float(words[-2]) if len(words) >= 2 and words[-1] == "s" else -1.0
+    except ValueError:
+        return -1.0
+
+
 @contextlib.contextmanager
 def _quiet_counter(console: Console, total: int, label: str) -> Iterator[Callable[[str], None]]:
-    """For logs: `label: done/total (s)` at most every HEARTBEAT_S, and once at the end."""
+    """For logs: `label: done/total (s)` at most every HEARTBEAT_S, with the slowest item finished since the last
+    line (a warm-up's tail shows which problems make it), and once at the end."""
     lock = threading.Lock()
     started = time.monotonic()
-    state = {"done": 0, "said": started}
+    state: dict = {"done": 0, "said": started, "slowest": ""}
 
     def say() -> None:
-        console.print(f"{label}: {state['done']}/{total} ({time.monotonic() - started:.0f} s)", highlight=False,
-                      markup=False)
+        slowest = f"; slowest since: {state['slowest']}" if state["slowest"] else ""
+        console.print(f"{label}: {state['done']}/{total} ({time.monotonic() - started:.0f} s){slowest}",
+                      highlight=False, markup=False)
+        state["slowest"] = ""
 
     def advance(note: str) -> None:
         with lock:
             state["done"] += 1
+            if _seconds_in(note) >= max(0.0, _seconds_in(state["slowest"])):
+                state["slowest"] = note
             if time.monotonic() - state["said"] >= HEARTBEAT_S and state["done"] < total:
                 state["said"] = time.monotonic()
                 say()
