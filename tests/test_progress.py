@@ -46,12 +46,12 @@ def test_a_log_line_names_the_slowest_item_finished_since_the_last_one(monkeypat
     monkeypatch.setattr(progress.time, "monotonic", lambda: next(clock))
     target, buffer = console(terminal=False)
     with progress.counter(target, 5, "compile warm-up") as advance:
-        for note in ("level1/1: warm in 3.0 s", "level3/10: warm in 98.5 s", "level2/1: warm in 12.0 s",
-                     "level1/2: compiled", "level1/3: warm in 1.0 s"):
-            advance(note)
+        for note, seconds in (("level1/1: warm", 3.0), ("level3/10: warm", 98.5), ("level2/1: warm", 12.0),
+                              ("level1/2: compiled", None), ("level1/3: warm", 1.0)):
+            advance(note, seconds)
     lines = buffer.getvalue().splitlines()
-    assert lines[0].endswith("slowest since: level3/10: warm in 98.5 s")
-    assert lines[1].endswith("slowest since: level1/3: warm in 1.0 s") and len(lines) == 2
+    assert lines[0].endswith("slowest since: level3/10: warm")
+    assert lines[1].endswith("slowest since: level1/3: warm") and len(lines) == 2
 
 
 @pytest.mark.parametrize("ci", ["true", "1"])

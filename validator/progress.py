@@ -12,7 +12,8 @@ import contextlib
 import os
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
+from typing import Protocol
 
 from rich.console import Console, Group
 from rich.live import Live
@@ -43,11 +44,16 @@ def _bar(console: Console) -> Progress:
     )
 
 
+class Advance(Protocol):
+    def __call__(self, note: str, seconds: float | None = None) -> None: ...
+
+
 @contextlib.contextmanager
-def counter(console: Console | None, total: int, label: str) -> Iterator[Callable[[str], None]]:
-    """A bar for `total` items; yields `advance(note)`, safe to call from several threads."""
+def counter(console: Console | None, total: int, label: str) -> Iterator[Advance]:
+    """A bar for `total` items; yields `advance(note, seconds=None)`, safe to call from several threads. In logs,
+    the item with the most `seconds` since the last line is named on it."""
     if console is None or total == 0:
-        yield lambda note: None
+        yield lambda note, seconds=None: None
         return
     if not live(console):
         with _quiet_counter(console, total, label) as advance:
@@ -56,37 +62,28 @@ def counter(console: Console | None, total: int, label: str) -> Iterator[Callabl
     bar = _bar(console)
     task = bar.add_task(label, total=total)
     with bar:
-        yield lambda note: bar.advance(task)
-
-
-def _seconds_in(note: str) -> float:
-    """The seconds a note ends with (`level3/10_ResNet101: warm in 98.1 s`), or -1."""
-    words = note.split()
-    try:
-        return float(words[-2]) if len(words) >= 2 and words[-1] == "s" else -1.0
-    except ValueError:
-        return -1.0
+        yield lambda note, seconds=None: bar.advance(task)
 
 
 @contextlib.contextmanager
-def _quiet_counter(console: Console, total: int, label: str) -> Iterator[Callable[[str], None]]:
+def _quiet_counter(console: Console, total: int, label: str) -> Iterator[Advance]:
     """For logs: `label: done/total (s)` at most every HEARTBEAT_S, with the slowest item finished since the last
     line (a warm-up's tail shows which problems make it), and once at the end."""
     lock = threading.Lock()
     started = time.monotonic()
-    state: dict = {"done": 0, "said": started, "slowest": ""}
+    state: dict = {"done": 0, "said": started, "slowest": None}  # slowest: (seconds, note) since the last line
 
     def say() -> None:
-        slowest = f"; slowest since: {state['slowest']}" if state["slowest"] else ""
+        slowest = f"; slowest since: {state['slowest'][1]}" if state["slowest"] else ""
         console.print(f"{label}: {state['done']}/{total} ({time.monotonic() - started:.0f} s){slowest}",
                       highlight=False, markup=False)
-        state["slowest"] = ""
+        state["slowest"] = None
 
-    def advance(note: str) -> None:
+    def advance(note: str, seconds: float | None = None) -> None:
         with lock:
             state["done"] += 1
-            if _seconds_in(note) >= max(0.0, _seconds_in(state["slowest"])):
-                state["slowest"] = note
+            if seconds is not None and (state["slowest"] is None or seconds >= state["slowest"][0]):
+                state["slowest"] = (seconds, note)
             if time.monotonic() - state["said"] >= HEARTBEAT_S and state["done"] < total:
                 state["said"] = time.monotonic()
                 say()

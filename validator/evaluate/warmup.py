@@ -71,9 +71,10 @@ def per_device(devices: int, cpus: int | None = None) -> int:
 
 
 def warm(items: Sequence[WorkItem], config: SchedulerConfig, concurrency: int | None = None,
-         on_done: Callable[[str], None] = lambda note: None) -> WarmReport:
+         on_done: Callable[[str, float], None] = lambda note, seconds: None) -> WarmReport:
     """Run the warm-up of every item whose backend compiles at first call; the others are left alone.
-    `on_done` gets one line per finished warm-up (problem, outcome, seconds), for a progress display."""
+    `on_done` gets one line per finished warm-up (problem, outcome, seconds) and its seconds, for a progress
+    display."""
     chosen = to_warm(items)
     reused = sum(item.job.backend in BACKENDS for item in items) - len(chosen)
     if not chosen:
@@ -97,7 +98,8 @@ def warm(items: Sequence[WorkItem], config: SchedulerConfig, concurrency: int | 
         if path is not None and _warmed(result):
             path.parent.mkdir(parents=True, exist_ok=True)
             path.touch()
-        on_done(f"{result.key}: {'warm' if _warmed(result) else result.status.value} in {result.seconds:.1f} s")
+        on_done(f"{result.key}: {'warm' if _warmed(result) else result.status.value} in {result.seconds:.1f} s",
+                result.seconds)
 
     started = time.perf_counter()
     run_all(jobs, warm_config, on_result=record)
