@@ -118,16 +118,27 @@ JUDGE_TRITON = "judge-triton"
 and every later run found the entry changed and rebuilt the kernel)."""
 
 
-def worker_cache_env(cache_dir: Path, backend: str) -> dict[str, str]:
+def worker_cache_env(cache_dir: Path, backend: str, problem_sha256: str) -> dict[str, str]:
     """A worker's compiler caches inside its kernel's cache directory: the kernel's Triton cache (copied into
     its runner, KB_KERNEL_TRITON_CACHE), the judge's own (TRITON_CACHE_DIR), and inductor's for a torch.compile
     kernel (KB_KERNEL_INDUCTOR_CACHE: the warm-up fills it, the timed worker reads it). The kernel's caches go by
     the board's own names: TORCHINDUCTOR_CACHE_DIR is set by inductor itself, to a per-user directory, in any
-    process that touches it, and a judge that took that for the kernel's cache copied and locked all of it."""
+    process that touches it, and a judge that took that for the kernel's cache copied and locked all of it.
+
+    A torch.compile kernel's caches are per problem (`problems/<problem sha256>/`, an entry with its own manifest
+    and lock): what inductor compiles depends on the problem, and the torch.compile row is one kernel file for
+    all 250. In one shared entry every warm-up's merge and every judge's copy hashed and copied the caches of
+    all problems warmed so far, under one lock: on four H200s, warm-ups of the row's second half waited past
+    the 300 s bound and a resumed run's build check hashed for minutes."""
     env = {"KB_KERNEL_TRITON_CACHE": str(cache_dir / "triton"), "TRITON_CACHE_DIR": str(cache_dir / JUDGE_TRITON)}
     if backend == "torch-compile":
-        env["KB_KERNEL_INDUCTOR_CACHE"] = str(cache_dir / "inductor")
+        own = cache_dir / PER_PROBLEM / problem_sha256
+        env |= {"KB_KERNEL_TRITON_CACHE": str(own / "triton"), "KB_KERNEL_INDUCTOR_CACHE": str(own / "inductor")}
     return env
+
+
+PER_PROBLEM = "problems"
+"""Folder of a torch.compile kernel's cache entry that holds one entry per problem (`worker_cache_env`)."""
 
 
 COMPILER_NAMES = ("c++", "g++", "gcc", "cc")

@@ -144,7 +144,7 @@ def plan(context: StageContext, tools: Toolchain, secret: bytes, interpret: bool
             own_kernel_names=own_kernel_names(entry.file.read_text(errors="replace")),
             interpret=interpret, sandbox=sandbox,
         )
-        item = WorkItem(job, entry.path, toolchain.worker_cache_env(cache_dir, entry.backend))
+        item = WorkItem(job, entry.path, toolchain.worker_cache_env(cache_dir, entry.backend, problem.sha256))
         known = _decided_without_running(context, problem.key)
         planned.append((item, _preset(item, *known) if known else None))
         keys.append((entry.level, entry.problem_id))
@@ -252,10 +252,12 @@ def with_compile_baseline(
 
         with tempfile.TemporaryDirectory(prefix="kb-compile-baseline-") as tmp:
             kernel, sha = baselines.write_kernel(Path(tmp))
-            env = toolchain.worker_cache_env(Path(tmp) / "cache", baselines.BACKEND)
+            compiled = Path(tmp) / "cache"
             items = [WorkItem(dataclasses.replace(item.job, kernel_path=str(kernel), kernel_sha256=sha,
                                                   backend=baselines.BACKEND, own_kernel_names=()),
-                              kernel.name, env) for item in todo]
+                              kernel.name, toolchain.worker_cache_env(compiled, baselines.BACKEND,
+                                                                      item.job.problem_sha256))
+                     for item in todo]
             warmup.warm(items, config)
             run_all(items, config, on_result=keep)
     current = {sha: e for sha, e in entries.items() if baselines.current(e, torch_version, version)}

@@ -46,3 +46,40 @@ def test_a_changed_entry_is_still_refused(tmp_path: Path, monkeypatch: pytest.Mo
         remote._copy_cache(SimpleNamespace(extensions_dir=str(entry / "ext")), target)
     assert (caught.value.status, caught.value.code) == ("rejected", "cache-tampered")
     assert not (target / "inductor").exists()
+
+
+def test_a_compiled_kernel_s_caches_are_kept_and_copied_per_problem(tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    # the torch.compile row is one kernel file for 250 problems: with one shared entry, every warm-up's merge and
+    # every judge's copy hashed and copied what all earlier problems compiled (minutes per judge on four H200s)
+    from validator.build import toolchain
+    from validator.isolation.manifest import verify_tree
+
+    entry = tmp_path / "kernels" / "key"
+    (entry / "ext").mkdir(parents=True)
+    record_tree(entry)  # as the build leaves it
+    job = SimpleNamespace(extensions_dir=str(entry / "ext"))
+
+    def warm_up(problem: str) -> None:  # what a warm-up's runner compiled, merged back by its judge
+        for name, value in toolchain.worker_cache_env(entry, "torch-compile", problem).items():
+            monkeypatch.setenv(name, value)
+        produced = tmp_path / f"runner-{problem}"
+        (produced / "inductor" / "fx").mkdir(parents=True)
+        (produced / "inductor" / "fx" / f"graph-{problem}.py").write_text(problem)
+        (produced / "triton" / "hash").mkdir(parents=True)
+        (produced / "triton" / "hash" / "kernel.cubin").write_bytes(problem.encode())
+        remote.Runner.keep_caches(SimpleNamespace(job=job, cache=produced))  # type: ignore[arg-type]
+
+    warm_up("a" * 64)
+    warm_up("b" * 64)
+    assert verify_tree(entry) is None, "a warm-up changed the build's entry"
+    for problem in ("a" * 64, "b" * 64):
+        own = entry / toolchain.PER_PROBLEM / problem
+        assert verify_tree(own) is None
+        kept = sorted(str(p.relative_to(own)) for p in own.rglob("*") if p.is_file() and p.parent != own)
+        assert kept == [f"inductor/fx/graph-{problem}.py", "triton/hash/kernel.cubin"]
+    target = tmp_path / "judge-b"  # the judge of b copies b's graphs into its runner, and none of a's
+    target.mkdir()
+    remote._copy_cache(job, target)
+    copied = sorted(str(p.relative_to(target)) for p in target.rglob("*") if p.is_file())
+    assert copied == [f"inductor/fx/graph-{'b' * 64}.py", "triton/hash/kernel.cubin"]
