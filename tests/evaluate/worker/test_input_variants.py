@@ -68,3 +68,29 @@ def test_any_positive_scale_is_a_variant_and_anything_else_is_refused() -> None:
     for bad in ("scaled-x-2", "scaled-xabc", "halved", "scaled-x0"):
         with pytest.raises(ValueError, match="unknown input variant"):
             make_variant([kept], bad)
+
+
+@pytest.mark.parametrize("variant", [*HIDDEN, "scaled-x3", "scaled-x0.01"])
+def test_a_consumed_draw_is_changed_in_place_to_the_values_a_copy_gets(variant: str) -> None:
+    # the judge and the runner draw each trial's inputs for that trial alone: no second copy of 16 GiB
+    copied = make_variant(_upstream_like(), variant, seed=3)
+    drawn = _upstream_like()
+    consumed = make_variant(drawn, variant, seed=3, consume=True)
+    assert consumed[0] is drawn[0] and consumed[3] is drawn[3]
+    for a, b in zip(copied[:4], consumed[:4], strict=True):
+        assert torch.equal(a, b) and a.dtype == b.dtype
+
+
+@pytest.mark.parametrize("variant", [*HIDDEN, "scaled-x3"])
+def test_inputs_on_one_storage_are_copied_even_when_consumed(variant: str) -> None:
+    def aliased() -> list:
+        torch.manual_seed(0)
+        x = torch.rand(4, 6)
+        return [x, x, x[:, :3], x.T]  # one tensor twice, and views of it
+
+    copied = make_variant(aliased(), variant, seed=3)
+    consumed = make_variant(aliased(), variant, seed=3, consume=True)
+    for a, b in zip(copied, consumed, strict=True):
+        assert torch.equal(a, b)
+    leaf = [torch.rand(3, requires_grad=True)]
+    assert torch.equal(make_variant(leaf, variant, 3, consume=True)[0], make_variant(leaf, variant, 3)[0])

@@ -10,7 +10,8 @@ these variants, of the same shapes and dtypes, takes those shortcuts away:
     standard-normal  a fresh N(0, 1) draw of every floating input (seeded by the harness's secret)
 
 Integer and bool inputs (indices, labels, masks) and non-tensor inputs are passed through untouched: scaling
-an index or a label changes what the problem means. Pure functions; the worker wiring is the judge's.
+an index or a label changes what the problem means. The given inputs are changed only where a caller asks
+(`consume`); the worker wiring is the judge's.
 (Kept apart from correctness.py, already at the module-size limit.)
 """
 
@@ -32,36 +33,57 @@ def _map_floating(value: Any, change: Callable[[torch.Tensor], torch.Tensor]) ->
     return value
 
 
-def _normal_like(seed: int) -> Callable[[torch.Tensor], torch.Tensor]:
+def _normal_like(seed: int, consume: bool) -> Callable[[torch.Tensor], torch.Tensor]:
     generators: dict[torch.device, torch.Generator] = {}
 
     def draw(t: torch.Tensor) -> torch.Tensor:
         if t.device not in generators:  # one generator per device, each seeded alike: reproducible per input
             generators[t.device] = torch.Generator(device=t.device).manual_seed(seed)
-        fresh = torch.randn(t.shape, dtype=torch.float32 if t.is_complex() else t.dtype, device=t.device,
-                            generator=generators[t.device])
-        return fresh.to(t.dtype)
+        # torch.randn is normal_ on a new tensor: the same values in place or not
+        into = t if consume and not t.is_complex() else torch.empty(
+            t.shape, dtype=torch.float32 if t.is_complex() else t.dtype, device=t.device)
+        return into.normal_(generator=generators[t.device]).to(t.dtype)
 
     return draw
 
 
-def make_variant(inputs: Sequence[Any], variant: str, seed: int = 0) -> list[Any]:
-    """New inputs of `variant` from `inputs` (which are left as they are): `upstream` (the draw as given),
-    `negated`, `standard-normal` (`seed` only matters for it) or `scaled-x<factor>` for any positive factor."""
+def make_variant(inputs: Sequence[Any], variant: str, seed: int = 0, *, consume: bool = False) -> list[Any]:
+    """New inputs of `variant` from `inputs`: `upstream` (the draw as given), `negated`, `standard-normal`
+    (`seed` only matters for it) or `scaled-x<factor>` for any positive factor. The given inputs are left as
+    they are, unless `consume`: then their floating tensors are changed in place and returned, for a caller that
+    drew them for this trial alone (the judge and the runner): a second copy of upstream's inputs did not fit
+    beside the first on an 80 GB GPU (level1/45 draws 16 GiB), with the same values either way."""
     if variant == "upstream":
         return list(inputs)
+    consume = consume and not _share_storage(inputs)
     change: Callable[[torch.Tensor], torch.Tensor]
     if variant == "negated":
-        change = torch.neg
+        change = torch.Tensor.neg_ if consume else torch.neg
     elif variant == "standard-normal":
-        change = _normal_like(seed)
+        change = _normal_like(seed, consume)
     elif variant.startswith("scaled-x") and _factor(variant) is not None:
         factor = _factor(variant)
-        change = lambda t: t * factor  # noqa: E731
+        change = (lambda t: t.mul_(factor)) if consume else (lambda t: t * factor)
     else:
         raise ValueError(f"unknown input variant {variant!r}; expected upstream, negated, standard-normal or "
                          "scaled-x<factor>")
     return [_map_floating(v, change) for v in inputs]
+
+
+def _floating(value: Any) -> list[torch.Tensor]:
+    if isinstance(value, torch.Tensor):
+        return [value] if value.is_floating_point() or value.is_complex() else []
+    if isinstance(value, list | tuple):
+        return [t for v in value for t in _floating(v)]
+    return []
+
+
+def _share_storage(inputs: Sequence[Any]) -> bool:
+    """Whether two floating inputs are one tensor or views of one (`[x, x]`, `[a, a.T]`): changed in place, one
+    would be changed twice or not as a copy would be. (A tensor that requires grad cannot be changed in place.)"""
+    floating = _floating(list(inputs))
+    storages = [t.untyped_storage().data_ptr() for t in floating]
+    return len(set(storages)) < len(storages) or any(t.requires_grad for t in floating)
 
 
 def _factor(variant: str) -> float | None:

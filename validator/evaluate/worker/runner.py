@@ -149,7 +149,7 @@ class Runner:
         made = make_inputs(self.problem, int(spec["seed"]), self.device, generate_on_device=self.gpu)
         made = correctness.scale_floating(made, float(spec.get("scale", 1.0)))
         if spec.get("variant") is not None:
-            made = make_variant(made, str(spec["variant"]), int(spec["variant_seed"]))
+            made = make_variant(made, str(spec["variant"]), int(spec["variant_seed"]), consume=True)
         if spec.get("widen") is not None:
             made = correctness.widen_dynamic_range(made, int(spec["widen"]))
         return made

@@ -52,7 +52,8 @@ class TrialInputs:
         (upstream's draw, negated, standard-normal, or a scale the problem allows)."""
         from validator.evaluate.worker.input_variants import make_variant
 
-        return make_variant(self.inputs("trial", trial), self.trial_variant(trial), self.seed("variant", trial))
+        return make_variant(self.inputs("trial", trial), self.trial_variant(trial), self.seed("variant", trial),
+                            consume=True)
 
     def input_scales(self) -> tuple[float, ...]:
         from validator.catalogue.problem_module import problem_input_scales
