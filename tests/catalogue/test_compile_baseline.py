@@ -206,3 +206,43 @@ def test_the_warm_up_starts_the_largest_graphs_first(tmp_path: Path, monkeypatch
     sizes = {key: (REPO / "problems" / f"{key}.py").stat().st_size for key in started}
     assert [key.split("/")[0] for key in started] == ["level3", "level2", "level1", "level1"]
     assert sizes[started[2]] >= sizes[started[3]]
+
+
+def test_a_warm_up_that_ran_out_of_memory_beside_others_is_run_once_more_alone(tmp_path: Path, monkeypatch):
+    """Twelve warm-ups at a time on an 80 GB H100 left 5 of 125 out of memory at upstream's sizes; each is run
+    again with one warm-up per GPU, and counts as warm if that one ends warm."""
+    import dataclasses
+
+    from validator.evaluate import warmup
+    from validator.evaluate.jobs import Job
+    from validator.evaluate.scheduler import Device, SchedulerConfig, WorkItem
+    from validator.results.records import Flag
+
+    def item(problem_id: int) -> WorkItem:
+        job = Job(key=f"level1/{problem_id}_P", level=1, problem_id=problem_id, problem_path="p.py",
+                  problem_sha256=f"{problem_id:064d}", kernel_path="k.py", kernel_sha256="k" * 64,
+                  backend="torch-compile", extensions_dir=str(tmp_path / "ext"), seed=1, protocol={})
+        return WorkItem(job, "k.py", {"KB_KERNEL_INDUCTOR_CACHE": str(tmp_path / str(problem_id) / "inductor")})
+
+    calls: list[tuple[int, list[str]]] = []
+
+    def fake_run_all(items, config, on_result):
+        calls.append((len(config.devices), [i.job.key for i in items]))
+        for i in items:
+            big = i.job.problem_id % 100 == 45
+            if big and len(calls) == 1:
+                on_result(dataclasses.replace(_result(i.job.problem_sha256, None), key=i.job.key,
+                                              status=Status.OOM, error="OutOfMemoryError: CUDA out of memory"))
+            else:
+                on_result(dataclasses.replace(_result(i.job.problem_sha256, None), key=i.job.key,
+                                              flags=(Flag("warm-up", "compiled"),)))
+
+    monkeypatch.setattr(warmup, "run_all", fake_run_all)
+    config = SchedulerConfig((Device("cuda:0", "0"), Device("cuda:1", "1")), 300, target="unused")
+    report = warmup.warm([item(n) for n in (19, 20, 21, 45)], config, concurrency=4)
+    assert calls[0][0] == 4 and calls[1] == (2, ["level1/45_P"])  # the retry: one slot per GPU, the crowded only
+    assert (report.failed, report.describe()["retried_alone"]) == ({}, 1)
+    assert warmup.marker(item(45)).is_file()
+    calls.clear()  # already one warm-up per GPU: an out-of-memory warm-up is not run again
+    report = warmup.warm([item(n) for n in (146, 145)], config, concurrency=4)
+    assert len(calls) == 1 and list(report.failed) == ["level1/145_P"]

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from validator.evaluate.scheduler import Device, SchedulerConfig, WorkItem, run_all
-from validator.results.records import ProblemResult
+from validator.results.records import ProblemResult, Status
 
 BACKENDS = frozenset({"torch-compile"})
 """Backends that compile at their first call, on the GPU, and keep what they compiled in a cache."""
@@ -42,10 +42,12 @@ class WarmReport:
     """Problems whose warm-up did not end as one, and the first line of why (the timed run records its own)."""
     reused: int = 0
     """Jobs skipped because an earlier run on this machine warmed their cache (their marker exists)."""
+    retried: int = 0
+    """Warm-ups that ran out of GPU memory beside others and were run again, one per GPU."""
 
     def describe(self) -> dict[str, object]:
         return {"jobs": self.count, "seconds": round(self.seconds, 1), "per_gpu": self.per_device,
-                "failed": self.failed, "already_warm": self.reused}
+                "failed": self.failed, "already_warm": self.reused, "retried_alone": self.retried}
 
 
 def marker(item: WorkItem) -> Path | None:
@@ -103,9 +105,17 @@ def warm(items: Sequence[WorkItem], config: SchedulerConfig, concurrency: int | 
 
     started = time.perf_counter()
     run_all(jobs, warm_config, on_result=record)
-    failed = {r.key: f"{r.status.value}: {r.error.partition(chr(10))[0][:200]}"
-              for r in sorted(outcomes, key=lambda r: r.key) if not _warmed(r)}
-    return WarmReport(len(jobs), time.perf_counter() - started, width, failed, reused)
+    # Out of memory beside the other warm-ups of its GPU (upstream's sizes: 5 of 125 at 12 per 80 GB H100): once
+    # more, one at a time per GPU, so its judge loads a compiled graph instead of compiling while it holds the GPU.
+    crowded = {r.key for r in outcomes if r.status == Status.OOM} if len(slots) > len(config.devices) else set()
+    if crowded:
+        alone = dataclasses.replace(warm_config, devices=tuple(Device(f"{d.label}/warm", d.visible)
+                                                               for d in config.devices))
+        run_all([job for job in jobs if job.job.key in crowded], alone, on_result=record)
+    last = {r.key: r for r in outcomes}  # a retried warm-up's second outcome is the one that counts
+    failed = {key: f"{r.status.value}: {r.error.partition(chr(10))[0][:200]}"
+              for key, r in sorted(last.items()) if not _warmed(r)}
+    return WarmReport(len(jobs), time.perf_counter() - started, width, failed, reused, retried=len(crowded))
 
 
 def _size(path: str) -> int:
