@@ -55,7 +55,7 @@ def make_variant(inputs: Sequence[Any], variant: str, seed: int = 0, *, consume:
     beside the first on an 80 GB GPU (level1/45 draws 16 GiB), with the same values either way."""
     if variant == "upstream":
         return list(inputs)
-    consume = consume and not _share_storage(inputs)
+    consume = consume and not _unsafe_in_place(inputs)
     change: Callable[[torch.Tensor], torch.Tensor]
     if variant == "negated":
         change = torch.Tensor.neg_ if consume else torch.neg
@@ -78,12 +78,13 @@ def _floating(value: Any) -> list[torch.Tensor]:
     return []
 
 
-def _share_storage(inputs: Sequence[Any]) -> bool:
-    """Whether two floating inputs are one tensor or views of one (`[x, x]`, `[a, a.T]`): changed in place, one
-    would be changed twice or not as a copy would be. (A tensor that requires grad cannot be changed in place.)"""
+def _unsafe_in_place(inputs: Sequence[Any]) -> bool:
+    """Whether changing the floating inputs in place could differ from changing copies: two of them on one
+    storage (`[x, x]`, `[a, a.T]`) would be changed twice; an expanded view cannot be written; a tensor that
+    requires grad cannot be changed in place."""
     floating = _floating(list(inputs))
     storages = [t.untyped_storage().data_ptr() for t in floating]
-    return len(set(storages)) < len(storages) or any(t.requires_grad for t in floating)
+    return len(set(storages)) < len(storages) or any(t.requires_grad or not t.is_contiguous() for t in floating)
 
 
 def _factor(variant: str) -> float | None:
