@@ -94,3 +94,16 @@ def test_inputs_on_one_storage_are_copied_even_when_consumed(variant: str) -> No
         assert torch.equal(a, b)
     for odd in ([torch.rand(3, requires_grad=True)], [torch.rand(1, 3).expand(4, 3)]):  # cannot be written
         assert torch.equal(make_variant(odd, variant, 3, consume=True)[0], make_variant(odd, variant, 3)[0])
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("variant", [*HIDDEN, "scaled-x3"])
+def test_a_consumed_draw_on_the_gpu_has_the_values_a_copy_gets(variant: str) -> None:
+    def drawn() -> list:
+        torch.manual_seed(0)
+        return [torch.rand(1 << 20, device="cuda"), torch.rand(64, 64, device="cuda").half()]
+
+    copied = make_variant(drawn(), variant, seed=3)
+    consumed = make_variant(drawn(), variant, seed=3, consume=True)
+    for a, b in zip(copied, consumed, strict=True):
+        assert torch.equal(a, b) and a.dtype == b.dtype
