@@ -46,7 +46,8 @@ validate() {  # validate NAME ARGS...: one kb-validate run into results/, with w
 }
 
 GPU_TESTS=(tests/evaluate/worker/test_worker.py tests/evaluate/worker/test_redteam.py tests/evaluate/test_engine.py tests/evaluate/worker/test_integrity.py
-           tests/isolation/test_sandbox.py tests/evaluate/worker/test_timing.py tests/catalogue/test_catalogue_check.py)
+           tests/isolation/test_sandbox.py tests/evaluate/worker/test_timing.py tests/catalogue/test_catalogue_check.py
+           tests/evaluate/worker/test_input_variants.py)
 
 throughput() {  # throughput cold|warm: the 100-kernel CUDA submission (bench_throughput.py), kept in build/
   timeout --signal=INT "$(left)" python3 bench/bench_throughput.py --kernels "${KERNELS:-100}" \
