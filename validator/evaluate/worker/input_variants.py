@@ -70,19 +70,12 @@ def make_variant(inputs: Sequence[Any], variant: str, seed: int = 0, *, consume:
     return [_map_floating(v, change) for v in inputs]
 
 
-def _floating(value: Any) -> list[torch.Tensor]:
-    if isinstance(value, torch.Tensor):
-        return [value] if value.is_floating_point() or value.is_complex() else []
-    if isinstance(value, list | tuple):
-        return [t for v in value for t in _floating(v)]
-    return []
-
-
 def _unsafe_in_place(inputs: Sequence[Any]) -> bool:
     """Whether changing the floating inputs in place could differ from changing copies: two of them on one
     storage (`[x, x]`, `[a, a.T]`) would be changed twice; an expanded view cannot be written; a tensor that
     requires grad cannot be changed in place."""
-    floating = _floating(list(inputs))
+    floating: list[torch.Tensor] = []
+    _map_floating(list(inputs), lambda t: floating.append(t) or t)  # the tensors a variant would change
     storages = [t.untyped_storage().data_ptr() for t in floating]
     return len(set(storages)) < len(storages) or any(t.requires_grad or not t.is_contiguous() for t in floating)
 
