@@ -15,7 +15,8 @@ import math
 import os
 import struct
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
@@ -34,6 +35,11 @@ DTYPES = {
 _LENGTH = struct.Struct("<I")
 STAGE = 32 << 20
 """Bytes per chunk of a GPU tensor's transfer (two pinned buffers of this size per process)."""
+COPY_THREADS = max(1, min(4, os.cpu_count() or 1))
+"""Threads that copy one chunk into or out of a Ring's slot, each a contiguous part of it. One thread's pwrite or
+pread moves about 5-7 GB/s between a process's buffer and the page cache, and that copy was the ring's limit."""
+PART_MIN = 1 << 20
+"""No part of a chunk smaller than this: below it a thread costs more than it copies."""
 
 
 class ChannelError(Exception):
@@ -161,12 +167,15 @@ class _RingWriter:
     def put(self, piece: memoryview) -> None:
         if self.chunks >= 2:
             _token(self.acks)  # the reader is done with this slot's previous chunk
-        offset, done = (self.chunks % 2) * STAGE, 0
-        while done < len(piece):
-            done += os.pwrite(self.ring.fd, piece[done:], offset + done)
+        _in_parts(piece, (self.chunks % 2) * STAGE, self._write)
         self.stream.write(TOKEN)
         self.stream.flush()
         self.chunks += 1
+
+    def _write(self, part: memoryview, offset: int) -> None:
+        done = 0
+        while done < len(part):
+            done += os.pwrite(self.ring.fd, part[done:], offset + done)
 
     def finish(self) -> None:
         for _ in range(min(self.chunks, 2)):  # every acknowledgement read: none is left to be taken for a request
@@ -191,18 +200,45 @@ class _Source:
             _fill(self.stream, view, mid_message=True)
             return
         _token(self.stream)
-        offset, done = (self.chunks % 2) * STAGE, 0
-        while done < len(view):
-            got = os.preadv(self.ring.fd, [view[done:]], offset + done)
-            if not got:
-                raise ChannelError("the shared buffer ended inside a chunk (the runner truncated it)")
-            done += got
+        _in_parts(view, (self.chunks % 2) * STAGE, self._read)
         try:
             self.acks.write(TOKEN)
             self.acks.flush()
         except OSError as exc:
             raise ChannelError(f"the other side stopped reading ({exc})") from None
         self.chunks += 1
+
+    def _read(self, part: memoryview, offset: int) -> None:
+        assert self.ring is not None
+        done = 0
+        while done < len(part):
+            got = os.preadv(self.ring.fd, [part[done:]], offset + done)
+            if not got:
+                raise ChannelError("the shared buffer ended inside a chunk (the runner truncated it)")
+            done += got
+
+
+_POOL: list[ThreadPoolExecutor] = []
+"""This process's copy threads, made on first use (never in a zygote, which forks before any transfer)."""
+os.register_at_fork(after_in_child=_POOL.clear)  # a forked child has none of its parent's threads
+
+
+def _in_parts(view: memoryview, offset: int, copy: Callable[[memoryview, int], None]) -> None:
+    """`copy(part, offset of part)` over `view` split into up to COPY_THREADS contiguous parts, run at once; the
+    first part's exception (a ChannelError, say) is raised once every part has ended."""
+    parts = max(1, min(COPY_THREADS, len(view) // PART_MIN))
+    if parts == 1:
+        copy(view, offset)
+        return
+    if not _POOL:
+        _POOL.append(ThreadPoolExecutor(COPY_THREADS, thread_name_prefix="ring-copy"))
+    step = -(-len(view) // parts)
+    futures = [_POOL[0].submit(copy, view[start: start + step], offset + start)
+               for start in range(0, len(view), step)]
+    for future in futures:
+        future.exception()  # wait for all: no part may still be writing into `view` once this returns
+    for future in futures:
+        future.result()
 
 
 def _read_exactly(stream: IO[bytes], count: int) -> bytearray:

@@ -89,10 +89,14 @@ def _across_pipes(made: list[torch.Tensor], device: torch.device | None, ring_di
         assert torch.equal(received.cpu(), sent.contiguous().cpu())
 
 
-@pytest.mark.parametrize("through_ring", [False, True], ids=["pipe", "ring"])
-def test_tensors_of_several_chunks_cross_real_pipes_and_the_ring_bit_for_bit(tmp_path: Path, through_ring: bool):
+@pytest.mark.parametrize(("through_ring", "threads"), [(False, 1), (True, 1), (True, 3)],
+                         ids=["pipe", "ring", "ring-in-parts"])
+def test_tensors_of_several_chunks_cross_real_pipes_and_the_ring_bit_for_bit(tmp_path: Path, through_ring: bool,
+                                                                            threads: int, monkeypatch):
     """More than two chunks' worth with a ragged last chunk, an empty tensor and a view: the slots alternate,
-    and every acknowledgement is consumed (the next request on that pipe arrives intact)."""
+    and every acknowledgement is consumed (the next request on that pipe arrives intact). With several copy
+    threads a chunk crosses in uneven parts, and the ragged chunk in fewer."""
+    monkeypatch.setattr(channel, "COPY_THREADS", threads)
     made = [torch.randint(-2**31, 2**31 - 1, (2 * channel.STAGE // 4 + 12345,), dtype=torch.int32),
             torch.empty(0, 3), torch.randn(7, 3).t(), torch.randn(3).to(torch.bfloat16)]
     _across_pipes(made, None, tmp_path if through_ring else None)
@@ -115,6 +119,22 @@ def test_a_ring_truncated_under_the_judge_is_a_channel_error_not_a_fault(tmp_pat
     announced = io.BytesIO(channel.TOKEN)
     with pytest.raises(channel.ChannelError, match="truncated"):
         channel.read_tensors(announced, [channel.Described("float32", (64,))], 1 << 20, ring=ring, acks=io.BytesIO())
+    ring.close()
+
+
+@pytest.mark.parametrize("threads", [2, 4])
+def test_a_ring_truncated_under_copy_threads_is_still_a_channel_error(tmp_path: Path, threads: int, monkeypatch):
+    """Every part's thread reads from a file the runner can shrink: the error of one part reaches the judge as a
+    ChannelError once all parts have ended, whichever part hit the end."""
+    import os
+
+    monkeypatch.setattr(channel, "COPY_THREADS", threads)
+    ring = channel.Ring.create(tmp_path / "ring")
+    os.ftruncate(ring.fd, channel.STAGE // 2 + 5)  # the later parts of the first chunk lie past the end
+    announced = io.BytesIO(channel.TOKEN)
+    with pytest.raises(channel.ChannelError, match="truncated"):
+        channel.read_tensors(announced, [channel.Described("uint8", (channel.STAGE,))], channel.STAGE, ring=ring,
+                             acks=io.BytesIO())
     ring.close()
 
 
