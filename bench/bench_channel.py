@@ -24,7 +24,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from validator.evaluate import channel
 from validator.evaluate.worker.remote import _widen_pipes
 
-
 THREADS = channel.COPY_THREADS
 WAYS = (("pipe", False, 1), ("ring, 1 thread", True, 1), (f"ring, {THREADS} threads", True, THREADS))
 """(name, through the ring, copy threads per side) in the order each repeat runs them."""
