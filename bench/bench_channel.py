@@ -1,11 +1,10 @@
-"""Throughput of the judge <-> runner channel for one reply of GPU tensors: through the pipe alone, through the
-shared ring (`channel.Ring`) with one copy thread per side, and through the ring with `channel.COPY_THREADS`
-threads per side, in two processes as the judge and its runner are, interleaved in one run.
+"""Throughput of the judge <-> runner channel for one reply of GPU tensors: through the pipe alone, and through
+the shared ring (`channel.Ring`), in two processes as the judge and its runner are, interleaved in one run.
 
     python bench/bench_channel.py [--gib 4] [--repeat 3]
 
 The sender is a child process (this file with --send) writing replies on its stdout; the parent reads them
-onto its GPU as the judge reads outputs and prints GB/s per way, then the ratios.
+onto its GPU as the judge reads outputs and prints GB/s per way, then the ratio.
 """
 
 from __future__ import annotations
@@ -24,10 +23,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from validator.evaluate import channel
 from validator.evaluate.worker.remote import _widen_pipes
 
-THREADS = channel.COPY_THREADS
-WAYS = (("pipe", False, 1), ("ring, 1 thread", True, 1), (f"ring, {THREADS} threads", True, THREADS))
-"""(name, through the ring, copy threads per side) in the order each repeat runs them."""
-
 
 def send(nbytes: int, ring_path: str, repeat: int, device: str) -> None:
     """The child: the same tensor `repeat` times per way, as the runner would send an output."""
@@ -35,9 +30,8 @@ def send(nbytes: int, ring_path: str, repeat: int, device: str) -> None:
     requests, replies = sys.stdin.buffer.raw, sys.stdout.buffer
     ring = channel.Ring.open(ring_path)
     for _ in range(repeat):
-        for _name, through, threads in WAYS:
-            channel.COPY_THREADS = threads
-            channel.send(replies, {"ok": True}, [data], ring=ring if through else None, acks=requests)
+        for through in (None, ring):
+            channel.send(replies, {"ok": True}, [data], ring=through, acks=requests)
 
 
 def main() -> int:
@@ -57,25 +51,20 @@ def main() -> int:
                                   "--send", str(nbytes),
                                   str(Path(scratch) / "ring")], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
         _widen_pipes(child)  # as the judge does for its runner
-        rates: dict[str, list[float]] = {name: [] for name, _, _ in WAYS}
+        rates: dict[str, list[float]] = {"pipe": [], "ring": []}
         for _ in range(args.repeat):
-            for way, through, threads in WAYS:
-                channel.COPY_THREADS = threads
+            for way, through in (("pipe", None), ("ring", ring)):
                 started = time.perf_counter()
                 _, described = channel.read_header(child.stdout)
-                channel.read_tensors(child.stdout, described, nbytes, device, ring=ring if through else None,
-                                     acks=child.stdin)
+                channel.read_tensors(child.stdout, described, nbytes, device, ring=through, acks=child.stdin)
                 rates[way].append(nbytes / (time.perf_counter() - started) / 1e9)
                 if device.type == "cuda":
                     torch.cuda.empty_cache()
         child.wait()
     print(f"{args.gib:g} GiB reply, {args.repeat} of each way, interleaved")
     for way, got in rates.items():
-        print(f"{way:<17} {statistics.median(got):6.2f} GB/s (runs: {', '.join(f'{r:.2f}' for r in got)})")
-    median = {way: statistics.median(got) for way, got in rates.items()}
-    single, many = (name for name, through, _ in WAYS if through)
-    print(f"throughput ratio, {single} / pipe: {median[single] / median['pipe']:.2f}")
-    print(f"throughput ratio, {many} / {single}: {median[many] / median[single]:.2f}")
+        print(f"{way:<5} {statistics.median(got):6.2f} GB/s (runs: {', '.join(f'{r:.2f}' for r in got)})")
+    print(f"ring/pipe throughput ratio: {statistics.median(rates['ring']) / statistics.median(rates['pipe']):.2f}")
     return 0
 
 

@@ -6,6 +6,7 @@ the GPU runner set so that a missing sandbox fails instead of hiding.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -18,7 +19,9 @@ from pathlib import Path
 import pytest
 
 from tests.paths import REPO
+from validator.evaluate import channel
 from validator.evaluate import stage as evaluate_stage
+from validator.evaluate.worker import launch
 from validator.findings import ExitCode, UserError
 from validator.isolation import bwrap
 
@@ -29,10 +32,12 @@ needs_sandbox = pytest.mark.skipif(
 )
 
 
-def inside(code: str, job: Path, timeout: float = 60) -> dict:
-    """Run Python `code` (which prints one JSON object) in the runner's sandbox with `job` as /job."""
+def inside(code: str, job: Path, timeout: float = 60, ring_dir: Path | None = None) -> dict:
+    """Run Python `code` (which prints one JSON object) in the runner's sandbox with `job` as /job (and
+    `ring_dir` at RING_MOUNT)."""
     with bwrap.seccomp_fd() as fd:
-        argv = bwrap.command([sys.executable, "-c", textwrap.dedent(code)], job, gpu=False, seccomp_fd=fd)
+        argv = bwrap.command([sys.executable, "-c", textwrap.dedent(code)], job, gpu=False, seccomp_fd=fd,
+                             ring_dir=ring_dir)
         bwrap.prepare_job_dir(job)
         uid = bwrap.runner_uid()
         done = subprocess.run(argv, env=bwrap.environment({}), capture_output=True, text=True, timeout=timeout,
@@ -213,3 +218,45 @@ def test_interpret_is_a_public_flag_and_excludes_verified(tmp_path: Path):
                      "--verified", "--provenance", "runner=x"], stdout=stream, stderr=stream)
     assert code == 2
     assert "--verified and --interpret exclude each other" in out.read_text()
+
+
+@needs_sandbox
+@pytest.mark.skipif(not launch.SHARED_MEMORY.is_dir(), reason="no /dev/shm on this host")
+def test_the_runner_writes_the_ring_it_was_given_on_tmpfs_and_nothing_else_there(tmp_path: Path):
+    """The ring's directory lies on the host's tmpfs, outside the job directory: the runner may write the one
+    file the judge gave it, and, as another uid, may neither list the directory nor create, rename or remove
+    anything in it. (A runner that keeps our uid, where no other can reach the interpreter, is told apart by
+    its namespaces only, there as in its job directory: the write is all this checks then.)"""
+    with contextlib.ExitStack() as hold:
+        ring_dir = launch.ring_dir(hold)
+        assert ring_dir is not None and ring_dir.is_relative_to(launch.SHARED_MEMORY)
+        ring = channel.Ring.create(ring_dir / "ring")
+        bwrap.give_to_runner(ring_dir / "ring")
+        seen = inside(f"""
+            import json, os
+            def attempt(action):
+                try:
+                    action()
+                    return "done"
+                except OSError as exc:
+                    return type(exc).__name__
+            ring = "{bwrap.RING_MOUNT}/ring"
+            def write():
+                with open(ring, "r+b") as f:
+                    f.seek(5)
+                    f.write(b"runner")
+            print(json.dumps({{
+                "write": attempt(write),
+                "create": attempt(lambda: open("{bwrap.RING_MOUNT}/other", "wb").close()),
+                "list": attempt(lambda: os.listdir("{bwrap.RING_MOUNT}")),
+                "rename": attempt(lambda: os.rename(ring, "{bwrap.RING_MOUNT}/moved")),
+                "remove": attempt(lambda: os.unlink(ring)),
+            }}))
+        """, tmp_path, ring_dir=ring_dir)
+        assert seen["write"] == "done" and os.pread(ring.fd, 6, 5) == b"runner"
+        if bwrap.runner_uid() is not None:
+            assert seen == {"write": "done", "create": "PermissionError", "list": "PermissionError",
+                            "rename": "PermissionError", "remove": "PermissionError"}
+            assert [path.name for path in ring_dir.iterdir()] == ["ring"]
+        ring.close()
+    assert not ring_dir.exists()  # removed with what made it

@@ -31,6 +31,8 @@ from validator.isolation import seccomp
 
 JOB_MOUNT = "/job"
 CACHE_MOUNT = "/kbcache"
+RING_MOUNT = "/ring"
+"""Where a runner sees its ring's directory on the host's tmpfs, when it has one (`channel.Ring.pin`)."""
 """Where a build or runner sees its kernel's cache entry (ext/, triton/, inductor/), whatever its host path:
 a compiled extension records its build directory, so one fixed path lets a runner reuse it as built."""
 PACKAGE_MOUNT = "/kb"
@@ -107,10 +109,11 @@ def _python_dirs() -> list[str]:
 
 
 def command(argv: Sequence[str], job_dir: Path, *, gpu: bool, seccomp_fd: int | None, extra_ro: Sequence[str] = (),
-            cache_dir: Path | None = None, status_fd: int | None = None) -> list[str]:
-    """The bwrap command line that runs `argv` confined, with `job_dir` as /job and `cache_dir` (a kernel's
-    own cache entry, or a runner's private copy of it) writable at CACHE_MOUNT. bwrap writes its JSON status
-    lines to `status_fd` (the sandbox never sees it), the last one `{"exit-code": N}`."""
+            cache_dir: Path | None = None, status_fd: int | None = None, ring_dir: Path | None = None) -> list[str]:
+    """The bwrap command line that runs `argv` confined, with `job_dir` as /job, `cache_dir` (a kernel's
+    own cache entry, or a runner's private copy of it) writable at CACHE_MOUNT and `ring_dir` at RING_MOUNT.
+    bwrap writes its JSON status lines to `status_fd` (the sandbox never sees it), the last one
+    `{"exit-code": N}`."""
     bwrap = bwrap_path()
     if bwrap is None:
         raise FileNotFoundError("bwrap")
@@ -129,6 +132,8 @@ def command(argv: Sequence[str], job_dir: Path, *, gpu: bool, seccomp_fd: int | 
     for path in scratch:  # a Python (a virtual environment, say) under /tmp: bound after the fresh /tmp
         args += ["--ro-bind", path, path]
     args += ["--bind", str(job_dir), JOB_MOUNT, "--chdir", JOB_MOUNT]
+    if ring_dir is not None:  # ours, not the runner's: it may write its ring file there, and create nothing
+        args += ["--bind", str(ring_dir), RING_MOUNT]
     settings = [("HOME", JOB_MOUNT), ("TMPDIR", "/tmp"), ("TMP", "/tmp"), ("TEMP", "/tmp"),
                 ("XDG_CACHE_HOME", f"{JOB_MOUNT}/.cache"), ("PYTHONPATH", PACKAGE_MOUNT)]
     if cache_dir is not None:
@@ -186,6 +191,13 @@ def seccomp_fd() -> Iterator[int | None]:
         yield fd
     finally:
         os.close(fd)
+
+
+def give_to_runner(path: Path) -> None:
+    """One file of ours made the runner's uid's (ours alone where runners keep our uid)."""
+    uid = runner_uid()
+    if uid is not None:
+        os.chown(path, uid, uid)
 
 
 def prepare_job_dir(path: Path) -> None:

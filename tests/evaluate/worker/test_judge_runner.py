@@ -3,6 +3,7 @@ bound, the seccomp program, the cache manifest, and refusal to run when a file c
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import io
 import json
@@ -21,7 +22,7 @@ import torch
 
 from tests.evaluate.worker.test_worker import EXAMPLES, REPO, make_job
 from validator.evaluate import channel
-from validator.evaluate.worker import deadline
+from validator.evaluate.worker import deadline, launch
 from validator.evaluate.worker import run as worker
 from validator.evaluate.worker.judge_timing import (
     CPU_QUANTILE,
@@ -60,15 +61,20 @@ def test_tensors_cross_the_channel_bit_for_bit_whatever_their_dtype_and_shape(dt
         assert torch.equal(received, sent.contiguous())
 
 
-def _across_pipes(made: list[torch.Tensor], device: torch.device | None, ring_dir: Path | None):
+def _across_pipes(made: list[torch.Tensor], device: torch.device | None, ring_dir: Path | None,
+                  pinned: tuple[bool, bool] = (False, False)):
     """`made` sent by a thread as the runner sends a reply (through a ring in `ring_dir` when given), read as the
-    judge reads one; then a request on the acknowledgement pipe, which the sender's side must read intact."""
+    judge reads one; then a request on the acknowledgement pipe, which the sender's side must read intact.
+    `pinned`: whether the judge's and the runner's side each pin the ring (and must manage to)."""
     import os
     import threading
 
     replies, requests = os.pipe(), os.pipe()
     judge_ring = channel.Ring.create(ring_dir / "ring") if ring_dir else None
     runner_ring = channel.Ring.open(str(ring_dir / "ring")) if ring_dir else None
+    for ring, pin in zip((judge_ring, runner_ring), pinned, strict=True):
+        if pin:
+            assert ring is not None and ring.pin(), "a ring on tmpfs could not be pinned"
     with os.fdopen(replies[0], "rb") as reader, os.fdopen(replies[1], "wb") as writer, \
             os.fdopen(requests[0], "rb", buffering=0) as runner_in, os.fdopen(requests[1], "wb") as judge_out:
         sender = threading.Thread(target=channel.send, args=(writer, {"op": "x"}, made),
@@ -89,14 +95,10 @@ def _across_pipes(made: list[torch.Tensor], device: torch.device | None, ring_di
         assert torch.equal(received.cpu(), sent.contiguous().cpu())
 
 
-@pytest.mark.parametrize(("through_ring", "threads"), [(False, 1), (True, 1), (True, 3)],
-                         ids=["pipe", "ring", "ring-in-parts"])
-def test_tensors_of_several_chunks_cross_real_pipes_and_the_ring_bit_for_bit(tmp_path: Path, through_ring: bool,
-                                                                            threads: int, monkeypatch):
+@pytest.mark.parametrize("through_ring", [False, True], ids=["pipe", "ring"])
+def test_tensors_of_several_chunks_cross_real_pipes_and_the_ring_bit_for_bit(tmp_path: Path, through_ring: bool):
     """More than two chunks' worth with a ragged last chunk, an empty tensor and a view: the slots alternate,
-    and every acknowledgement is consumed (the next request on that pipe arrives intact). With several copy
-    threads a chunk crosses in uneven parts, and the ragged chunk in fewer."""
-    monkeypatch.setattr(channel, "COPY_THREADS", threads)
+    and every acknowledgement is consumed (the next request on that pipe arrives intact)."""
     made = [torch.randint(-2**31, 2**31 - 1, (2 * channel.STAGE // 4 + 12345,), dtype=torch.int32),
             torch.empty(0, 3), torch.randn(7, 3).t(), torch.randn(3).to(torch.bfloat16)]
     _across_pipes(made, None, tmp_path if through_ring else None)
@@ -111,6 +113,56 @@ def test_gpu_tensors_cross_in_staged_chunks_bit_for_bit_and_land_on_the_device(t
     _across_pipes(made, device, tmp_path if through_ring else None)
 
 
+@pytest.mark.gpu
+@pytest.mark.parametrize("pinned", [(True, True), (True, False), (False, True)],
+                         ids=["both-pinned", "judge-pinned", "runner-pinned"])
+def test_gpu_tensors_cross_a_pinned_ring_on_tmpfs_bit_for_bit_whichever_side_pinned_it(pinned: tuple[bool, bool]):
+    """Each side pins on its own or copies: a DMA into the slot is read by pread, a pwrite by a DMA."""
+    device = torch.device("cuda", 0)
+    made = [torch.randint(-2**31, 2**31 - 1, (3 * channel.STAGE // 4 + 12345,), dtype=torch.int32, device=device),
+            torch.randn(7, 3, device=device).t(), torch.empty(0, device=device)]
+    with contextlib.ExitStack() as hold:
+        ring_dir = launch.ring_dir(hold)
+        assert ring_dir is not None
+        _across_pipes(made, device, ring_dir, pinned)
+
+
+@pytest.mark.gpu
+def test_a_pinned_ring_truncated_under_the_judge_is_a_channel_error_not_a_fault():
+    """The judge's pinned pages outlive a truncation; it sees the file's size and refuses the chunk."""
+    import os
+
+    with contextlib.ExitStack() as hold:
+        ring_dir = launch.ring_dir(hold)
+        assert ring_dir is not None
+        ring = channel.Ring.create(ring_dir / "ring")
+        assert ring.pin()
+        os.ftruncate(ring.fd, 10)
+        with pytest.raises(channel.ChannelError, match="truncated"):
+            channel.read_tensors(io.BytesIO(channel.TOKEN), [channel.Described("float32", (64,))], 1 << 20,
+                                 torch.device("cuda", 0), ring=ring, acks=io.BytesIO())
+        torch.ones(4, device="cuda").sum().item()  # the context is still usable
+        ring.close()
+
+
+def test_a_ring_is_pinned_only_on_tmpfs_and_only_with_a_gpu(tmp_path: Path):
+    import os
+
+    with contextlib.ExitStack() as hold:
+        ring_dir = launch.ring_dir(hold)
+        if ring_dir is None:
+            pytest.skip("no writable /dev/shm here")
+        ring = channel.Ring.create(ring_dir / "ring")
+        assert channel._on_tmpfs(ring.fd)
+        assert ring.pin() is torch.cuda.is_available()
+        ring.close()
+    fd = os.open("/proc/self/status", os.O_RDONLY)
+    try:
+        assert not channel._on_tmpfs(fd)  # procfs
+    finally:
+        os.close(fd)
+
+
 def test_a_ring_truncated_under_the_judge_is_a_channel_error_not_a_fault(tmp_path: Path):
     import os
 
@@ -119,22 +171,6 @@ def test_a_ring_truncated_under_the_judge_is_a_channel_error_not_a_fault(tmp_pat
     announced = io.BytesIO(channel.TOKEN)
     with pytest.raises(channel.ChannelError, match="truncated"):
         channel.read_tensors(announced, [channel.Described("float32", (64,))], 1 << 20, ring=ring, acks=io.BytesIO())
-    ring.close()
-
-
-@pytest.mark.parametrize("threads", [2, 4])
-def test_a_ring_truncated_under_copy_threads_is_still_a_channel_error(tmp_path: Path, threads: int, monkeypatch):
-    """Every part's thread reads from a file the runner can shrink: the error of one part reaches the judge as a
-    ChannelError once all parts have ended, whichever part hit the end."""
-    import os
-
-    monkeypatch.setattr(channel, "COPY_THREADS", threads)
-    ring = channel.Ring.create(tmp_path / "ring")
-    os.ftruncate(ring.fd, channel.STAGE // 2 + 5)  # the later parts of the first chunk lie past the end
-    announced = io.BytesIO(channel.TOKEN)
-    with pytest.raises(channel.ChannelError, match="truncated"):
-        channel.read_tensors(announced, [channel.Described("uint8", (channel.STAGE,))], channel.STAGE, ring=ring,
-                             acks=io.BytesIO())
     ring.close()
 
 

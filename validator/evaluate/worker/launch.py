@@ -14,8 +14,10 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 from typing import IO, Any
@@ -30,6 +32,31 @@ PASSED_THROUGH = ("CUDA_VISIBLE_DEVICES", "CUDA_DEVICE_ORDER", "TORCH_CUDA_ARCH_
 RUNNER_FILE_BYTES = 256 << 20
 """RLIMIT_FSIZE of a runner: its log and any file it writes (a flood ends it with SIGXFSZ)."""
 PACKAGE_PARENT = str(Path(__file__).resolve().parents[3])
+SHARED_MEMORY = Path("/dev/shm")
+"""Where a confined runner's ring goes when the host has it: a tmpfs file can be pinned (`channel.Ring.pin`)."""
+RING_LINK = "ring-dir"
+"""In a prepared runner's base: a link to its ring directory, for the judge that adopts it."""
+
+
+def ring_dir(hold: contextlib.ExitStack) -> Path | None:
+    """A fresh directory of ours on the host's tmpfs for one runner's ring, removed when `hold` closes; None where
+    there is none (the ring then lies in the job directory and is copied with pread and pwrite). The runner's
+    uid may traverse it and write the ring file the judge gives it, but list or create nothing there."""
+    if not (SHARED_MEMORY.is_dir() and os.access(SHARED_MEMORY, os.W_OK | os.X_OK)):
+        return None
+    try:
+        path = Path(tempfile.mkdtemp(prefix="kb-ring-", dir=SHARED_MEMORY))
+    except OSError:
+        return None
+    hold.callback(shutil.rmtree, path, True)
+    path.chmod(0o711)
+    return path
+
+
+def adopted_ring_dir(base: Path) -> Path | None:
+    """The ring directory the scheduler made for the runner prepared in `base`, if it made one."""
+    link = base / RING_LINK
+    return link.readlink() if link.is_symlink() else None
 
 
 def runner_env(source: Mapping[str, str]) -> dict[str, str]:
@@ -38,9 +65,10 @@ def runner_env(source: Mapping[str, str]) -> dict[str, str]:
 
 
 def spawn_confined(job_dir: Path, cache_dir: Path, env: Mapping[str, str], *, gpu: bool,
-                   streams: tuple[Any, Any, Any], status_fd: int | None = None) -> subprocess.Popen:  # fmt: skip
+                   streams: tuple[Any, Any, Any], status_fd: int | None = None,
+                   ring: Path | None = None) -> subprocess.Popen:  # fmt: skip
     """The runner in bubblewrap, behind the resource-limit launcher; `streams` are its stdin, stdout, stderr;
-    bwrap writes its status, exit code last, to `status_fd`."""
+    bwrap writes its status, exit code last, to `status_fd`; `ring` is its ring directory (`ring_dir`)."""
     bwrap.prepare_job_dir(job_dir)
     bwrap.prepare_job_dir(cache_dir)
     limits = sandbox.Limits.for_timeout(3600.0, RUNNER_FILE_BYTES)
@@ -50,7 +78,8 @@ def spawn_confined(job_dir: Path, cache_dir: Path, env: Mapping[str, str], *, gp
         # the toolkit and host compilers the build saw, so a kernel that compiles at import works as there
         toolkit = [env["CUDA_HOME"]] if Path(env.get("CUDA_HOME") or "/nonexistent").is_dir() else []
         argv = bwrap.command([sys.executable, "-m", RUNNER_MODULE], job_dir, gpu=gpu, seccomp_fd=fd,
-                             cache_dir=cache_dir, extra_ro=[*toolkit, *compiler_dirs(dict(env))], status_fd=status_fd)
+                             cache_dir=cache_dir, extra_ro=[*toolkit, *compiler_dirs(dict(env))], status_fd=status_fd,
+                             ring_dir=ring)
         try:
             process = subprocess.Popen(
                 sandbox.confined_argv(argv, limits, False, status_write),
@@ -93,6 +122,9 @@ def prepare(base: Path, env: Mapping[str, str], *, gpu: bool, hold: contextlib.E
     reads end-of-file nor writes into a FIFO without a reader."""
     (base / "job").mkdir(parents=True)
     (base / "cache").mkdir()
+    ring = ring_dir(hold)
+    if ring is not None:
+        (base / RING_LINK).symlink_to(ring)
     for name in ("in", "out"):
         os.mkfifo(base / name, 0o600)
     # A non-blocking open of a read end succeeds with no writer; a write end then opens at once.
@@ -105,7 +137,7 @@ def prepare(base: Path, env: Mapping[str, str], *, gpu: bool, hold: contextlib.E
            *(os.open(base / name, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600) for name in ("log", "status"))]
     try:
         return spawn_confined(base / "job", base / "cache", runner_env(env), gpu=gpu, streams=(fds[0], fds[1], fds[2]),
-                              status_fd=fds[3])
+                              status_fd=fds[3], ring=ring)
     finally:
         for fd in fds:
             os.close(fd)

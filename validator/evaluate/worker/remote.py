@@ -103,8 +103,10 @@ class Runner:
         copy_verified(Path(job.kernel_path), job.kernel_sha256, self.dir / "kernel.py")
         copy_verified(Path(job.problem_path), job.problem_sha256, self.dir / "problem.py")
         _copy_cache(job, self.cache)
-        self.ring = channel.Ring.create(self.dir / RING_NAME)  # before the runner's uid is given the directory
+        self.hold = contextlib.ExitStack()
+        """What this judge made for its runner outside the job directory (a ring directory on tmpfs)."""
         self.root = Path(bwrap.JOB_MOUNT) if self.confined else self.dir
+        ring_dir = self._make_ring()
         self.network, self.log = "", None
         if self.base is not None:
             bwrap.prepare_job_dir(self.dir)  # the copies, for the runner's uid
@@ -113,7 +115,7 @@ class Runner:
         elif self.confined:
             pipe = subprocess.PIPE
             self.process = launch.spawn_confined(self.dir, self.cache, launch.runner_env(os.environ),
-                                                 gpu=not job.interpret, streams=(pipe, pipe, pipe))
+                                                 gpu=not job.interpret, streams=(pipe, pipe, pipe), ring=ring_dir)
         else:  # no bubblewrap: limits and a network namespace only; recorded as `sandbox: none`
             env = launch.runner_env(os.environ) | {
                 "TORCH_EXTENSIONS_DIR": job.extensions_dir, "TRITON_CACHE_DIR": str(self.cache / "triton"),
@@ -136,6 +138,23 @@ class Runner:
         self.watchdog = deadline.Watchdog(lambda: deadline.last_write(self.cache), self._overran, self.tree.tick)
         self.hit = ""
         """The request that overran its deadline, described (the runner was killed for it)."""
+
+    def _make_ring(self) -> Path | None:
+        """The ring, made (and pinned, on a GPU) before the runner's uid is given it, so before any submitted code
+        can touch it: on the host's tmpfs where there is one for a confined runner, else in the job directory.
+        Returns the tmpfs directory, which a runner this judge starts must be given."""
+        ring_dir = None
+        if self.base is not None:
+            ring_dir = launch.adopted_ring_dir(self.base)
+        elif self.confined:
+            ring_dir = launch.ring_dir(self.hold)
+        self.ring = channel.Ring.create((ring_dir or self.dir) / RING_NAME)
+        if not self.job.interpret:
+            self.ring.pin()
+        self.ring_inside = f"{bwrap.RING_MOUNT}/{RING_NAME}" if ring_dir else self.inside(RING_NAME)
+        if ring_dir is not None:
+            bwrap.give_to_runner(ring_dir / RING_NAME)
+        return ring_dir
 
     def log_text(self) -> str:
         return self.log.text() if self.log is not None else launch.log_tail(self.base) if self.base else ""
@@ -172,7 +191,7 @@ class Runner:
         deadline that the runner does not answer in time kills the runner (`kernel-deadline`)."""
         op = str(header.get("op"))
         if op == "load":  # opened by the runner before it imports the kernel
-            header = {**header, "ring": self.inside(RING_NAME)}
+            header = {**header, "ring": self.ring_inside}
         limit = self.deadlines.get(op)
         if limit and op not in self.answered:  # a first call may compile (Triton JIT, a cached graph, the profiler)
             limit += self.first_slack_s
@@ -282,6 +301,7 @@ class Runner:
         if self.log is not None:
             self.log.join(timeout=2)
         self.ring.close()
+        self.hold.close()
         if self.tree.continued:  # rare (process_tree): said in the judge's log, beside its timings
             print(f"the judge continued runner processes found stopped: {self.tree.continued}", file=sys.stderr)
         if self.tree.strays:

@@ -76,6 +76,8 @@ class Runner:
 
         self.ring = channel.Ring.open(req["ring"]) if req.get("ring") else None  # before any submitted code runs
         self._start_device(req["interpret"])
+        if self.ring is not None and self.gpu:
+            self.ring.pin()  # else its replies are written with pwrite, which the judge reads the same
         _preimport(req["backend"])
         integrity.force_full_precision()
         problem = load_problem_module(_verified(req["problem"], req["problem_sha256"]), reduced=req["reduced"],
