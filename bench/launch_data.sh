@@ -19,6 +19,8 @@
 #                 build/rerun (bench/rerun_coverage.py compares the two once both are whole), then the
 #                 torch.compile row while time is left. Carry build/rerun (extracted from $OUT/rerun.tar).
 #     pair        board without the row
+#     pair-eager  the team kernels twice against eager only, into build/first and build/rerun (carry both to
+#                 resume), then bench/rerun_coverage.py on the two: issue 21's rerun bars, fewest device seconds
 # Every step stops itself before the 10-minute call limit ($BUDGET_S, default 560 s); an interrupted run
 # resumes on the next call. Everything comes back as one file, $OUT/bundle.tar (a device call returns at most 8
 # files, none deeper than 2 folders): results.tar in it holds results/<hardware>/..., the logs and reports beside.
@@ -132,6 +134,15 @@ board | pair)  # pair: the same without the row (its warm-up alone outlasts a ca
     --out "$OUT/rerun_coverage.json" > "$OUT/rerun_coverage.txt" 2>&1 && tail -n 1 "$OUT/rerun_coverage.txt"
   tar -cf "$OUT/rerun.tar" build/rerun 2>/dev/null
   [ "$1" = board ] && [ "$(left)" -gt 60 ] && validate row submissions/torch-compile-inductor.json
+  ;;
+pair-eager)
+  RESULTS_DIR=build/first validate first submissions/kernelbench-team.json
+  [ "$(left)" -gt 60 ] && RESULTS_DIR=build/rerun validate rerun submissions/kernelbench-team.json
+  first=$(ls build/first/*/kernelbench-team.json 2>/dev/null | head -1)
+  second=$(ls build/rerun/*/kernelbench-team.json 2>/dev/null | head -1)
+  [ -n "$first" ] && [ -n "$second" ] && python3 bench/rerun_coverage.py "$first" "$second" \
+    --out "$OUT/rerun_coverage.json" > "$OUT/rerun_coverage.txt" 2>&1 && tail -n 1 "$OUT/rerun_coverage.txt"
+  tar -cf "$OUT/pair.tar" build/first build/rerun 2>/dev/null
   ;;
 disagreement)  # where torch.compile failed the fp32 tolerance: eager, compiled and float64 side by side
   timeout "$(left)" python3 bench/compile_disagreement.py "${@:2}" --out "$OUT/disagreement.json" \
