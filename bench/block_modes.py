@@ -1,0 +1,88 @@
+"""Why a short kernel's timing blocks disagree: block medians of a team kernel and its reference, over many
+blocks, with fresh allocations per block (as the protocol's blocks have) and with one allocation kept for all.
+
+    python bench/block_modes.py [--blocks 16] [--calls 30] [KEY ...]     (default: level1/12 and level1/88)
+
+Each block times `--calls` calls of each side with the harness's own `timing.timed_call` (L2 flushed before
+every call, fresh input clones per call). "fresh": every block empties the caching allocator and draws new
+inputs and a new flush buffer first; "kept": the inputs and flush buffer of the first block serve every block.
+If only "fresh" blocks are bimodal, the modes come from where the buffers land, and more blocks (not more rounds)
+are what narrows a run's estimate. Trusted team kernels only: they run in this process, unsandboxed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import statistics
+import sys
+from pathlib import Path
+
+import torch
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from validator.catalogue.problem_module import load_problem_module, to_device
+from validator.evaluate.worker import timing
+from validator.evaluate.worker.correctness import clone_inputs
+
+REPO = Path(__file__).resolve().parents[1]
+KERNELS = {"level1/12": "level1_12_diag_matmul_triton.py", "level1/88": "level1_88_mingptnewgelu_triton.py"}
+
+
+def load(key: str) -> tuple[torch.nn.Module, torch.nn.Module, object]:
+    level, number = key.split("/")
+    problem_path = next((REPO / "problems" / level).glob(f"{number}_*.py"))
+    problem = load_problem_module(problem_path, reduced=False)
+    spec = importlib.util.spec_from_file_location("kernel", REPO / "submissions" / "kernelbench-team" / KERNELS[key])
+    kernel = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(kernel)
+    init = problem.get_init_inputs()
+    torch.manual_seed(0)
+    reference = problem.Model(*init).cuda()
+    torch.manual_seed(0)
+    candidate = kernel.ModelNew(*init).cuda()
+    return reference, candidate, problem
+
+
+def block_median(fn, inputs, flush, calls: int) -> float:
+    for _ in range(3):
+        timing.timed_call(fn, clone_inputs(inputs), flush)
+    return statistics.median(timing.timed_call(fn, clone_inputs(inputs), flush)[1] for _ in range(calls))
+
+
+def run(key: str, blocks: int, calls: int) -> None:
+    reference, candidate, problem = load(key)
+    device = torch.device("cuda")
+    for mode in ("fresh", "kept", "fresh"):
+        medians: dict[str, list[float]] = {"ref": [], "ker": []}
+        inputs = flush = None
+        for _ in range(blocks):
+            if mode == "fresh" or inputs is None:
+                inputs = flush = None
+                torch.cuda.empty_cache()
+                inputs = to_device(problem.get_inputs(), device)
+                flush = timing.flush_buffer(device, 2.0)
+            with torch.no_grad():
+                medians["ref"].append(block_median(reference, inputs, flush, calls))
+                medians["ker"].append(block_median(candidate, inputs, flush, calls))
+        for side, got in medians.items():
+            print(f"{key} {mode:<5} {side}: max/min {max(got) / min(got):.3f}  sorted ms "
+                  f"{' '.join(f'{m:.4f}' for m in sorted(got))}")
+        speedups = [r / k for r, k in zip(medians["ref"], medians["ker"], strict=True)]
+        print(f"{key} {mode:<5} speedup by block: {' '.join(f'{s:.3f}' for s in speedups)}")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("keys", nargs="*", default=list(KERNELS))
+    parser.add_argument("--blocks", type=int, default=16)
+    parser.add_argument("--calls", type=int, default=30)
+    args = parser.parse_args()
+    print(torch.cuda.get_device_name(), torch.__version__)
+    for key in args.keys:
+        run(key, args.blocks, args.calls)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
