@@ -5,7 +5,9 @@ blocks, with fresh allocations per block (as the protocol's blocks have) and wit
 
 Each block times `--calls` calls of each side with the harness's own `timing.timed_call` (L2 flushed before
 every call, fresh input clones per call). "fresh": every block empties the caching allocator and draws new
-inputs and a new flush buffer first; "kept": the inputs and flush buffer of the first block serve every block.
+inputs and a new flush buffer first; "kept": the inputs and flush buffer of the first block serve every block;
+"fresh-spaced": fresh blocks whose calls each clone their inputs after a scratch allocation of random size, so
+each call's inputs lie somewhere else in the allocator's memory.
 If only "fresh" blocks are bimodal, the modes come from where the buffers land, and more blocks (not more rounds)
 are what narrows a run's estimate. Trusted team kernels only: they run in this process, unsandboxed.
 """
@@ -14,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import random
 import statistics
 import sys
 from pathlib import Path
@@ -26,6 +29,8 @@ from validator.evaluate.worker import timing
 from validator.evaluate.worker.correctness import clone_inputs
 
 REPO = Path(__file__).resolve().parents[1]
+MODES = ("fresh", "kept", "fresh-spaced", "fresh")
+"""Block kinds, run in this order for each problem (fresh twice: the first and last passes bracket the others)."""
 KERNELS = {"level1/12": "level1_12_diag_matmul_triton.py", "level1/88": "level1_88_mingptnewgelu_triton.py"}
 
 
@@ -44,32 +49,42 @@ def load(key: str) -> tuple[torch.nn.Module, torch.nn.Module, object]:
     return reference, candidate, problem
 
 
-def block_median(fn, inputs, flush, calls: int) -> float:
+def block_median(fn, inputs, flush, calls: int, spacer: random.Random | None = None) -> float:
+    """The median of `calls` timed calls after 3 untimed; with `spacer`, each call's input clones are made after
+    a scratch allocation of a random size (0-62 MiB, freed before the call), so they land elsewhere each call."""
+    def one() -> float:
+        pad = None if spacer is None else torch.empty(spacer.randrange(0, 32) << 21, dtype=torch.uint8, device="cuda")
+        args = clone_inputs(inputs)
+        del pad
+        return timing.timed_call(fn, args, flush)[1]
+
     for _ in range(3):
-        timing.timed_call(fn, clone_inputs(inputs), flush)
-    return statistics.median(timing.timed_call(fn, clone_inputs(inputs), flush)[1] for _ in range(calls))
+        one()
+    return statistics.median(one() for _ in range(calls))
 
 
 def run(key: str, blocks: int, calls: int) -> None:
     reference, candidate, problem = load(key)
     device = torch.device("cuda")
-    for mode in ("fresh", "kept", "fresh"):
+    rng = random.Random(0)
+    for mode in MODES:
         medians: dict[str, list[float]] = {"ref": [], "ker": []}
         inputs = flush = None
         for _ in range(blocks):
-            if mode == "fresh" or inputs is None:
+            if mode.startswith("fresh") or inputs is None:
                 inputs = flush = None
                 torch.cuda.empty_cache()
                 inputs = to_device(problem.get_inputs(), device)
                 flush = timing.flush_buffer(device, 2.0)
             with torch.no_grad():
-                medians["ref"].append(block_median(reference, inputs, flush, calls))
-                medians["ker"].append(block_median(candidate, inputs, flush, calls))
+                spacer = rng if mode.endswith("spaced") else None
+                medians["ref"].append(block_median(reference, inputs, flush, calls, spacer))
+                medians["ker"].append(block_median(candidate, inputs, flush, calls, spacer))
         for side, got in medians.items():
-            print(f"{key} {mode:<5} {side}: max/min {max(got) / min(got):.3f}  sorted ms "
+            print(f"{key} {mode:<12} {side}: max/min {max(got) / min(got):.3f}  sorted ms "
                   f"{' '.join(f'{m:.4f}' for m in sorted(got))}")
         speedups = [r / k for r, k in zip(medians["ref"], medians["ker"], strict=True)]
-        print(f"{key} {mode:<5} speedup by block: {' '.join(f'{s:.3f}' for s in speedups)}")
+        print(f"{key} {mode:<12} speedup by block: {' '.join(f'{s:.3f}' for s in speedups)}")
 
 
 def main() -> int:
