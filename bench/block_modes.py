@@ -1,7 +1,8 @@
 """Why a short kernel's timing blocks disagree: block medians of a team kernel and its reference, over many
 blocks, with fresh allocations per block (as the protocol's blocks have) and with one allocation kept for all.
 
-    python bench/block_modes.py [--blocks 16] [--calls 30] [KEY ...]     (default: level1/12 and level1/88)
+    python bench/block_modes.py [--blocks 16] [--calls 30] [--modes ...] [--cores N ...] [KEY ...]
+                                                                    (default: level1/12 and level1/88)
 
 Each block times `--calls` calls of each side with the harness's own `timing.timed_call` (L2 flushed before
 every call, fresh input clones per call). "fresh": every block empties the caching allocator and draws new
@@ -17,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import os
 import random
 import statistics
 import sys
@@ -112,7 +114,13 @@ def main() -> int:
     parser.add_argument("--calls", type=int, default=30)
     parser.add_argument("--modes", nargs="+", default=list(MODES),
                         help="fresh, kept, fresh-spaced, fresh-hidden (the launch hidden behind a spin)")
+    parser.add_argument("--cores", type=int, nargs="+",
+                        help="run on these CPU cores only (os.sched_setaffinity): does the launch's jitter follow "
+                             "the host's scheduling?")
     args = parser.parse_args()
+    if args.cores:
+        os.sched_setaffinity(0, set(args.cores))
+        print(f"pinned to cores {sorted(os.sched_getaffinity(0))}")
     print(torch.cuda.get_device_name(), torch.__version__)
     for key in args.keys:
         run(key, args.blocks, args.calls, args.modes)
