@@ -229,7 +229,9 @@ def test_the_runner_writes_the_ring_it_was_given_on_tmpfs_and_nothing_else_there
     its namespaces only, there as in its job directory: the write is all this checks then.)"""
     with contextlib.ExitStack() as hold:
         ring_dir = launch.ring_dir(hold)
-        assert ring_dir is not None and ring_dir.is_relative_to(launch.SHARED_MEMORY)
+        if ring_dir is None:
+            pytest.skip(f"{launch.SHARED_MEMORY} is not writable here")
+        assert ring_dir.is_relative_to(launch.SHARED_MEMORY)
         ring = channel.Ring.create(ring_dir / "ring")
         bwrap.give_to_runner(ring_dir / "ring")
         seen = inside(f"""
