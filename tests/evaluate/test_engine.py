@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
 from pathlib import Path
@@ -14,6 +15,7 @@ from validator.build.stage import BuildStatus
 from validator.build.toolchain import toolchain
 from validator.evaluate import scheduler
 from validator.evaluate import stage as engine
+from validator.evaluate.jobs import Job
 from validator.evaluate.scheduler import WORKER, Device, SchedulerConfig, run_all
 from validator.findings import Finding, StageOutcome, StageStatus, UserError
 from validator.isolation.zygote import Target
@@ -423,3 +425,30 @@ def test_throttle_reason_bits_decode_to_names() -> None:
     assert gpu_env.decode_reasons("0x0000000000000001") == ("gpu_idle",)
     assert gpu_env.decode_reasons("0x24") == ("sw_power_cap", "sw_thermal_slowdown")
     assert gpu_env.decode_reasons("[N/A]") == ()
+
+
+def test_the_ring_directory_of_a_judge_killed_for_its_time_is_removed_by_the_scheduler(tmp_path: Path) -> None:
+    """A judge that starts its own sandboxed runner gets a ring directory on tmpfs from the scheduler, not from
+    itself: a judge killed at the problem's time limit cannot remove anything, so the scheduler does."""
+    from validator.evaluate.worker import launch
+
+    with contextlib.ExitStack() as probe:
+        if launch.ring_dir(probe) is None:
+            pytest.skip(f"no writable {launch.SHARED_MEMORY} here")
+    seen = tmp_path / "seen.json"
+    kernel = tmp_path / "k.py"
+    kernel.write_text(fake_kernel(f"hang-seeing-ring {seen}"), encoding="utf-8")
+    job = Job(key="level1/19_ReLU", level=1, problem_id=19, problem_path=str(tmp_path / "p.py"), problem_sha256="0",
+              kernel_path=str(kernel), kernel_sha256="0", backend="triton", extensions_dir=str(tmp_path / "ext"),
+              seed=1, protocol=PROTOCOL.to_dict(), interpret=True, sandbox="bubblewrap")
+    config = SchedulerConfig((Device("cpu", ""),), timeout_s=3, target=FAKE, launcher="spawn",
+                             probe_after_crash=False)
+    launcher = scheduler._Launcher(config, Device("cpu", ""))
+    try:
+        result, _ = scheduler.run_one(scheduler.WorkItem(job, "k.py"), launcher)
+    finally:
+        launcher.close()
+    assert result.status == Status.TIMEOUT
+    told = json.loads(seen.read_text())
+    assert told["exists"] and Path(told["ring_dir"]).is_relative_to(launch.SHARED_MEMORY)
+    assert not Path(told["ring_dir"]).exists()

@@ -12,6 +12,7 @@ it (runtime_error, timeout). Exit status 0 when every case was caught.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import hashlib
 import json
 import os
@@ -82,8 +83,10 @@ def caught(case: Case, outcome: Outcome, mode: str) -> bool:
     return False
 
 
-def write_job(case: Case, workdir: Path, mode: str, sandbox: str = "none") -> tuple[Path, Path]:
-    """Copy the case's kernel to workdir/kernel.py and write the Job the engine would write for it."""
+def write_job(case: Case, workdir: Path, mode: str, sandbox: str = "none",
+              ring_dir: Path | None = None) -> tuple[Path, Path]:
+    """Copy the case's kernel to workdir/kernel.py and write the Job the engine would write for it (with the ring
+    directory the scheduler would make for it, where given)."""
     from validator.evaluate.jobs import Job, write_job
     from validator.protocol import PROTOCOL
     from validator.submission.kernel_names import own_kernel_names
@@ -101,7 +104,7 @@ def write_job(case: Case, workdir: Path, mode: str, sandbox: str = "none") -> tu
         kernel_path=str(kernel), kernel_sha256=hashlib.sha256(source.encode()).hexdigest(), backend="triton",
         extensions_dir=str(workdir / "ext"), seed=int.from_bytes(os.urandom(8), "little") >> 1,
         protocol=protocol, own_kernel_names=own_kernel_names(source),
-        interpret=mode == "cpu", reduced=True, sandbox=sandbox,
+        interpret=mode == "cpu", reduced=True, sandbox=sandbox, ring_dir=str(ring_dir or ""),
     )
     write_job(job, workdir / "job.json")
     return workdir / "job.json", workdir / "out.json"
@@ -146,6 +149,8 @@ class _Running:
     pid: int
     out: Path
     deadline: float
+    hold: contextlib.ExitStack
+    """What this parent made for the case as the scheduler would (its ring directory), closed once it ends."""
     started: float = field(default_factory=time.perf_counter)
 
 
@@ -157,6 +162,7 @@ def run_cases(cases: list[Case], mode: str, root: Path, parallel: int, timeout_s
     import triton  # noqa: F401
 
     import validator.evaluate.worker.run  # noqa: F401
+    from validator.evaluate.worker import launch
     from validator.isolation import bwrap
 
     isolation = bwrap.probe()
@@ -172,13 +178,15 @@ def run_cases(cases: list[Case], mode: str, root: Path, parallel: int, timeout_s
                 why = isolation.detail if not isolation.confined else "KB_REDTEAM_ESCAPES=1 not set"
                 outcomes[case.name] = Outcome("skipped", ("no-sandbox",), f"not run: {why}")
                 continue
-            job, out = write_job(case, root / case.name.replace("/", "__"), mode, isolation.sandbox)
+            hold = contextlib.ExitStack()
+            ring = launch.ring_dir(hold) if isolation.confined else None
+            job, out = write_job(case, root / case.name.replace("/", "__"), mode, isolation.sandbox, ring)
             sys.stdout.flush()
             sys.stderr.flush()
             pid = os.fork()
             if pid == 0:
                 _child(job, out, job.parent, mode)
-            running.append(_Running(case, pid, out, time.perf_counter() + (case.timeout_s or timeout_s)))
+            running.append(_Running(case, pid, out, time.perf_counter() + (case.timeout_s or timeout_s), hold))
         time.sleep(0.05)
         for item in list(running):
             done, status = os.waitpid(item.pid, os.WNOHANG)
@@ -189,6 +197,7 @@ def run_cases(cases: list[Case], mode: str, root: Path, parallel: int, timeout_s
                 os.waitpid(item.pid, 0)
                 status = None
             outcomes[item.case.name] = _outcome(item.out, status, time.perf_counter() - item.started)
+            item.hold.close()
             running.remove(item)
     return outcomes
 

@@ -13,8 +13,9 @@ from dataclasses import MISSING, asdict, dataclass, fields
 from pathlib import Path
 from typing import Any
 
-JOB_VERSION = 3
-"""Version 3: `sandbox`, how the judge confines its runner, and `runner_dir`/`runner_pid` for a runner started
+JOB_VERSION = 4
+"""Version 4: `ring_dir`, the scheduler's directory on tmpfs for the ring of a runner the judge starts itself.
+Version 3: `sandbox`, how the judge confines its runner, and `runner_dir`/`runner_pid` for a runner started
 ahead. Version 2: typed `interpret`, `reduced` and
 `warm_only` fields instead of an `options` dict."""
 
@@ -58,6 +59,10 @@ class Job:
     directory, holding job/, cache/ and the FIFOs; empty when the judge starts its own."""
     runner_pid: int = 0
     """That runner's process id (and process group), for the judge to stop, resume and end it."""
+    ring_dir: str = ""
+    """For a runner the judge starts itself: a directory on the host's tmpfs the scheduler made for its ring
+    (validator.evaluate.worker.launch.ring_dir) and removes once the judge has ended, even a judge killed for its
+    time; empty: the ring lies in the job directory."""
     version: int = JOB_VERSION
     """The contract's version; a worker refuses a job written for another."""
 

@@ -207,7 +207,8 @@ class _Launcher:
         base = stack.enter_context(sandbox.private_dir("kb-runner-")) / "runner"
         env = {**self.config.base_env, "CUDA_VISIBLE_DEVICES": self.device.visible, "CUDA_DEVICE_ORDER": "PCI_BUS_ID"}
         try:
-            process = launch.prepare(base, env, gpu="TRITON_INTERPRET" not in self.config.base_env, hold=stack)
+            process = launch.prepare(base, env, gpu="TRITON_INTERPRET" not in self.config.base_env, hold=stack,
+                                     ring=launch.ring_dir(stack))
         except (OSError, subprocess.SubprocessError) as exc:
             stack.close()
             self.config = dataclasses.replace(self.config, prepare_runners=False)
@@ -234,12 +235,17 @@ class _Launcher:
 def run_one(item: WorkItem, launcher: _Launcher) -> tuple[ProblemResult, bool]:
     """Evaluate one job in a private directory; returns the result and whether the GPU needs a probe."""
     timeout_s = launcher.config.timeout_s
-    with sandbox.private_dir("kb-job-") as workdir:
+    with sandbox.private_dir("kb-job-") as workdir, contextlib.ExitStack() as hold:
         job_path, out_path = workdir / "job.json", workdir / "result.json"
         runner = launcher.take_runner(item)
         try:
-            job = item.job if runner is None else dataclasses.replace(
-                item.job, runner_dir=str(runner.base), runner_pid=runner.process.pid)
+            if runner is not None:
+                job = dataclasses.replace(item.job, runner_dir=str(runner.base), runner_pid=runner.process.pid)
+            else:  # the judge starts its runner; the ring's directory is ours, so a killed judge leaves none
+                from validator.evaluate.worker import launch
+
+                ring = launch.ring_dir(hold) if item.job.sandbox == "bubblewrap" else None
+                job = dataclasses.replace(item.job, ring_dir=str(ring or ""))
             write_job(job, job_path)
             limits = sandbox.Limits.for_timeout(timeout_s, WORKER_FILE_BYTES)
             run = launcher.run(item, workdir, [str(job_path), str(out_path)], limits)

@@ -41,7 +41,8 @@ RING_LINK = "ring-dir"
 def ring_dir(hold: contextlib.ExitStack) -> Path | None:
     """A fresh directory of ours on the host's tmpfs for one runner's ring, removed when `hold` closes; None where
     there is none (the ring then lies in the job directory and is copied with pread and pwrite). The runner's
-    uid may traverse it and write the ring file the judge gives it, but list or create nothing there."""
+    uid may traverse it and write the ring file the judge gives it, but list or create nothing there. Only the
+    scheduler makes these: a judge can be killed at its time limit, and would leave its directory in RAM."""
     if not (SHARED_MEMORY.is_dir() and os.access(SHARED_MEMORY, os.W_OK | os.X_OK)):
         return None
     try:
@@ -113,8 +114,10 @@ def spawn_unconfined(job_dir: Path, env: Mapping[str, str], timeout_s: float) ->
 # ----- runners started ahead by the scheduler -----
 
 
-def prepare(base: Path, env: Mapping[str, str], *, gpu: bool, hold: contextlib.ExitStack) -> subprocess.Popen:
-    """A confined runner waiting in `base` (job/, cache/, FIFOs in/out, log) for a judge to adopt it.
+def prepare(base: Path, env: Mapping[str, str], *, gpu: bool, hold: contextlib.ExitStack,
+            ring: Path | None = None) -> subprocess.Popen:  # fmt: skip
+    """A confined runner waiting in `base` (job/, cache/, FIFOs in/out, log) for a judge to adopt it, with `ring`
+    (a `ring_dir` its caller owns; linked from `base` for the judge) as its ring's directory, if given.
 
     The runner gets the read end of `in` and the write end of `out` only: with both ends of its request FIFO, a
     kernel that writes into every pipe it holds filled that FIFO and blocked itself where no request deadline
@@ -122,7 +125,6 @@ def prepare(base: Path, env: Mapping[str, str], *, gpu: bool, hold: contextlib.E
     reads end-of-file nor writes into a FIFO without a reader."""
     (base / "job").mkdir(parents=True)
     (base / "cache").mkdir()
-    ring = ring_dir(hold)
     if ring is not None:
         (base / RING_LINK).symlink_to(ring)
     for name in ("in", "out"):

@@ -103,8 +103,6 @@ class Runner:
         copy_verified(Path(job.kernel_path), job.kernel_sha256, self.dir / "kernel.py")
         copy_verified(Path(job.problem_path), job.problem_sha256, self.dir / "problem.py")
         _copy_cache(job, self.cache)
-        self.hold = contextlib.ExitStack()
-        """What this judge made for its runner outside the job directory (a ring directory on tmpfs)."""
         self.root = Path(bwrap.JOB_MOUNT) if self.confined else self.dir
         ring_dir = self._make_ring()
         self.network, self.log = "", None
@@ -141,13 +139,14 @@ class Runner:
 
     def _make_ring(self) -> Path | None:
         """The ring, made (and pinned, on a GPU) before the runner's uid is given it, so before any submitted code
-        can touch it: on the host's tmpfs where there is one for a confined runner, else in the job directory.
-        Returns the tmpfs directory, which a runner this judge starts must be given."""
+        can touch it: in the directory on the host's tmpfs that the scheduler made for a confined runner (it
+        outlives this judge, which may be killed), else in the job directory. Returns that tmpfs directory, which
+        a runner this judge starts must be given."""
         ring_dir = None
         if self.base is not None:
             ring_dir = launch.adopted_ring_dir(self.base)
-        elif self.confined:
-            ring_dir = launch.ring_dir(self.hold)
+        elif self.confined and self.job.ring_dir:
+            ring_dir = Path(self.job.ring_dir)
         self.ring = channel.Ring.create((ring_dir or self.dir) / RING_NAME)
         if not self.job.interpret:
             self.ring.pin()
@@ -301,7 +300,6 @@ class Runner:
         if self.log is not None:
             self.log.join(timeout=2)
         self.ring.close()
-        self.hold.close()
         if self.tree.continued:  # rare (process_tree): said in the judge's log, beside its timings
             print(f"the judge continued runner processes found stopped: {self.tree.continued}", file=sys.stderr)
         if self.tree.strays:

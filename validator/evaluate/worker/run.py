@@ -473,7 +473,8 @@ def main(argv: list[str] | None = None) -> int:
 def start_runner_early(job: Job, stack: contextlib.ExitStack) -> Job:
     """A confined runner started before this judge imports torch, so the two start-ups (interpreter, torch, the
     compilers' modules: about 5 s on the GPU machine) overlap; it waits in a private directory, as one the
-    scheduler starts ahead does, and `stack` ends it. A job with such a runner already, or without bubblewrap,
+    scheduler starts ahead does, and `stack` ends it (the scheduler's ring directory, `job.ring_dir`, outlives
+    it). A job with such a runner already, or without bubblewrap,
     is returned as it is; so is one whose early start fails (the judge then starts its runner itself)."""
     if job.sandbox != "bubblewrap" or job.runner_dir:
         return job
@@ -482,7 +483,8 @@ def start_runner_early(job: Job, stack: contextlib.ExitStack) -> Job:
 
     base = stack.enter_context(sandbox.private_dir("kb-runner-")) / "runner"
     try:
-        process = launch.prepare(base, os.environ, gpu=not job.interpret, hold=stack)
+        process = launch.prepare(base, os.environ, gpu=not job.interpret, hold=stack,
+                                 ring=Path(job.ring_dir) if job.ring_dir else None)
     except (OSError, subprocess.SubprocessError):
         return job
 
