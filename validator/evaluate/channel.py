@@ -272,11 +272,19 @@ def _token(stream: IO[bytes]) -> None:
         raise ChannelError("a byte other than a chunk token between a message's chunks")
 
 
+_TRUNCATED = "the shared buffer ended inside a chunk (the runner truncated it)"
+
+
 class _Source:
-    """Where the reader's chunks of one message come from: the stream itself, or a Ring's slots."""
+    """Where the reader's chunks of one message come from: the stream itself, or a Ring's slots (read with
+    pread into host memory, or, where this side pinned the ring, by a DMA straight onto the GPU)."""
 
     def __init__(self, stream: IO[bytes], ring: Ring | None, acks: IO[bytes] | None) -> None:
         self.stream, self.ring, self.acks, self.chunks = stream, ring, acks, 0
+
+    @property
+    def pinned(self) -> bool:
+        return self.ring is not None and self.ring.host is not None and self.acks is not None
 
     def fill(self, view: memoryview) -> None:
         if self.ring is None or self.acks is None:
@@ -287,8 +295,19 @@ class _Source:
         while done < len(view):
             got = os.preadv(self.ring.fd, [view[done:]], offset + done)
             if not got:
-                raise ChannelError("the shared buffer ended inside a chunk (the runner truncated it)")
+                raise ChannelError(_TRUNCATED)
             done += got
+        self.release()
+
+    def fill_device(self, target: torch.Tensor) -> None:
+        """The next chunk into the GPU tensor `target` by one DMA out of its pinned slot (`pinned` only); the
+        slot is released once the DMA has ended."""
+        assert self.ring is not None
+        _token(self.stream)
+        if not self.ring.intact():
+            raise ChannelError(_TRUNCATED)
+        target.copy_(self.ring.slot(self.chunks, target.numel()), non_blocking=True)
+        torch.cuda.current_stream(target.device).synchronize()
         self.release()
 
     def release(self) -> None:
@@ -349,9 +368,8 @@ def read_tensors(stream: IO[bytes], described: Sequence[Described], budget: int,
         raise ChannelError(f"{total} bytes of tensors announced; at most {budget} expected")
     source, out = _Source(stream, ring, acks), []
     for d in described:
-        if device is not None and device.type == "cuda" and d.nbytes and ring is not None and ring.host is not None \
-                and acks is not None:
-            raw = _read_pinned(source, ring, d.nbytes, device)
+        if device is not None and device.type == "cuda" and d.nbytes and source.pinned:
+            raw = _read_pinned(source, d.nbytes, device)
         elif device is not None and device.type == "cuda" and d.nbytes:
             raw = _read_staged(source, d.nbytes, device)
         else:
@@ -364,19 +382,11 @@ def read_tensors(stream: IO[bytes], described: Sequence[Described], budget: int,
     return out
 
 
-def _read_pinned(source: _Source, ring: Ring, count: int, device: torch.device) -> torch.Tensor:
-    """`count` bytes into a new GPU tensor by one DMA per chunk out of the ring's pinned slots; each slot is
-    released once its DMA has ended."""
+def _read_pinned(source: _Source, count: int, device: torch.device) -> torch.Tensor:
+    """`count` bytes into a new GPU tensor by one DMA per chunk out of the ring's pinned slots."""
     data = torch.empty(count, dtype=torch.uint8, device=device)
-    stream = torch.cuda.current_stream(device)
     for start in range(0, count, STAGE):
-        size = min(STAGE, count - start)
-        _token(source.stream)
-        if not ring.intact():
-            raise ChannelError("the shared buffer ended inside a chunk (the runner truncated it)")
-        data[start: start + size].copy_(ring.slot(source.chunks, size), non_blocking=True)
-        stream.synchronize()
-        source.release()
+        source.fill_device(data[start: start + STAGE])
     return data
 
 
