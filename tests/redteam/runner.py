@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import dataclasses
 import hashlib
 import json
 import os
@@ -202,6 +203,28 @@ def run_cases(cases: list[Case], mode: str, root: Path, parallel: int, timeout_s
     return outcomes
 
 
+def refused_by_bound(outcome: Outcome) -> bool:
+    """The scheduler's test (`scheduler.refused_by_bound`) on an outcome."""
+    return outcome.status == "rejected" and "timing-unverified" in outcome.codes
+
+
+def rejudged(cases: list[Case], outcomes: dict[str, Outcome], mode: str, root: Path,
+             timeout_s: float) -> dict[str, Outcome]:  # fmt: skip
+    """Each case the timing bound refused, judged once more alone, as the scheduler judges such a problem again
+    with a fresh judge, runner and seed (`bound_attempts`). Cases run `-j` at a time share one GPU, which no
+    verified run does: the other judges' work lands inside a judge's spans, and an honest call can exceed the
+    allowance its calls of nothing set while the GPU was quieter (seen on an H200: a bf16 GEMM expected to be
+    `incorrect` was refused by 4% of its allowance with four cases on the card). A forgery is refused again."""
+    again = [case for case in cases if case.name in outcomes and refused_by_bound(outcomes[case.name])]
+    if not again:
+        return {}
+    second = run_cases(again, mode, root, 1, timeout_s)
+    return {name: dataclasses.replace(got, codes=(*got.codes, "timing-rejudged"),
+                                      seconds=got.seconds + outcomes[name].seconds,
+                                      messages=(*got.messages, f"timing-rejudged: first: {outcomes[name].error}"))
+            for name, got in second.items()}
+
+
 MARK_NAMES = ("kb-redteam-mark-everywhere", "kb-redteam-planted")
 UNCONFINED_NEVER = ("sandbox-escape/",)
 ESCAPES_ASKED = os.environ.get("KB_REDTEAM_ESCAPES") == "1"
@@ -268,6 +291,7 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="kb-redteam-") as tmp:
         (Path(tmp) / "canary.txt").write_text(f"{CANARY}={os.environ[CANARY]}\n")  # outside every job directory
         outcomes = run_cases(cases, args.mode, Path(tmp), args.parallel, args.timeout)
+        outcomes |= rejudged(cases, outcomes, args.mode, Path(tmp) / "rejudged", args.timeout)
     left = leftovers()
     if args.json:
         data = {k: asdict(v) for k, v in outcomes.items()}

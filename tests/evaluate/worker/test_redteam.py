@@ -133,3 +133,23 @@ def test_the_static_policy_passes_the_control_kernels():
     for case in (c for c in CASES if c.file.startswith(("control/", "submissions/"))):
         findings = policy.policy_findings(case.path.read_text(encoding="utf-8"), case.file, "triton")
         assert not [f for f in findings if f.severity == Severity.ERROR], case.file
+
+
+def test_a_case_the_timing_bound_refused_is_judged_again_alone_and_a_second_refusal_stands(monkeypatch, tmp_path):
+    import runner
+
+    refused = Outcome("rejected", ("sandbox", "timing-unverified"), "over the allowance", 3.0)
+    first = {"a": refused, "b": refused, "c": Outcome("incorrect", ("output-mismatch",), "", 2.0)}
+    calls = []
+
+    def again(cases, mode, root, parallel, timeout_s):
+        calls.append(([c.name for c in cases], parallel))
+        return {"a": Outcome("incorrect", ("output-mismatch",), "", 4.0), "b": refused}
+
+    monkeypatch.setattr(runner, "run_cases", again)
+    cases = [Case(f"{name}.py", "level1/19_ReLU", "x", {"status": "incorrect"}) for name in "abc"]
+    got = runner.rejudged(cases, first, "gpu", tmp_path, 60.0)
+    assert calls == [(["a", "b"], 1)]
+    assert got["a"].status == "incorrect" and "timing-rejudged" in got["a"].codes and got["a"].seconds == 7.0
+    assert got["b"].status == "rejected" and "timing-unverified" in got["b"].codes
+    assert "c" not in got
