@@ -514,3 +514,25 @@ def test_the_judge_takes_a_kernel_s_inductor_cache_only_from_the_scheduler_never
     assert "TORCHINDUCTOR_CACHE_DIR" not in compiled
     monkeypatch.setenv("KB_KERNEL_INDUCTOR_CACHE", compiled["KB_KERNEL_INDUCTOR_CACHE"])
     assert cache_sources(job)["inductor"] == tmp_path / "entry" / toolchain.PER_PROBLEM / "problem-sha" / "inductor"
+
+
+def test_a_runner_the_judge_starts_early_waits_in_the_job_directory_that_the_scheduler_removes(monkeypatch,
+                                                                                                 tmp_path: Path):
+    made: list[Path] = []
+
+    class Started:
+        pid = 4242
+
+    def prepare(base, env, *, gpu, hold, ring=None):
+        made.append(base)
+        base.mkdir(parents=True)
+        return Started()
+
+    monkeypatch.setattr(launch, "prepare", prepare)
+    monkeypatch.setattr(process_tree, "kill_and_reap", lambda process: None)
+    job = replace(make_job("level1/19_ReLU", RELU, tmp_path, interpret=True), sandbox="bubblewrap")
+    with contextlib.ExitStack() as stack:
+        started = worker.start_runner_early(job, stack, tmp_path)
+    # the scheduler removes the job's directory after the judge, however it ended; nothing else was made
+    assert made == [tmp_path / "runner-early"] and started.runner_dir == str(made[0]) and started.runner_pid == 4242
+    assert made[0].is_dir()

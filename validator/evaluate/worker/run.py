@@ -462,26 +462,29 @@ def main(argv: list[str] | None = None) -> int:
     except (OSError, ValueError, TypeError) as exc:
         print(f"worker: cannot read job {args[0]}: {exc}", file=sys.stderr)
         return 2
+    workdir = Path(args[1]).parent
     with contextlib.ExitStack() as stack:
-        result = evaluate_job(start_runner_early(job, stack), Path(args[1]).parent)
+        result = evaluate_job(start_runner_early(job, stack, workdir), workdir)
     write_text_atomic(Path(args[1]), json.dumps(asdict(result), indent=1) + "\n")
     if result.status not in (Status.CORRECT, Status.NEEDS_REVIEW):  # the parent's crash probe reads stderr
         print(f"worker: {result.status}: {result.error[:800]}", file=sys.stderr)
     return 0
 
 
-def start_runner_early(job: Job, stack: contextlib.ExitStack) -> Job:
+def start_runner_early(job: Job, stack: contextlib.ExitStack, workdir: Path) -> Job:
     """A confined runner started before this judge imports torch, so the two start-ups (interpreter, torch, the
-    compilers' modules: about 5 s on the GPU machine) overlap; it waits in a private directory, as one the
-    scheduler starts ahead does, and `stack` ends it (the scheduler's ring directory, `job.ring_dir`, outlives
-    it). A job with such a runner already, or without bubblewrap,
-    is returned as it is; so is one whose early start fails (the judge then starts its runner itself)."""
+    compilers' modules: about 5 s on the GPU machine) overlap; it waits in `workdir/runner-early`, as one the
+    scheduler starts ahead waits in its base, and `stack` ends it. Its directory lies in the job's directory and
+    its ring in `job.ring_dir`, both the scheduler's: a judge killed at its time limit unwinds nothing, and the
+    scheduler removes both after it (a directory of the judge's own in /tmp was left behind then). A job with
+    such a runner already, or without bubblewrap, is returned as it is; so is one whose early start fails (the
+    judge then starts its runner itself)."""
     if job.sandbox != "bubblewrap" or job.runner_dir:
         return job
     from validator.evaluate.worker import launch
-    from validator.isolation import process_tree, sandbox
+    from validator.isolation import process_tree
 
-    base = stack.enter_context(sandbox.private_dir("kb-runner-")) / "runner"
+    base = workdir / "runner-early"
     try:
         process = launch.prepare(base, os.environ, gpu=not job.interpret, hold=stack,
                                  ring=Path(job.ring_dir) if job.ring_dir else None)
