@@ -10,6 +10,11 @@ for the evaluation with the cache warm. Stage times come from the CLI's --json r
     python bench/bench_throughput.py --kernels 100 --workdir DIR --phase cold    # one device call
     python bench/bench_throughput.py --kernels 100 --workdir DIR --phase warm    # the next one
     python bench/bench_throughput.py --kernels 50 --build-only [--shared-pch]    # the precompiled-header lever
+    python bench/bench_throughput.py --kernels 100 --dim 131072 ...   # 2 GiB tensors, the size of issue 18's bar
+
+Each copy keeps upstream's ReLU file with its `dim` line set by --dim (default upstream's 393216: 6.4 GB per
+tensor). Issue 18's throughput bar (3.5 min for 100 kernels) was measured when the catalogue's ReLU held 2 GiB
+tensors, 4096 x 131072; --dim 131072 gives that workload again.
 
 A 100-kernel cold build plus its evaluation outlasts one 10-minute device call, so `--workdir` keeps the
 generated tree and the build cache between the two phases (the warm phase refuses to start without them).
@@ -76,9 +81,17 @@ class ModelNew(nn.Module):
 '''
 
 
-def generate(root: Path, count: int) -> Path:
-    """Problems, kernels and the submission JSON under `root`; returns the JSON path."""
+UPSTREAM_DIM = "dim = 393216\n"
+
+
+def generate(root: Path, count: int, dim: int | None = None) -> Path:
+    """Problems, kernels and the submission JSON under `root`; returns the JSON path. `dim`: the problems'
+    row length, where not upstream's."""
     problem_source = RELU.read_text()
+    if dim is not None:
+        if UPSTREAM_DIM not in problem_source:
+            sys.exit(f"{RELU}: no line {UPSTREAM_DIM.strip()!r} to resize")
+        problem_source = problem_source.replace(UPSTREAM_DIM, f"dim = {dim}\n")
     level = root / "problems" / "level1"
     kernels = root / "submissions" / "throughput-bench"
     level.mkdir(parents=True)
@@ -122,6 +135,7 @@ def main() -> None:
     parser.add_argument("--workdir", type=Path, help="keep the generated tree and build cache here")
     parser.add_argument("--phase", choices=["cold", "warm", "both"], default="both")
     parser.add_argument("--shared-pch", action="store_true", help="build with kb-validate --shared-pch")
+    parser.add_argument("--dim", type=int, help="the ReLU copies' row length (default upstream's, 393216)")
     args = parser.parse_args()
     if args.build_only:
         args.phase = "cold"
@@ -135,7 +149,7 @@ def main() -> None:
             sys.exit(f"{root}: no build cache from a cold phase; run --phase cold first")
         if args.phase != "warm":
             shutil.rmtree(root, ignore_errors=True)
-            document = generate(root, args.kernels)
+            document = generate(root, args.kernels, args.dim)
         common = [str(document), "--problems-dir", str(root / "problems"), "--cache-dir", str(root / "cache"),
                   "--results-dir", str(out / "results"), "--timeout-scale", args.timeout_scale,
                   *(["--shared-pch"] if args.shared_pch else [])]
@@ -146,7 +160,8 @@ def main() -> None:
         if args.phase != "cold":
             rows.append(("warm: build (cache) + evaluate", *run_cli(common, out / "warm.json", out / "warm.log")))
     cores = os.cpu_count() or 1
-    print(f"kernels {args.kernels}, cores {cores}; serial cold estimate {SERIAL_COLD_S * args.kernels:.0f} s "
+    print(f"kernels {args.kernels}, dim {args.dim or 'upstream'}, cores {cores}; serial cold estimate "
+          f"{SERIAL_COLD_S * args.kernels:.0f} s "
           f"({SERIAL_COLD_S:.0f} s per kernel)")
     print(f"{'phase':32} {'rc':>3} {'wall s':>8} {'build s':>8} {'evaluate s':>10} {'per kernel s':>12}")
     for name, wall, stages, code in rows:

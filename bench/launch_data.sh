@@ -5,7 +5,8 @@
 #     team-eager  the same against eager only, resuming what an earlier call measured (less device time)
 #     row I/N     shard I of N of the torch.compile row (submissions/torch-compile-inductor.json)
 #     resume I/N...  the team kernels not yet measured, then each listed row shard while time is left
-#     cold        throughput: 100 distinct CUDA kernels, cold build (--build-only)
+#     cold        throughput: 100 distinct CUDA kernels, cold build (--build-only); KERNELS=N, DIM=131072 (2 GiB
+#                 tensors, the size issue 18's bar was set at) pass through to bench/bench_throughput.py
 #     warm        throughput: the same submission again, build cache warm, with the evaluation
 #     phases      seconds per worker phase for the example kernels (where the 3.3 s per problem goes), and
 #                 a 12-kernel throughput run that splits each problem's time into inside and outside the worker
@@ -52,7 +53,7 @@ GPU_TESTS=(tests/evaluate/worker/test_worker.py tests/evaluate/worker/test_redte
            tests/evaluate/worker/test_input_variants.py)
 
 throughput() {  # throughput cold|warm: the 100-kernel CUDA submission (bench_throughput.py), kept in build/
-  timeout --signal=INT "$(left)" python3 bench/bench_throughput.py --kernels "${KERNELS:-100}" \
+  timeout --signal=INT "$(left)" python3 bench/bench_throughput.py --kernels "${KERNELS:-100}" ${DIM:+--dim "$DIM"} \
     --workdir build/throughput --phase "$1" --out "$OUT/tp-$1" 2>&1 | tee "$OUT/throughput-$1.log"
 }
 
