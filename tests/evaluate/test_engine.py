@@ -77,6 +77,19 @@ def test_the_compile_warm_up_is_in_the_results_file_before_the_first_problem_is_
     assert seen_at_timing and seen_at_timing[0]["compile_warmup"] == warm
 
 
+def test_a_resumed_run_keeps_the_compile_warm_ups_of_the_runs_before_it(tmp_path: Path):
+    def kernels(count: int) -> dict:
+        return {f"k{i}.py": (level, pid, "torch-compile", fake_kernel("correct"))
+                for i, (level, pid) in enumerate(PROBLEMS[:count])}
+
+    first = run_stage(make_submission(tmp_path, kernels(1)), options(tmp_path)).environment.extra
+    # the same submission with one more kernel: the first problem is reused, only the new one is warmed
+    second = run_stage(make_submission(tmp_path, kernels(2)), options(tmp_path)).environment.extra
+    assert first["compile_warmup"]["jobs"] == 1 and "compile_warmup_earlier" not in first
+    assert second["compile_warmup_earlier"] == [first["compile_warmup"]]
+    assert second["compile_warmup"]["jobs"] == 1
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("launcher", ["zygote", "spawn"])
 def test_a_crash_a_hang_and_garbage_end_their_own_problem_and_nothing_else(tmp_path: Path, launcher: str) -> None:

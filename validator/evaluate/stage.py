@@ -197,6 +197,8 @@ def evaluate(
             to_run.append(item)
     if old is not None and len(done) > sum(preset is not None for _, preset in planned):
         header = dataclasses.replace(header, started_at=old.started_at)
+        if earlier := _earlier_warmups(old):
+            header = _with_extra(header, compile_warmup_earlier=earlier)
     order = {item.job.key: (item.job.level, item.job.problem_id) for item, _ in planned}
     lock = threading.Lock()
 
@@ -224,6 +226,15 @@ def evaluate(
     final = _with_extra(snapshot(True), unhealthy_gpus=report.unhealthy, launcher_notes=list(report.notes))
     results.save(final, path)
     return final
+
+
+def _earlier_warmups(old: ResultsFile) -> list[object]:
+    """The compile warm-ups of the runs this one resumes, oldest first: each run records its own, and a run cut
+    into calls (a device's time limit) would otherwise keep only the last call's, which found everything warm."""
+    extra = old.environment.extra
+    earlier = extra.get("compile_warmup_earlier")
+    runs = list(earlier) if isinstance(earlier, list) else []
+    return runs + ([extra["compile_warmup"]] if "compile_warmup" in extra else [])
 
 
 def _with_extra(record: ResultsFile, **values: object) -> ResultsFile:
