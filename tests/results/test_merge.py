@@ -92,6 +92,8 @@ def test_a_missing_or_unfinished_shard_is_refused_unless_partial_is_allowed(tmp_
     result = merge_cli(first, second, "--out", str(tmp_path / "m.json"))
     assert result.exit_code == 2 and "each of 1/N..N/N" in result.stderr
     assert merge_cli(first, second, "--out", str(tmp_path / "m.json"), "--allow-partial").exit_code == 0
+    # what it wrote is a run in progress, whose absent problems the site shows as pending, not as failures
+    assert results.load(tmp_path / "m.json").finished_at == ""
     unfinished = write(tmp_path, "c.json", shard(3, 3, [("level1/3_C", 1, 3)], finished_at=""))
     result = merge_cli(first, second, unfinished, "--out", str(tmp_path / "m.json"))
     assert result.exit_code == 2 and "did not finish" in result.stderr

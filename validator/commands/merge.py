@@ -22,7 +22,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--out", type=Path, required=True, metavar="FILE",
                         help="the merged results file, e.g. results/<hardware>/<slug>.json")
     parser.add_argument("--allow-partial", action="store_true",
-                        help="merge even if shards are missing or did not finish (the result is incomplete)")
+                        help="merge even if shards are missing or did not finish (the result is a run in progress, "
+                             "without finished_at: the site shows its absent problems as pending)")
 
 
 def _load(path: Path) -> results.ResultsFile | Unreadable:

@@ -53,22 +53,24 @@ def shard_of_name(name: str) -> tuple[int, int] | None:
     return (int(match.group(1)), int(match.group(2))) if match else None
 
 
-def _check_complete(shards: Sequence[tuple[str, ResultsFile]], unreadable: Sequence[Unreadable]) -> None:
-    """Every shard finished, and the shards (with the unreadable ones) are all N of one split."""
+def _incomplete(shards: Sequence[tuple[str, ResultsFile]], unreadable: Sequence[Unreadable]) -> str | None:
+    """Why the shards are not a whole run, or None: every shard finished, and the shards (with the unreadable
+    ones) are all N of one split."""
     for name, shard in shards:
         if not shard.finished_at:
-            raise UserError(f"{name}: this shard's run did not finish; rerun it (it resumes) before merging")
+            return f"{name}: this shard's run did not finish; rerun it (it resumes) before merging"
     specs = [shard.environment.extra.get("shard") for _, shard in shards]
     if any(spec is None for spec in specs):
-        return
+        return None
     specs += [shard_of_name(bad.file) for bad in unreadable]
     if any(spec is None for spec in specs):
-        raise UserError(f"{unreadable[0].file}: unreadable, and its name does not say which shard it was")
+        return f"{unreadable[0].file}: unreadable, and its name does not say which shard it was"
     counts = {spec[1] for spec in specs}
     indices = sorted(spec[0] for spec in specs)
     if len(counts) != 1 or indices != list(range(1, counts.pop() + 1)):
         have = ", ".join(f"{i}/{n}" for i, n in sorted(tuple(s) for s in specs))
-        raise UserError(f"the shards given are {have}; a merge needs each of 1/N..N/N exactly once")
+        return f"the shards given are {have}; a merge needs each of 1/N..N/N exactly once"
+    return None
 
 
 def _provenance(shards: Sequence[ResultsFile]) -> dict[str, str]:
@@ -102,14 +104,16 @@ def merge(
     """The merged file and warnings (software differences between shards). Raises UserError to refuse.
 
     The problems of an `unreadable` shard are left out of the merged file (the site shows them as missing,
-    and the next verified rerun measures them); the file records which shard failed and why.
+    and the next verified rerun measures them); the file records which shard failed and why. A merge of fewer
+    than all shards, or of an unfinished one (`allow_partial`), has no `finished_at`: it is a run in progress.
     """
     if not shards:
         raise UserError("no readable shard file given")
     _check_same(shards)
     _check_disjoint(shards)
-    if not allow_partial:
-        _check_complete(shards, unreadable)
+    incomplete = _incomplete(shards, unreadable)
+    if incomplete and not allow_partial:
+        raise UserError(incomplete)
     first = shards[0][1]
     warnings = [
         f"{name}: {field} {getattr(shard.environment, field)!r} differs from {shards[0][0]}'s "
@@ -125,7 +129,9 @@ def merge(
     files = [shard for _, shard in shards]
     merged = dataclasses.replace(
         first, environment=dataclasses.replace(first.environment, extra=extra), problems=tuple(problems),
-        started_at=min(s.started_at for s in files), finished_at=max(s.finished_at for s in files),
+        # a partial merge is a run in progress: no finished_at, so the site marks its absent problems pending
+        started_at=min(s.started_at for s in files),
+        finished_at="" if incomplete else max(s.finished_at for s in files),
         verified=all(s.verified for s in files), provenance=_provenance(files),
     )
     return merged, warnings
