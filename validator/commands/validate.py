@@ -11,6 +11,8 @@ from pathlib import Path
 from rich.console import Console
 
 from validator.catalogue.problems import load_catalogue
+from validator.evaluate import runners_ahead
+from validator.evaluate import stage as evaluate
 from validator.evaluate.sharding import parse_shard
 from validator.files import check_writable_target, write_text_atomic
 from validator.findings import UserError
@@ -135,7 +137,9 @@ def execute(args: argparse.Namespace, out: Console, err: Console) -> int:
     if missing and machine.has_gpu:
         raise UserError(f"--gpus: GPU {missing[0]} does not exist; {len(machine.gpus)} visible "
                         f"(indices 0..{len(machine.gpus) - 1})")
-    reports = [validate_submission(Path(p), p, catalogue, machine, options) for p in args.paths]
+    # each device's first runner starts now, while the stages before evaluation run (runners_ahead)
+    with runners_ahead.head_start(lambda: evaluate.head_start_plan(machine, options)):
+        reports = [validate_submission(Path(p), p, catalogue, machine, options) for p in args.paths]
     print_terminal(reports, out)
     if args.json:
         buffer = io.StringIO()

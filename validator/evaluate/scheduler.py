@@ -23,8 +23,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from validator import files
+from validator.evaluate import runners_ahead
 from validator.evaluate.jobs import Job, write_job
-from validator.isolation import process_tree, sandbox
+from validator.isolation import sandbox
 from validator.isolation.zygote import Target, Zygote, ZygoteError
 from validator.results.records import Flag, ProblemResult, Status, problem_from_dict, upstream_without_judging
 
@@ -130,15 +131,6 @@ def crashed(run: sandbox.SandboxResult) -> bool:
     return run.timed_out or (run.returncode or 0) < 0 or any(s in run.stderr for s in CUDA_FAULT_SIGNS)
 
 
-@dataclass
-class _Prepared:
-    """A runner started ahead, with the private directory it lives in."""
-
-    base: Path
-    process: subprocess.Popen
-    stack: contextlib.ExitStack
-
-
 class _Launcher:
     """Starts one job process on one device: from the device's zygote, or spawned when that fails."""
 
@@ -148,7 +140,7 @@ class _Launcher:
         self.stack = contextlib.ExitStack()
         self.zygote_failed = config.launcher != "zygote"
         self.notes: list[str] = []
-        self.spare: _Prepared | None = None
+        self.spare: runners_ahead.Prepared | None = None
         self.announced = False
 
     def _env(self, item: WorkItem) -> dict[str, str]:
@@ -192,35 +184,27 @@ class _Launcher:
         return sandbox.run(self.config.target.argv(args), workdir=workdir, timeout_s=self.config.timeout_s,
                            limits=limits, env=env)
 
-    def take_runner(self, item: WorkItem) -> _Prepared | None:
-        """A runner started ahead for `item` (or now, the first time), and the next job's started already."""
+    def take_runner(self, item: WorkItem) -> runners_ahead.Prepared | None:
+        """A runner started ahead for `item` (the first: at the head of the run, or now), and the next job's
+        started already."""
         if not (self.config.prepare_runners and item.job.sandbox == "bubblewrap"):
             return None
-        runner = self.spare or self._prepare()
+        runner = self.spare or runners_ahead.claim(self.device.visible, self.runner_env()) or self._prepare()
         self.spare = self._prepare() if runner is not None else None
         return runner
 
-    def _prepare(self) -> _Prepared | None:
-        from validator.evaluate.worker import launch
+    def runner_env(self) -> dict[str, str]:
+        return runner_env_of(self.config.base_env, self.device.visible)
 
-        stack = contextlib.ExitStack()
-        base = stack.enter_context(sandbox.private_dir("kb-runner-")) / "runner"
-        env = {**self.config.base_env, "CUDA_VISIBLE_DEVICES": self.device.visible, "CUDA_DEVICE_ORDER": "PCI_BUS_ID"}
+    def _prepare(self) -> runners_ahead.Prepared | None:
         try:
-            process = launch.prepare(base, env, gpu="TRITON_INTERPRET" not in self.config.base_env, hold=stack,
-                                     ring=launch.ring_dir(stack))
+            return runners_ahead.prepare(self.runner_env(), gpu="TRITON_INTERPRET" not in self.config.base_env)
         except (OSError, subprocess.SubprocessError) as exc:
-            stack.close()
             self.config = dataclasses.replace(self.config, prepare_runners=False)
             self.notes.append(f"{self.device.label}: could not start a runner ahead, judges start their own: {exc}")
             return None
-        return _Prepared(base, process, stack)
 
-    @staticmethod
-    def release(runner: _Prepared | None) -> None:
-        if runner is not None:
-            process_tree.kill_and_reap(runner.process)
-            runner.stack.close()
+    release = staticmethod(runners_ahead.release)
 
     def close(self) -> None:
         self.release(self.spare)
@@ -230,6 +214,11 @@ class _Launcher:
             self.zygote = None
         self.stack.close()
         self.stack = contextlib.ExitStack()
+
+
+def runner_env_of(base_env: dict[str, str], visible: str) -> dict[str, str]:
+    """What a runner for the device `visible` is started with (the scheduler's and the head start's alike)."""
+    return {**base_env, "CUDA_VISIBLE_DEVICES": visible, "CUDA_DEVICE_ORDER": "PCI_BUS_ID"}
 
 
 def run_one(item: WorkItem, launcher: _Launcher) -> tuple[ProblemResult, bool]:

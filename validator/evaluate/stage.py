@@ -28,7 +28,7 @@ from validator.build.stage import BuildStatus
 from validator.build.toolchain import Toolchain
 from validator.evaluate import gpu_env, sharding, warmup
 from validator.evaluate.jobs import Job
-from validator.evaluate.scheduler import WORKER, Device, SchedulerConfig, WorkItem, run_all
+from validator.evaluate.scheduler import WORKER, Device, SchedulerConfig, WorkItem, run_all, runner_env_of
 from validator.evaluate.worker import clocks
 from validator.findings import ExitCode, Finding, Severity, UserError
 from validator.isolation import bwrap
@@ -57,6 +57,19 @@ def unavailable(machine: Machine, options: RunOptions) -> str | None:
     if not options.gpu_stages:
         return "--no-gpu was given"
     return None if options.evaluate.interpret else machine.cannot_run_gpu()
+
+
+def head_start_plan(machine: Machine, options: RunOptions) -> list[tuple[str, dict[str, str], bool]]:
+    """The runners `runners_ahead.head_start` starts for a run: one per device this stage will use, with the
+    environment its scheduler gives runners; none where the stage will not run or runners would not be confined."""
+    evaluate = options.evaluate
+    if unavailable(machine, options) or evaluate.worker != WORKER:
+        return []
+    devices = [Device("cpu", "")] if evaluate.interpret else select_devices(machine, evaluate.gpus)[0]
+    if not bwrap.probe().confined:
+        return []
+    base_env = _worker_env(toolchain.toolchain(machine, options), evaluate.interpret)
+    return [(device.visible, runner_env_of(base_env, device.visible), not evaluate.interpret) for device in devices]
 
 
 def select_devices(machine: Machine, gpus: Sequence[int] | None) -> tuple[list[Device], str]:
