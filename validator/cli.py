@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
+import signal
 import sys
 import tempfile
+import threading
 import traceback
+from collections.abc import Iterator
 from typing import IO, NoReturn
 
 from rich.console import Console
@@ -70,13 +74,29 @@ def _dispatch(argv: list[str], out: Console, err: Console) -> int:
     return int(commands.load(verb).execute(args, out, err))
 
 
+@contextlib.contextmanager
+def _terminate_as_interrupt() -> Iterator[None]:
+    """SIGTERM (a CI job cancelled, `timeout`) is handled as Ctrl-C: the stack unwinds, so judges, runners and
+    their directories in /tmp and /dev/shm are ended and removed, where the signal's default left them behind.
+    The build stage puts its own handler over this one while it runs (build/interrupts.py)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGTERM, signal.default_int_handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
 def main(argv: list[str] | None = None, stdout: IO[str] | None = None, stderr: IO[str] | None = None) -> int:
     """Run one command; never raises. Returns the exit status."""
     out = Console(file=stdout or sys.stdout, highlight=False, soft_wrap=True)
     err = Console(file=stderr or sys.stderr, highlight=False, soft_wrap=True)
     argv = list(sys.argv[1:] if argv is None else argv)
     try:
-        return _dispatch(argv, out, err)
+        with _terminate_as_interrupt():
+            return _dispatch(argv, out, err)
     except UserError as exc:
         err.print(f"kb-validate: error: {exc}", markup=False)
         return int(exc.exit_code)

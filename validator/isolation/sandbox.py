@@ -34,6 +34,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from validator.isolation import leftovers
 from validator.isolation.process_tree import kill_and_reap, kill_tree
 
 ALLOWED_ENV = (
@@ -127,10 +128,12 @@ def scrubbed_env(extra: Mapping[str, str], home: Path) -> dict[str, str]:
 def private_dir(prefix: str = "kb-sandbox-") -> Iterator[Path]:
     """A fresh directory for one confined run; removed with everything in it afterwards."""
     path = Path(tempfile.mkdtemp(prefix=prefix))
+    leftovers.track(path)
     try:
         yield path
     finally:
         _remove_tree(path)
+        leftovers.done(path)
 
 
 def _remove_tree(path: Path) -> None:

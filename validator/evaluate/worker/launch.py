@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from validator.build.toolchain import compiler_dirs
-from validator.isolation import bwrap, sandbox
+from validator.isolation import bwrap, leftovers, sandbox
 
 RUNNER_MODULE = "validator.evaluate.worker.runner"
 PASSED_THROUGH = ("CUDA_VISIBLE_DEVICES", "CUDA_DEVICE_ORDER", "TORCH_CUDA_ARCH_LIST", "CUDA_HOME", "MAX_JOBS",
@@ -49,6 +49,8 @@ def ring_dir(hold: contextlib.ExitStack) -> Path | None:
         path = Path(tempfile.mkdtemp(prefix="kb-ring-", dir=SHARED_MEMORY))
     except OSError:
         return None
+    leftovers.track(path)
+    hold.callback(leftovers.done, path)
     hold.callback(shutil.rmtree, path, True)
     path.chmod(0o711)
     return path

@@ -1,0 +1,59 @@
+"""An interrupted run (Ctrl-C, or SIGTERM as a cancelled CI job sends) ends as "interrupted" and leaves nothing of
+its judges and runners behind: no directory in /tmp, no ring in /dev/shm."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.engine_kit import make_submission
+from tests.paths import REPO
+from validator.isolation import leftovers
+
+SHM = Path("/dev/shm")
+
+
+def test_what_this_process_made_and_did_not_remove_is_removed_and_nothing_else(tmp_path: Path):
+    made, removed, other = tmp_path / "made", tmp_path / "removed", tmp_path / "other"
+    for path in (made, removed, other):
+        path.mkdir()
+        (path / "file").write_text("x")
+    leftovers.track(made)
+    leftovers.track(removed)
+    leftovers.done(removed)
+    assert leftovers.remove_left() == [made]
+    assert not made.exists() and removed.exists() and other.exists()
+
+
+def _rings() -> set[str]:
+    return {p.name for p in SHM.glob("kb-ring-*")} if SHM.is_dir() else set()
+
+
+@pytest.mark.slow
+def test_sigterm_during_evaluation_interrupts_the_run_and_leaves_nothing_behind(tmp_path: Path):
+    source = (REPO / "submissions" / "kernelbench-team-examples" / "level1_23_softmax_triton.py").read_text()
+    document = make_submission(tmp_path, {"softmax.py": (1, 23, "triton", source)})
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    rings = _rings()
+    env = {**os.environ, "TMPDIR": str(scratch)}
+    run = subprocess.Popen([sys.executable, "-m", "validator", str(document), "--interpret", "--results-dir",
+                            str(tmp_path / "results"), "--cache-dir", str(tmp_path / "cache")],
+                           env=env, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    deadline = time.monotonic() + 120
+    while not any(scratch.glob("kb-job-*")) and run.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert run.poll() is None, "the run ended before its first judge started"
+    run.send_signal(signal.SIGTERM)
+    out, _ = run.communicate(timeout=60)
+    assert run.returncode == 130, out[-2000:]
+    assert "interrupted" in out
+    time.sleep(1)  # the judges and runners end with their parent
+    assert sorted(p.name for p in scratch.iterdir()) == []
+    assert _rings() <= rings

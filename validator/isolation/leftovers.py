@@ -1,0 +1,43 @@
+"""Directories this process made for its children (jobs, runners, rings), removed at exit if an interrupt left them.
+
+Each is removed by the context that made it, as that context closes. Ctrl-C or SIGTERM during the evaluate stage
+unwinds the main thread only: the scheduler's device threads, which hold the job and runner directories, are
+still waiting on their judges when the interpreter exits, so nothing closes those contexts. Their processes end
+with their parent (bubblewrap's --die-with-parent, the zygote's parent-death signal); this removes their files,
+which would otherwise stay in /tmp and in RAM (/dev/shm). Only in the process that made them: a forked child that
+exits through the interpreter must not remove its parent's directories.
+"""
+
+from __future__ import annotations
+
+import atexit
+import os
+import shutil
+import threading
+from pathlib import Path
+
+_made: dict[Path, int] = {}
+_lock = threading.Lock()
+
+
+def track(path: Path) -> None:
+    with _lock:
+        _made[path] = os.getpid()
+
+
+def done(path: Path) -> None:
+    with _lock:
+        _made.pop(path, None)
+
+
+def remove_left() -> list[Path]:
+    """Remove what this process made and did not remove; returns those paths."""
+    with _lock:
+        left = [path for path, pid in _made.items() if pid == os.getpid()]
+        _made.clear()
+    for path in left:
+        shutil.rmtree(path, ignore_errors=True)
+    return left
+
+
+atexit.register(remove_left)
