@@ -118,14 +118,18 @@ def test_python_dash_m_runs_the_same_program_without_tracebacks(tmp_path):
     assert "Traceback" not in proc.stdout + proc.stderr
 
 
-def test_internal_errors_exit_3_with_a_trace_file_not_a_traceback(cli, monkeypatch):
+def test_internal_errors_exit_3_with_a_trace_file_not_a_traceback(cli, monkeypatch, tmp_path):
+    import tempfile
+
     from validator.commands import validate
 
     def broken(*args, **kwargs):
         raise RuntimeError("boom")
 
     monkeypatch.setattr(validate, "load_catalogue", broken)
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))  # the trace file goes here, not into /tmp
     result = cli(EXAMPLE)
     assert result.exit_code == 3
     assert "internal error" in result.stderr and "Trace written to" in result.stderr
     assert "Traceback" not in result.output
+    assert "RuntimeError: boom" in next(tmp_path.glob("kb-validate-crash-*.txt")).read_text()
