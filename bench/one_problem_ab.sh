@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # A one-problem run of this checkout against another commit's, alternating on one machine with one build cache:
 # the before/after ratio of a change to the run's fixed costs (the head start of runners_ahead, for one).
-#   OUT=/dir BEFORE=<commit> [ROUNDS=3] [KERNEL=<file of the examples>] bash bench/one_problem_ab.sh [kb-validate args]
-# e.g. on a CPU machine: KERNEL=level1_23_softmax_triton.py bash bench/one_problem_ab.sh --interpret
+#   OUT=/dir BEFORE=<commit or directory> [ROUNDS=3] [KERNEL=<file of the examples>] bash bench/one_problem_ab.sh [args]
+# e.g. on a CPU machine: BEFORE=751d866 KERNEL=level1_23_softmax_triton.py bash bench/one_problem_ab.sh --interpret
+# The GPU machine gets the working tree without git history: export the other commit into an ignored folder
+# first (`mkdir -p build/before && git archive 751d866 validator problems pyproject.toml | tar -x -C build/before`),
+# carry build/before and .whl, and pass BEFORE=build/before.
 # Each tree runs its own code (`python3 -m validator` from its root). The first pass of each is a warm-up, not
 # counted. Prints every wall time, then the medians and their ratio.
 set -uo pipefail
@@ -14,9 +17,14 @@ KERNEL=${KERNEL:-level1_19_relu_cuda.py}
 mkdir -p "$OUT"
 [ -f bench/device_env.sh ] && source bench/device_env.sh
 work=$(mktemp -d)
-before=$work/before
-git worktree add -q --detach "$before" "$BEFORE" || exit 2
-trap 'git worktree remove --force "$before"; rm -rf "$work"' EXIT
+if [ -d "$BEFORE" ]; then
+  before=$(cd "$BEFORE" && pwd)
+  trap 'rm -rf "$work"' EXIT
+else
+  before=$work/before
+  git worktree add -q --detach "$before" "$BEFORE" || exit 2
+  trap 'git worktree remove --force "$before"; rm -rf "$work"' EXIT
+fi
 mkdir -p "$work/submissions/one-problem"
 cp "submissions/kernelbench-team-examples/$KERNEL" "$work/submissions/one-problem/"
 python3 - "$work/submissions/one-problem.json" "$KERNEL" <<'PY'
