@@ -9,16 +9,8 @@ OUT=${OUT:-/tmp/kb-one-problem}
 mkdir -p "$OUT"
 [ -f bench/device_env.sh ] && source bench/device_env.sh
 work=$(mktemp -d)
-mkdir -p "$work/submissions/one-problem"
 KERNEL=${KERNEL:-level1_19_relu_cuda.py}
-cp "submissions/kernelbench-team-examples/$KERNEL" "$work/submissions/one-problem/"
-python3 - "$work/submissions/one-problem.json" "$KERNEL" <<'PY'
-import json, sys
-doc = json.load(open("submissions/kernelbench-team-examples.json"))
-doc.update(slug="one-problem", name="One problem", kernels=[k for k in doc["kernels"] if k["path"] == sys.argv[2]])
-doc.pop("$schema", None)
-json.dump(doc, open(sys.argv[1], "w"), indent=1)
-PY
+python3 bench/one_problem_submission.py "$work" "$KERNEL" > /dev/null || exit 2
 for pass in cold warm; do
   t0=$(date +%s.%N)
   timeout --signal=INT 280 python3 -m validator "$work/submissions/one-problem.json" --problems-dir problems \

@@ -25,15 +25,7 @@ else
   git worktree add -q --detach "$before" "$BEFORE" || exit 2
   trap 'git worktree remove --force "$before"; rm -rf "$work"' EXIT
 fi
-mkdir -p "$work/submissions/one-problem"
-cp "submissions/kernelbench-team-examples/$KERNEL" "$work/submissions/one-problem/"
-python3 - "$work/submissions/one-problem.json" "$KERNEL" <<'PY'
-import json, sys
-doc = json.load(open("submissions/kernelbench-team-examples.json"))
-doc.update(slug="one-problem", name="One problem", kernels=[k for k in doc["kernels"] if k["path"] == sys.argv[2]])
-doc.pop("$schema", None)
-json.dump(doc, open(sys.argv[1], "w"), indent=1)
-PY
+python3 bench/one_problem_submission.py "$work" "$KERNEL" > /dev/null || exit 2
 one() {  # one TREE NAME: a one-problem run with that tree's code; prints its wall seconds
   local t0 rc
   t0=$(date +%s.%N)
