@@ -69,6 +69,8 @@ def test_shards_of_one_run_merge_into_one_sorted_file(tmp_path: Path, merge_cli,
         ({"protocol": {"version": "2", "time_budget_s": 30.0}}, "different protocol"),
         ({"submission_sha256": "t" * 64}, "different submission document"),
         ({"slug": "team-y"}, "different submission"),
+        ({"environment": Environment("NVIDIA H100 80GB HBM3", "580.1", "13.0", "2.11.0", "3.6.0", "3.12.3", "0.1.0",
+                                     "1", extra={"shard": [2, 2], "sandbox": "none"})}, "different sandbox"),
     ],
 )
 def test_shards_of_different_runs_are_refused(tmp_path: Path, merge_cli, change: dict, expected: str) -> None:
@@ -77,6 +79,20 @@ def test_shards_of_different_runs_are_refused(tmp_path: Path, merge_cli, change:
     result = merge_cli(first, second, "--out", str(tmp_path / "m.json"))
     assert result.exit_code == 2 and expected in result.stderr and "b.json" in result.stderr
     assert not (tmp_path / "m.json").exists()
+
+
+def test_facts_of_one_shards_machine_stay_with_that_shard(tmp_path: Path, merge_cli) -> None:
+    def on(index: int, gpus: int) -> ResultsFile:
+        record = shard(index, 2, [("level1/1_A", 1, 1)] if index == 1 else [("level1/2_B", 1, 2)])
+        extra = {**record.environment.extra, "gpu_count": gpus, "compile_warmup": {"jobs": gpus}}
+        return dataclasses.replace(record, environment=dataclasses.replace(record.environment, extra=extra))
+
+    paths = [write(tmp_path, "a.json", on(1, 2)), write(tmp_path, "b.json", on(2, 4))]
+    assert merge_cli(*paths, "--out", str(tmp_path / "m.json")).exit_code == 0
+    extra = results.load(tmp_path / "m.json").environment.extra
+    assert extra["launcher"] == "zygote" and "gpu_count" not in extra and "compile_warmup" not in extra
+    assert [s["extra"] for s in extra["shards"]] == [
+        {"gpu_count": 2, "compile_warmup": {"jobs": 2}}, {"gpu_count": 4, "compile_warmup": {"jobs": 4}}]
 
 
 def test_overlapping_shards_are_refused(tmp_path: Path, merge_cli) -> None:

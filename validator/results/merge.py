@@ -21,6 +21,8 @@ SAME = (
     ("hardware", lambda r: r.hardware, "hardware"),
     ("protocol", lambda r: r.protocol, "protocol (version and parameters)"),
     ("harness_version", lambda r: r.environment.harness_version, "harness version"),
+    # a run without the sandbox is another trust level: the site marks the whole file by this field
+    ("sandbox", lambda r: r.environment.extra.get("sandbox"), "sandbox"),
 )
 """What every shard must share: a difference makes the shards different experiments."""
 NOTED = ("driver", "cuda", "torch", "triton", "python")
@@ -81,12 +83,22 @@ def _provenance(shards: Sequence[ResultsFile]) -> dict[str, str]:
     return merged
 
 
-def _shard_record(name: str, shard: ResultsFile) -> dict[str, Any]:
+def _split_extra(shards: Sequence[ResultsFile]) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """The machine facts every shard shares, and each shard's own: GPU count, warm-up and clocks differ per
+    machine and must not be reported as the whole run's because the first shard had them."""
+    extras = [{k: v for k, v in shard.environment.extra.items() if k != "shard"} for shard in shards]
+    keys = list(dict.fromkeys(k for extra in extras for k in extra))
+    shared = {k: extras[0][k] for k in keys if all(k in e and e[k] == extras[0][k] for e in extras)}
+    return shared, [{k: v for k, v in extra.items() if k not in shared} for extra in extras]
+
+
+def _shard_record(name: str, shard: ResultsFile, own_extra: dict[str, Any]) -> dict[str, Any]:
     env = shard.environment
     return {
         "file": name, "shard": env.extra.get("shard"), "problems": len(shard.problems), "driver": env.driver,
         "torch": env.torch, "sm_clock_mhz": env.sm_clock_mhz, "throttle_reasons": list(env.throttle_reasons),
         "started_at": shard.started_at, "finished_at": shard.finished_at, "provenance": shard.provenance,
+        "extra": own_extra,
     }
 
 
@@ -122,8 +134,8 @@ def merge(
         if getattr(shard.environment, field) != getattr(first.environment, field)
     ]
     problems = sorted((p for _, s in shards for p in s.problems), key=lambda p: (p.level, p.problem_id))
-    extra = {k: v for k, v in first.environment.extra.items() if k != "shard"}
-    extra["shards"] = [_shard_record(name, shard) for name, shard in shards]
+    extra, own = _split_extra([shard for _, shard in shards])
+    extra["shards"] = [_shard_record(name, shard, mine) for (name, shard), mine in zip(shards, own, strict=True)]
     if unreadable:
         extra["unreadable_shards"] = [{"file": bad.file, "error": bad.error} for bad in unreadable]
     files = [shard for _, shard in shards]
