@@ -19,7 +19,8 @@ Definitions (the site's methodology page quotes these docstrings, so they are th
   board's `status` (hidden input variants, RMS-scaled tolerance, precision check). Every score below is
   computed once per rule (its `rule` column).
 - A kernel *counts* under a baseline and a rule when it is correct under the rule and its speedup against
-  that baseline was measured. `needs_review` is not correct under either rule until a maintainer clears it;
+  that baseline was measured. `needs_review` is not correct under either rule until a maintainer clears it
+  (`reviews/decisions.json`: cleared, it is correct under the rules it passed; rejected, under neither);
   `rejected` by an integrity, timing or policy check is correct under neither.
 - fast_p = #{counted AND speedup > p} / N, with a strict `>`: a speedup of exactly p does not count.
 - fast_p's interval (`fast_<p>_lo`, `fast_<p>_hi`, for every p in the tables): the 2.5th and 97.5th

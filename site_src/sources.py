@@ -21,6 +21,7 @@ from validator.catalogue.problems import Catalogue, load_catalogue
 from validator.findings import UserError
 from validator.results.layout import whole_run_files
 from validator.results.records import ResultsFile, load
+from validator.results.reviews import REVIEWS_PATH, Review, ReviewsError, apply_reviews, load_reviews
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 SCHEMA_PATH = REPO_ROOT / "validator" / "submission" / "schema" / "submission-v1.schema.json"
@@ -42,6 +43,12 @@ class SiteSources:
     problems_dir: Path
     manifest_path: Path
     schema_path: Path = SCHEMA_PATH
+    reviews_path: Path | None = None
+    """The maintainers' decisions on held results; None: `reviews/decisions.json` beside `results_dir`."""
+
+    @property
+    def reviews_file(self) -> Path:
+        return self.reviews_path or self.results_dir.parent / REVIEWS_PATH
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str], root: Path = REPO_ROOT) -> SiteSources:
@@ -55,6 +62,7 @@ class SiteSources:
             submissions_dir=pick("KB_SUBMISSIONS_DIR", root / "submissions"),
             problems_dir=problems,
             manifest_path=pick("KB_MANIFEST", problems / "manifest.json"),
+            reviews_path=pick("KB_REVIEWS", root / REVIEWS_PATH),
         )
 
     def require_data(self, environ: Mapping[str, str]) -> None:
@@ -79,7 +87,7 @@ class SiteSources:
 
     def watched(self) -> list[Path]:
         """What `mkdocs serve` should watch besides the hand-written pages."""
-        return [self.results_dir, self.submissions_dir, self.problems_dir, self.schema_path]
+        return [self.results_dir, self.submissions_dir, self.problems_dir, self.schema_path, self.reviews_file]
 
 
 def regular_files(directory: Path) -> dict[str, Path]:
@@ -149,6 +157,10 @@ class SiteInputs:
     submissions: dict[str, SubmissionDoc]
     manifest: dict[str, ManifestEntry] = field(default_factory=dict)
     """Manifest entries by problem key, only those whose sha256 matches the catalogue's file."""
+    reviews: tuple[Review, ...] = ()
+    """Maintainers' decisions on held results (`reviews/decisions.json`), already applied to `results`."""
+    unused_reviews: tuple[Review, ...] = ()
+    """Those that match no held result (its kernel or problem changed since, or it is not held)."""
 
 
 def _read_json(path: Path) -> Any:
@@ -206,15 +218,36 @@ def load_manifest(path: Path, catalogue: Catalogue) -> dict[str, ManifestEntry]:
     return {key: entry for key, entry in entries.items() if current.get(key) == entry.sha256}
 
 
+def reviewed_results(reviews_file: Path, runs: tuple[ResultsFile, ...]) -> tuple[tuple[ResultsFile, ...],
+                                                                                  tuple[Review, ...],
+                                                                                  tuple[Review, ...]]:
+    """The runs with the maintainers' decisions on held results applied (`reviews/decisions.json`), every
+    decision, and those that applied to none."""
+    try:
+        reviews = load_reviews(reviews_file)
+    except ReviewsError as exc:
+        raise SiteDataError(str(exc)) from None
+    used: set[Review] = set()
+    decided = []
+    for run in runs:
+        reviewed, applied = apply_reviews(run, reviews)
+        decided.append(reviewed)
+        used |= applied
+    return tuple(decided), reviews, tuple(r for r in reviews if r not in used)
+
+
 def load_inputs(sources: SiteSources) -> SiteInputs:
     try:
         catalogue = load_catalogue(sources.problems_dir)
     except UserError as exc:
         raise SiteDataError(str(exc)) from exc
+    results, reviews, unused = reviewed_results(sources.reviews_file, load_results_dir(sources.results_dir))
     return SiteInputs(
         sources=sources,
         catalogue=catalogue,
-        results=load_results_dir(sources.results_dir),
+        results=results,
         submissions=load_submissions(sources.submissions_dir),
         manifest=load_manifest(sources.manifest_path, catalogue),
+        reviews=reviews,
+        unused_reviews=unused,
     )

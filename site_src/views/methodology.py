@@ -101,12 +101,20 @@ def departures(model: SiteModel) -> list[dict[str, str]]:
     return rows
 
 
+def review_rows(model: SiteModel) -> list[dict[str, Any]]:
+    """Every maintainer decision on a held result, and whether it applies to a result on the board."""
+    unused = set(model.inputs.unused_reviews)
+    return [{"review": r, "name": model.submission_name(r.slug), "applies": r not in unused,
+             "linked": r.problem in model.problem_names} for r in model.inputs.reviews]
+
+
 def build(model: SiteModel, out: SiteBuild) -> None:
     from site_src.views.problems import scales_text
 
     markdown = render(
         "methodology.md.j2",
         departures=departures(model),
+        reviews=review_rows(model),
         protocol=PROTOCOL,
         protocol_rows=protocol_rows(PROTOCOL),
         precision_sample=f"{PROTOCOL.precision_sample:,}",

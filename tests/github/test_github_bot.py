@@ -175,6 +175,15 @@ def test_guard_ignores_paths_that_only_mention_results() -> None:
     assert not any(touches_results(p) for p in ("submissions/results.json", "site_src/results/x.md", "results.md"))
 
 
+def test_guard_keeps_decisions_on_held_results_in_a_pull_request_of_their_own() -> None:
+    assert check(("reviews/decisions.json",), "maintainer", "kb-results-bot").allowed
+    mixed = check(("submissions/x.json", "./Reviews/decisions.json"), "alice", "kb-results-bot")
+    assert not mixed.allowed and mixed.offending == ("./Reviews/decisions.json",)
+    assert "a pull request of its own" in mixed.message
+    by_bot = check(("results/a.json", "reviews/decisions.json"), "kb-results-bot", "kb-results-bot")
+    assert not by_bot.allowed and by_bot.offending == ("reviews/decisions.json",)
+
+
 # -- sticky comment and status -------------------------------------------------------------------------
 
 def test_comment_is_created_once_then_edited_in_place(fake: FakeGitHub, tmp_path: Path) -> None:

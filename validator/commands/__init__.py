@@ -15,6 +15,7 @@ VERBS: dict[str, str] = {
     "import": "validator.commands.import_run",
     "catalogue": "validator.commands.catalogue",
     "merge": "validator.commands.merge",
+    "review": "validator.commands.review",
     "bot": "validator.commands.bot",
 }
 

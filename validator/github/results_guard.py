@@ -1,4 +1,5 @@
-"""Results guard: only the results bot's pull requests may touch `results/`, and they may touch nothing else.
+"""Results guard: only the results bot's pull requests may touch `results/`, and they may touch nothing else; a
+change to the maintainers' decisions on held results (`reviews/`) comes in a pull request of its own.
 
 Results are written by the validator on a maintainer's GPU runner and arrive through verified-rerun pull
 requests opened by the bot account. A contributor's pull request that adds, edits, renames or deletes
@@ -11,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 RESULTS_DIR = "results"
+REVIEWS_DIR = "reviews"
 
 
 @dataclass(frozen=True)
@@ -34,13 +36,21 @@ def parse_path_list(text: str) -> tuple[str, ...]:
     return tuple(_unquote(p.strip("\r\n")) for p in parts if p.strip())
 
 
-def touches_results(path: str) -> bool:
-    """True for `results` itself and anything below it, whatever the case or a leading `./`."""
+def _top(path: str) -> str:
     norm = path.replace("\\", "/")
     while norm.startswith("./"):
         norm = norm[2:]
-    top = norm.lstrip("/").split("/", 1)[0]
-    return top.casefold() == RESULTS_DIR
+    return norm.lstrip("/").split("/", 1)[0].casefold()
+
+
+def touches_results(path: str) -> bool:
+    """True for `results` itself and anything below it, whatever the case or a leading `./`."""
+    return _top(path) == RESULTS_DIR
+
+
+def touches_reviews(path: str) -> bool:
+    """True for `reviews` (the decisions on held results) and anything below it."""
+    return _top(path) == REVIEWS_DIR
 
 
 def _named(paths: tuple[str, ...]) -> str:
@@ -70,5 +80,14 @@ def check(paths: tuple[str, ...], author: str, bot_login: str | None) -> GuardVe
             f"written by the validator on a maintainer's runner and may be changed by {who}. "
             "Remove these files from the pull request.",
             in_results,
+        )
+    in_reviews = tuple(p for p in paths if touches_reviews(p))
+    if in_reviews and len(in_reviews) < len(paths):
+        others = tuple(p for p in paths if not touches_reviews(p))
+        return GuardVerdict(
+            False,
+            f"this pull request changes {_named(in_reviews)} and also {_named(others)}; a decision on held results "
+            f"({REVIEWS_DIR}/) goes in a pull request of its own, so it is never merged unseen with a submission",
+            in_reviews,
         )
     return GuardVerdict(True, f"no file under {RESULTS_DIR}/ is changed ({len(paths)} file(s) checked)")
