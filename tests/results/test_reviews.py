@@ -24,8 +24,9 @@ HELD_KEY = "level1/40_LayerNorm"
 
 def record(key: str, status: Status, kernel: str = "a") -> ProblemResult:
     held = status is Status.NEEDS_REVIEW
-    return ProblemResult(key, 1, int(key.split("/")[1].split("_", maxsplit=1)[0]), "c" * 64, "kernel.py", kernel * 64, "cuda",
-                         status, error="speedup 12x is above 10x" if held else "", speedup=12.0,
+    problem_id = int(key.split("/")[1].split("_", maxsplit=1)[0])
+    return ProblemResult(key, 1, problem_id, "c" * 64, "kernel.py", kernel * 64, "cuda", status,
+                         error="speedup 12x is above 10x" if held else "", speedup=12.0,
                          upstream=UpstreamVerdict(True, 5, 1e-6, 1e-6, held=held))
 
 
@@ -107,7 +108,7 @@ def test_two_decisions_on_the_same_bytes_are_refused(tmp_path: Path) -> None:
 def test_no_file_is_no_decision_and_unreadable_json_names_the_file(tmp_path: Path) -> None:
     assert load_reviews(tmp_path / "decisions.json") == ()
     (tmp_path / "decisions.json").write_text("{not json")
-    with pytest.raises(ReviewsError, match="decisions.json"):
+    with pytest.raises(ReviewsError, match=r"decisions\.json"):
         load_reviews(tmp_path / "decisions.json")
 
 
