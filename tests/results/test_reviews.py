@@ -161,6 +161,19 @@ def test_the_command_refuses_what_is_not_a_decision_on_a_held_result(
     assert not decisions(results_dir).exists()
 
 
+def test_the_command_asks_where_the_decisions_go_for_a_results_file_outside_results(
+    review_cli, results_dir: Path, tmp_path: Path
+) -> None:
+    loose = tmp_path / "team-x.json"
+    shutil.copy(results_dir / "nvidia-h200" / "team-x.json", loose)
+    refused = review_cli(str(loose), HELD_KEY, "--clear", "--by", "octocat", "--reason", "x")
+    assert refused.exit_code == 2 and "pass --reviews FILE" in refused.stderr
+    chosen = tmp_path / "mine.json"
+    assert review_cli(str(loose), HELD_KEY, "--clear", "--by", "octocat", "--reason", "x", "--reviews",
+                      str(chosen)).exit_code == 0
+    assert [r.decision for r in load_reviews(chosen)] == ["cleared"]
+
+
 def test_the_command_refuses_a_shard_and_a_broken_reviews_file(review_cli, results_dir: Path) -> None:
     whole = results_dir / "nvidia-h200" / "team-x.json"
     shard = whole.with_name("team-x.shard-1-of-2.json")

@@ -78,9 +78,18 @@ def _check_arguments(review: Review) -> None:
         raise UserError(printable(f"{option}: {str(exc).split(': ', 2)[-1]}")) from None
 
 
+def _beside_results(results_file: Path) -> Path:
+    """`reviews/decisions.json` of the repository whose `results/<hardware>/<slug>.json` this is."""
+    resolved = results_file.resolve()
+    if resolved.parent.parent.name != "results":
+        raise UserError(f"{results_file}: is not at results/<hardware>/<slug>.json, so the repository's "
+                        f"{REVIEWS_PATH} is not known; pass --reviews FILE")
+    return resolved.parent.parent.parent / REVIEWS_PATH
+
+
 def execute(args: argparse.Namespace, out: Console, err: Console) -> int:
     run, record = _held_record(args.results, args.problem)
-    path = args.reviews or args.results.resolve().parent.parent.parent / REVIEWS_PATH
+    path = args.reviews or _beside_results(args.results)
     date = args.date or datetime.datetime.now(datetime.UTC).date().isoformat()
     review = Review(run.hardware, run.slug, record.key, record.problem_sha256, record.kernel_sha256, args.decision,
                     args.by, date, args.reason)
