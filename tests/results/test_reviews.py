@@ -174,6 +174,12 @@ def test_the_command_asks_where_the_decisions_go_for_a_results_file_outside_resu
     assert [r.decision for r in load_reviews(chosen)] == ["cleared"]
 
 
+def test_a_decisions_file_that_is_a_directory_is_a_clear_error(review_cli, results_dir: Path, tmp_path: Path) -> None:
+    result = review_cli(str(results_dir / "nvidia-h200" / "team-x.json"), HELD_KEY, "--clear", "--by", "octocat",
+                        "--reason", "x", "--reviews", str(tmp_path))
+    assert result.exit_code == 2 and str(tmp_path) in result.stderr and "Traceback" not in result.stderr
+
+
 def test_the_command_refuses_a_shard_and_a_broken_reviews_file(review_cli, results_dir: Path) -> None:
     whole = results_dir / "nvidia-h200" / "team-x.json"
     shard = whole.with_name("team-x.shard-1-of-2.json")

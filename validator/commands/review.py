@@ -96,11 +96,13 @@ def execute(args: argparse.Namespace, out: Console, err: Console) -> int:
     _check_arguments(review)
     try:
         earlier = load_reviews(path)
+        kept = [r for r in earlier if r.target != review.target]
+        save_reviews(path, [*kept, review])
     except ReviewsError as exc:
         raise UserError(printable(str(exc))) from None
-    kept = [r for r in earlier if r.target != review.target]
+    except OSError as exc:
+        raise UserError(printable(f"{path}: cannot be read or written ({exc.strerror or exc})")) from None
     replaced = len(kept) < len(earlier)
-    save_reviews(path, [*kept, review])
     verb = "replaced the decision on" if replaced else "recorded:"
     out.print(f"{verb} {record.key} of {run.slug} on {run.hardware} {args.decision} by @{args.by} -> "
               f"{path}", markup=False)
