@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 
@@ -116,6 +117,20 @@ def test_python_dash_m_runs_the_same_program_without_tracebacks(tmp_path):
     assert proc.returncode == 2
     assert "json-not-utf8" in proc.stdout
     assert "Traceback" not in proc.stdout + proc.stderr
+
+
+def test_a_working_directory_removed_under_the_shell_is_a_usage_error_not_a_crash(tmp_path):
+    gone = tmp_path / "gone"
+    gone.mkdir()
+
+    def enter_and_remove() -> None:  # in the child: the shell's directory is deleted before kb-validate starts
+        os.chdir(gone)
+        gone.rmdir()
+
+    proc = subprocess.run([sys.executable, "-m", "validator", EXAMPLE, "--no-gpu"], capture_output=True, text=True,
+                          preexec_fn=enter_and_remove, check=False, env={**os.environ, "TMPDIR": str(tmp_path)})
+    assert proc.returncode == 2 and "working directory no longer exists" in proc.stderr
+    assert "Traceback" not in proc.stdout + proc.stderr and not list(tmp_path.glob("kb-validate-crash-*"))
 
 
 def test_internal_errors_exit_3_with_a_trace_file_not_a_traceback(cli, monkeypatch, tmp_path):

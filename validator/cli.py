@@ -10,6 +10,7 @@ import tempfile
 import threading
 import traceback
 from collections.abc import Iterator
+from pathlib import Path
 from typing import IO, NoReturn
 
 from rich.console import Console
@@ -71,6 +72,11 @@ def _dispatch(argv: list[str], out: Console, err: Console) -> int:
         args = parser.parse_args(argv)
     except _HelpShown:
         return ExitCode.OK
+    try:
+        Path.cwd()  # relative paths, the sandbox's mounts and the build all need it
+    except FileNotFoundError:
+        raise UserError("the working directory no longer exists (removed while this shell was in it); "
+                        "cd into the repository and run again") from None
     return int(commands.load(verb).execute(args, out, err))
 
 
