@@ -31,6 +31,29 @@ def test_what_this_process_made_and_did_not_remove_is_removed_and_nothing_else(t
     assert not made.exists() and removed.exists() and other.exists()
 
 
+def test_children_still_running_are_ended_before_their_directories_are_removed(tmp_path: Path):
+    """A zygote still importing at exit writes into its home: it is killed first, or the removal races it."""
+    from validator.isolation import sandbox
+
+    home = tmp_path / "home"
+    home.mkdir()
+    writer = subprocess.Popen([sys.executable, "-c", "import itertools, pathlib, sys\n"
+                               "for i in itertools.count(): pathlib.Path(sys.argv[1], f'f{i}').write_text('x')",
+                               str(home)], start_new_session=True)
+    sandbox.live_group(writer.pid)
+    try:
+        leftovers.track(home)
+        assert leftovers.remove_left() == [home]
+        assert writer.wait(timeout=10) == -signal.SIGKILL and not home.exists()
+    finally:
+        sandbox.ended_group(writer.pid)
+        writer.kill()
+        writer.wait()
+    quick = sandbox.run([sys.executable, "-c", "print('still runs')"], workdir=tmp_path, timeout_s=60,
+                        limits=sandbox.Limits(cpu_seconds=60, file_bytes=1 << 20, processes=64, open_files=64))
+    assert "still runs" in quick.stdout  # the exit-time stop refuses no later run (this test process goes on)
+
+
 def _rings() -> set[str]:
     return {p.name for p in SHM.glob("kb-ring-*")} if SHM.is_dir() else set()
 

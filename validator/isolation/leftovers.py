@@ -14,10 +14,21 @@ import atexit
 import os
 import shutil
 import threading
+import time
+from collections.abc import Callable
 from pathlib import Path
 
 _made: dict[Path, int] = {}
+_stoppers: list[tuple[Callable[[], object], int]] = []
 _lock = threading.Lock()
+
+
+def stop_first(stopper: Callable[[], object]) -> None:
+    """Call `stopper` (it ends this process's children) before removing what is left: a child still running
+    at exit, such as a zygote importing torch into its home, would otherwise write into a directory while it
+    is being removed, and the removal would leave it behind."""
+    with _lock:
+        _stoppers.append((stopper, os.getpid()))
 
 
 def track(path: Path) -> None:
@@ -34,9 +45,15 @@ def remove_left() -> list[Path]:
     """Remove what this process made and did not remove; returns those paths."""
     with _lock:
         left = [path for path, pid in _made.items() if pid == os.getpid()]
+        stoppers = [stop for stop, pid in _stoppers if pid == os.getpid()] if left else []
         _made.clear()
+    for stop in stoppers:
+        stop()
     for path in left:
         shutil.rmtree(path, ignore_errors=True)
+        if path.exists():  # a killed child's last write raced the first pass
+            time.sleep(0.2)
+            shutil.rmtree(path, ignore_errors=True)
     return left
 
 

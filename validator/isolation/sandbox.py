@@ -193,6 +193,32 @@ def stop_all_groups() -> int:
     return len(live)
 
 
+def live_group(pid: int) -> None:
+    """Count a process group started elsewhere (a zygote) among those `stop_all_groups` kills."""
+    with _LIVE_LOCK:
+        _LIVE_GROUPS.add(pid)
+        stopping = _STOPPING.is_set()
+    if stopping:
+        kill_tree(pid)
+
+
+def ended_group(pid: int) -> None:
+    with _LIVE_LOCK:
+        _LIVE_GROUPS.discard(pid)
+
+
+def _kill_live_groups() -> None:
+    """At exit, before leftovers are removed: the groups still running (unlike `stop_all_groups`, later runs are
+    not refused, since a test process calls this too)."""
+    with _LIVE_LOCK:
+        live = list(_LIVE_GROUPS)
+    for pgid in live:
+        kill_tree(pgid)
+
+
+leftovers.stop_first(_kill_live_groups)
+
+
 def resume_groups() -> None:
     """Let `run` start processes again (after the interrupted stage has unwound)."""
     with _LIVE_LOCK:
@@ -231,11 +257,7 @@ def run(
         )
     finally:
         os.close(status_write)
-    with _LIVE_LOCK:
-        _LIVE_GROUPS.add(process.pid)
-        stopping = _STOPPING.is_set()
-    if stopping:
-        kill_tree(process.pid)
+    live_group(process.pid)
     readers = [CappedReader(process.stdout, output_cap), CappedReader(process.stderr, output_cap)]
     for reader in readers:
         reader.start()
@@ -246,8 +268,7 @@ def run(
         timed_out = True
     finally:
         kill_and_reap(process)
-        with _LIVE_LOCK:
-            _LIVE_GROUPS.discard(process.pid)
+        ended_group(process.pid)
     seconds = time.perf_counter() - started
     for reader in readers:
         reader.join(timeout=5)

@@ -95,6 +95,7 @@ class Zygote:
         finally:
             os.close(status_write)
             child_sock.close()
+        sandbox.live_group(self.process.pid)  # killed before its home is removed if the run is interrupted
         self.stderr = sandbox.CappedReader(self.process.stderr, sandbox.OUTPUT_CAP)
         self.stderr.start()
         with os.fdopen(status_read, "rb") as status_file:
@@ -186,6 +187,7 @@ class Zygote:
             self.process.wait(timeout=10)
         except subprocess.TimeoutExpired:
             process_tree.kill_and_reap(self.process)
+        sandbox.ended_group(self.process.pid)
         self.stderr.join(timeout=5)
 
 
