@@ -54,6 +54,28 @@ def test_children_still_running_are_ended_before_their_directories_are_removed(t
     assert "still runs" in quick.stdout  # the exit-time stop refuses no later run (this test process goes on)
 
 
+def test_once_the_exit_has_begun_a_late_thread_makes_no_directory_and_its_children_are_killed(tmp_path: Path):
+    """The scheduler's device threads outlive an interrupt of the main thread: what they start after the exit-time
+    removal must not outlive it."""
+    script = (
+        "import subprocess, sys\n"
+        "from validator.isolation import leftovers, sandbox\n"
+        "leftovers._at_exit()\n"
+        "try:\n"
+        "    with sandbox.private_dir('kb-late-'):\n"
+        "        print('made')\n"
+        "except leftovers.Exiting:\n"
+        "    print('refused')\n"
+        "child = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(60)'], start_new_session=True)\n"
+        "sandbox.live_group(child.pid)\n"
+        "print('killed' if child.wait(timeout=30) < 0 else 'lived')\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=REPO, timeout=120,
+                          env={**os.environ, "TMPDIR": str(tmp_path)}, check=False)
+    assert proc.stdout.split() == ["refused", "killed"], proc.stderr[-2000:]
+    assert list(tmp_path.iterdir()) == []
+
+
 def _rings() -> set[str]:
     return {p.name for p in SHM.glob("kb-ring-*")} if SHM.is_dir() else set()
 

@@ -20,7 +20,18 @@ from pathlib import Path
 
 _made: dict[Path, int] = {}
 _stoppers: list[tuple[Callable[[], object], int]] = []
+_exiting: set[int] = set()
 _lock = threading.Lock()
+
+
+class Exiting(RuntimeError):
+    """This process is exiting: a thread still at work (the scheduler's device threads outlive an interrupt of the
+    main thread) makes nothing new, since the exit-time removal has run and would not see it."""
+
+
+def exiting() -> bool:
+    with _lock:
+        return os.getpid() in _exiting
 
 
 def stop_first(stopper: Callable[[], object]) -> None:
@@ -32,8 +43,13 @@ def stop_first(stopper: Callable[[], object]) -> None:
 
 
 def track(path: Path) -> None:
+    """Remove `path` at exit if it is still there; raises Exiting (having removed it) once the exit has begun."""
     with _lock:
-        _made[path] = os.getpid()
+        if os.getpid() not in _exiting:
+            _made[path] = os.getpid()
+            return
+    shutil.rmtree(path, ignore_errors=True)
+    raise Exiting(f"{path}: not made, this process is exiting")
 
 
 def done(path: Path) -> None:
@@ -57,4 +73,10 @@ def remove_left() -> list[Path]:
     return left
 
 
-atexit.register(remove_left)
+def _at_exit() -> None:
+    with _lock:
+        _exiting.add(os.getpid())
+    remove_left()
+
+
+atexit.register(_at_exit)

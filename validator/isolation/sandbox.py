@@ -194,10 +194,11 @@ def stop_all_groups() -> int:
 
 
 def live_group(pid: int) -> None:
-    """Count a process group started elsewhere (a zygote) among those `stop_all_groups` kills."""
+    """Count a process group (a job's, or a zygote's) among those `stop_all_groups` kills; killed at once while
+    they are being stopped, or once this process has begun to exit."""
     with _LIVE_LOCK:
         _LIVE_GROUPS.add(pid)
-        stopping = _STOPPING.is_set()
+        stopping = _STOPPING.is_set() or leftovers.exiting()
     if stopping:
         kill_tree(pid)
 
