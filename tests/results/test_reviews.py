@@ -150,6 +150,7 @@ def test_the_command_writes_the_decision_with_the_recorded_hashes_and_replaces_a
         (["level1/99_Nope", "--clear", "--by", "octocat", "--reason", "x"], "has no result for 'level1/99_Nope'"),
         ([HELD_KEY, "--clear", "--by", "not a login", "--reason", "x"], "--by:"),
         ([HELD_KEY, "--clear", "--by", "octocat", "--reason", "x", "--date", "27/11/2026"], "--date:"),
+        ([HELD_KEY, "--clear", "--by", "octocat", "--reason", "see $.date: " + "x" * 2000], "--reason:"),
         ([HELD_KEY, "--by", "octocat", "--reason", "x"], "one of the arguments --clear --reject is required"),
     ],
 )

@@ -73,9 +73,7 @@ def _check_arguments(review: Review) -> None:
     try:
         parse_reviews({"schema_version": SCHEMA_VERSION, "reviews": [dataclasses.asdict(review)]}, "")
     except ReviewsError as exc:
-        field = next((f for f in OPTIONS if f".{f}:" in str(exc)), None)
-        option = OPTIONS.get(field or "", "the results file")
-        raise UserError(printable(f"{option}: {str(exc).split(': ', 2)[-1]}")) from None
+        raise UserError(printable(f"{OPTIONS.get(exc.field, 'the results file')}: {exc.detail}")) from None
 
 
 def _beside_results(results_file: Path) -> Path:

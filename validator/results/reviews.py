@@ -22,7 +22,7 @@ from __future__ import annotations
 import dataclasses
 import datetime
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -73,7 +73,12 @@ _VALIDATOR = Draft202012Validator(SCHEMA)
 
 
 class ReviewsError(ValueError):
-    """The reviews file is unusable; the message names the file, the JSON path and what was expected."""
+    """The reviews file is unusable; the message names the file, the JSON path and what was expected. `field`
+    is the entry's field at fault (`date`), if one is; `detail` is what was expected of it."""
+
+    def __init__(self, shown: str, where: str = "", detail: str = "", field: str = "") -> None:
+        super().__init__(": ".join(part for part in (shown, where, detail) if part))
+        self.field, self.detail = field, detail
 
 
 @dataclass(frozen=True)
@@ -98,27 +103,24 @@ class Review:
         return f"{self.decision} on review by @{self.reviewer} on {self.date}: {self.reason}"
 
 
-def _json_path(parts: Iterable[Any]) -> str:
-    return "$" + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in parts)
-
-
 def parse_reviews(data: Any, shown: str) -> tuple[Review, ...]:
     """The reviews of a parsed document; ReviewsError names `shown`, the JSON path and what was expected. Two
     entries for the same bytes are refused: which one applies would depend on their order."""
     errors = sorted(_VALIDATOR.iter_errors(data), key=lambda e: [str(p) for p in e.absolute_path])
     if errors:
         first = errors[0]
-        raise ReviewsError(f"{shown}: {_json_path(first.absolute_path)}: {first.message}")
+        fields = [part for part in first.absolute_path if isinstance(part, str)]
+        raise ReviewsError(shown, first.json_path, first.message, fields[-1] if fields else "")
     reviews = tuple(Review(**entry) for entry in data["reviews"])
     seen: dict[tuple[str, ...], int] = {}
     for index, review in enumerate(reviews):
         try:
             datetime.date.fromisoformat(review.date)
         except ValueError:
-            raise ReviewsError(f"{shown}: $.reviews[{index}].date: {review.date!r} is not a calendar date "
-                               "(YYYY-MM-DD)") from None
+            raise ReviewsError(shown, f"$.reviews[{index}].date",
+                               f"{review.date!r} is not a calendar date (YYYY-MM-DD)", "date") from None
         if review.target in seen:
-            raise ReviewsError(f"{shown}: $.reviews[{index}]: decides the same result as "
+            raise ReviewsError(shown, f"$.reviews[{index}]", f"decides the same result as "
                                f"$.reviews[{seen[review.target]}] (same hardware, slug, problem and hashes); "
                                "keep one entry")
         seen[review.target] = index
