@@ -185,12 +185,8 @@ _STOPPING = threading.Event()
 def stop_all_groups() -> int:
     """Kill every process group `run` has started and not yet reaped, and any it starts until `resume_groups`
     (a signal arrived: builds must not outlive the run, nor start after it). Returns how many were live."""
-    with _LIVE_LOCK:
-        _STOPPING.set()
-        live = list(_LIVE_GROUPS)
-    for pgid in live:
-        kill_tree(pgid)
-    return len(live)
+    _STOPPING.set()  # before the snapshot: a group added after it kills itself in `live_group`
+    return _kill_live_groups()
 
 
 def live_group(pid: int) -> None:
@@ -208,13 +204,14 @@ def ended_group(pid: int) -> None:
         _LIVE_GROUPS.discard(pid)
 
 
-def _kill_live_groups() -> None:
-    """At exit, before leftovers are removed: the groups still running (unlike `stop_all_groups`, later runs are
-    not refused, since a test process calls this too)."""
+def _kill_live_groups() -> int:
+    """The groups still running, killed; how many. Alone (at exit, before leftovers are removed) it refuses no
+    later run, unlike `stop_all_groups`, since a test process calls it too."""
     with _LIVE_LOCK:
         live = list(_LIVE_GROUPS)
     for pgid in live:
         kill_tree(pgid)
+    return len(live)
 
 
 leftovers.stop_first(_kill_live_groups)
