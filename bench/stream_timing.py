@@ -24,6 +24,7 @@ sys.path.insert(0, str(REPO))
 from validator.catalogue.problems import load_catalogue  # noqa: E402
 from validator.evaluate.jobs import Job  # noqa: E402
 from validator.evaluate.worker.run import evaluate_job  # noqa: E402
+from validator.isolation.bwrap import machine_isolation  # noqa: E402
 from validator.protocol import PROTOCOL  # noqa: E402
 from validator.submission.kernel_names import own_kernel_names  # noqa: E402
 
@@ -31,14 +32,27 @@ WALL_S = 480.0
 CONTROL = REPO / "tests" / "redteam" / "control" / "relu_triton.py"
 
 
-def job(key: tuple[int, int], kernel: Path, backend: str, protocol: dict, scratch: Path, *, reduced: bool) -> Job:
+def job(key: tuple[int, int], kernel: Path, backend: str, protocol: dict, scratch: Path, *, reduced: bool,
+        interpret: bool = False, sandbox: str = "none") -> Job:
     problem = load_catalogue().get(*key)
     source = kernel.read_text(encoding="utf-8")
     return Job(key=problem.key, level=problem.level, problem_id=problem.problem_id, problem_path=str(problem.path),
                problem_sha256=problem.sha256, kernel_path=str(kernel.resolve()),
                kernel_sha256=hashlib.sha256(source.encode()).hexdigest(), backend=backend,
                extensions_dir=str(scratch / "ext"), seed=20261124, protocol=protocol,
-               own_kernel_names=own_kernel_names(source), reduced=reduced)
+               own_kernel_names=own_kernel_names(source), reduced=reduced or interpret, interpret=interpret,
+               sandbox=sandbox)
+
+
+def plan(document: dict, folder: Path, protocol: dict, scratch: Path, limit: int, *, interpret: bool = False,
+         sandbox: str = "none") -> list[Job]:  # fmt: skip
+    """The control ReLU at its reduced size, then the submission's Triton kernels (at most `limit`), each run in
+    `sandbox` as the pipeline would run it on this machine."""
+    given = {"interpret": interpret, "sandbox": sandbox}
+    jobs = [job((1, 19), CONTROL, "triton", protocol, scratch, reduced=True, **given)]
+    jobs += [job((k["level"], k["problem_id"]), folder / k["path"], k["backend"], protocol, scratch, reduced=False,
+                 **given) for k in document["kernels"] if k["backend"] == "triton"][:limit]
+    return jobs
 
 
 def measure(base: Job, scratch: Path) -> dict:
@@ -61,6 +75,9 @@ def main() -> int:
     parser.add_argument("--submission", default="kernelbench-team")
     parser.add_argument("--budget", type=float, default=3.0, help="time_budget_s per problem")
     parser.add_argument("--limit", type=int, default=40)
+    parser.add_argument("--dry-run", action="store_true", help="list the jobs it would measure, and stop")
+    parser.add_argument("--interpret", action="store_true", help="on a CPU (Triton's interpreter, reduced sizes): "
+                        "the script's own check, no timing meaning")
     args = parser.parse_args()
     out = Path(os.environ.get("OUT", "/tmp/kb-stream-timing"))
     out.mkdir(parents=True, exist_ok=True)
@@ -70,9 +87,13 @@ def main() -> int:
     started, rows = time.perf_counter(), []
     with tempfile.TemporaryDirectory(prefix="kb-stream-") as tmp:
         scratch = Path(tmp)
-        jobs = [job((1, 19), CONTROL, "triton", protocol, scratch, reduced=True)]
-        jobs += [job((k["level"], k["problem_id"]), folder / k["path"], k["backend"], protocol, scratch, False)
-                 for k in document["kernels"] if k["backend"] == "triton"][: args.limit]
+        if args.interpret:
+            os.environ["TRITON_INTERPRET"] = "1"
+        sandbox = "none" if args.interpret else machine_isolation().sandbox
+        jobs = plan(document, folder, protocol, scratch, args.limit, interpret=args.interpret, sandbox=sandbox)
+        if args.dry_run:
+            print("\n".join(f"{j.key}{' (reduced)' if j.reduced else ''}: {Path(j.kernel_path).name}" for j in jobs))
+            return 0
         for base in jobs:
             if time.perf_counter() - started > WALL_S:
                 print(f"stopped after {WALL_S:.0f} s; {len(jobs) - len(rows)} kernels not measured")

@@ -1,0 +1,37 @@
+"""The device-only timing benches run their own code on a CPU before they spend device time: stream_timing.py's
+plan of jobs (its first device run died building it) and round_costs.py's timers around a real judge run."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+BENCH = Path(__file__).resolve().parents[2] / "bench"
+
+
+def test_stream_timing_plans_the_control_then_the_submissions_triton_kernels(tmp_path: Path) -> None:
+    done = subprocess.run([sys.executable, str(BENCH / "stream_timing.py"), "--dry-run", "--limit", "2"],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=120, check=False)
+    assert done.returncode == 0, done.stderr[-2000:]
+    lines = done.stdout.splitlines()
+    assert lines[0] == "level1/19_ReLU (reduced): relu_triton.py"
+    assert len(lines) == 3 and all(line.endswith("_triton.py") for line in lines[1:])
+
+
+@pytest.mark.slow
+def test_round_costs_times_every_request_of_a_judged_kernel_under_interpret(tmp_path: Path) -> None:
+    out = tmp_path / "rounds.json"
+    done = subprocess.run([sys.executable, str(BENCH / "round_costs.py"), "--interpret", "--kernels",
+                           "level1_23_softmax_triton.py", "--out", str(out)], cwd=tmp_path, capture_output=True,
+                          text=True, timeout=600, check=False, env={**os.environ, "TRITON_INTERPRET": "1"})
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    assert "correct" in done.stdout
+    steps = {row["step"]: row for row in json.loads(out.read_text())}
+    for step in ("request:load", "request:null", "request:prepare", "request:go", "pause", "resume", "round"):
+        assert steps[step]["n"] >= 1, step
+    assert steps["round"]["n"] == steps["request:go"]["n"]  # one go per timed or warm-up round
