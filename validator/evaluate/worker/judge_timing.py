@@ -41,7 +41,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from validator.evaluate.worker import clocks, stream_span, timing
+from validator.evaluate.worker import clocks, digest, stream_span, timing
 from validator.evaluate.worker.correctness import PASSED, Check, check_values, clone_inputs, poison
 from validator.evaluate.worker.digest import output_digest
 from validator.results.records import BlockTiming
@@ -219,7 +219,7 @@ class JudgeSide:
         self.trace = gpu and protocol.all_stream_timing
         self.fresh_allocations(protocol)
         self.check_share = check_share(self.shape.nbytes, protocol.min_rounds)
-        output_digest([torch.zeros(4, device=self.device)])  # compiled here, not inside a measured digest
+        digest.warm(self.device)  # compiled here, not inside a measured digest
         order = random.Random(seed)
         kept: list[Block] = []
         while timing.another_block([block_speedup(k) for k in kept], protocol):
