@@ -9,8 +9,12 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
-PROTOCOL_VERSION = "9"
-"""9: the published interval adds the spread between runs that one run's blocks cannot see (`rerun_sigma`, from
+PROTOCOL_VERSION = "10"
+"""10: a timed call's inputs are made inside the judge's span of it, from a seed the runner learns in the timed
+request itself (a runner patched by its kernel computed each call's outputs while readying it, before the span,
+and its calls were timed at nothing with every fetch and digest right); the bound credits the judge's own time to
+make the same inputs, at most 1.25 times its time before the kernel loaded.
+9: the published interval adds the spread between runs that one run's blocks cannot see (`rerun_sigma`, from
 two rerun pairs of the team kernels on four H200s: the blocks' interval alone held 88% and 83% of the reruns), and
 a problem whose blocks disagree by more than `block_spread` gets further blocks, up to `max_timing_blocks` (the
 largest drifts between runs were short kernels whose three blocks differed by 7-20%). 8: a problem the timing

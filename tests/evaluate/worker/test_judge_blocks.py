@@ -298,3 +298,51 @@ def test_the_bound_credits_the_typical_digest_and_its_relative_share_as_on_an_h1
     verdict = side.bound(timing._series(short, "max-rounds", None))
     assert not verdict.ok and verdict.code == "timing-unverified"
     assert "digesting the outputs 2.6000 ms" in verdict.message  # the allowance itemised, for the record
+
+
+class SeedWatchingRunner(FakeRunner):
+    """Records every request's header: what the runner could know, and when."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.headers: list[dict] = []
+
+    def request(self, header: dict) -> dict:
+        self.headers.append(dict(header))
+        return super().request(header)
+
+
+def test_a_timed_call_s_seed_reaches_the_runner_only_in_the_timed_request():
+    """Nothing the runner is told before the judge's span opens says what the call's inputs will be, so a runner
+    patched by its kernel cannot compute the call's outputs ahead of it (red-team `compute_in_prepare`)."""
+    runner = SeedWatchingRunner()
+    side = JudgeSide(lambda x: x.clone(), runner, inputs=lambda i: [torch.ones(4)], spec=lambda i: {"seed": 1000 + i},
+                     shape=SimpleNamespace(container=None, nbytes=16), tolerances={"float32": Tolerance(1e-4, 1e-4)},
+                     device=torch.device("cpu"), overhead=Overhead(0.0, 0.0))
+    assert side.run(PROTO, seed=1, gpu=False).failure is None
+    prepares = [h for h in runner.headers if h["op"] == "prepare"]
+    goes = [h for h in runner.headers if h["op"] == "go"]
+    assert prepares and len(goes) == len(prepares)
+    assert all(set(h) == {"op", "fresh", "trace", "flush_bytes"} for h in prepares)
+    seeds = [h["inputs"]["seed"] for h in goes]
+    assert len(set(seeds)) == len(seeds)  # every timed call, warm-ups included, on inputs of its own
+
+
+@pytest.mark.parametrize("alone_ms", [None, 4.0])
+def test_the_bound_credits_the_judge_s_own_making_of_the_inputs_within_its_cap(alone_ms):
+    """The span holds the runner's making of the inputs; the judge takes its own time for the same work out of it,
+    but never more than MAKING_FACTOR times its time before the kernel loaded (plus the floor): a runner that left
+    GPU work queued to slow the judge's making buys its calls no more than that."""
+    def slow_inputs(i: int) -> list:
+        time.sleep(0.02)  # the judge's making, slowed
+        return [torch.ones(4)]
+
+    side = JudgeSide(lambda x: x.clone(), FakeRunner(), inputs=slow_inputs, spec=lambda i: {"seed": i},
+                     shape=SimpleNamespace(container=None, nbytes=16), tolerances={"float32": Tolerance(1e-4, 1e-4)},
+                     device=torch.device("cpu"), overhead=Overhead(0.0, 0.0), making_alone_ms=alone_ms)
+    side.gpu = False
+    _, making = side.make_inputs(0)
+    if alone_ms is None:  # no measure before the kernel loaded (the CPU): the judge's own time, whole
+        assert making >= 19.0
+    else:
+        assert making == pytest.approx(1.25 * alone_ms + 0.05)

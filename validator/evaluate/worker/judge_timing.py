@@ -66,6 +66,11 @@ CHECK_BYTES = 1 << 30
 fewer than MIN_CHECKS expected checks among the protocol's minimum rounds (the runner still cannot tell which)."""
 MIN_CHECKS = 2
 NULL_CALLS = 21
+MAKING_CALLS = 3
+MAKING_FACTOR = 1.25
+"""The span of a timed call holds the runner's making of its inputs, and the bound credits the judge's own time
+to make the same ones in that round, at most MAKING_FACTOR times (plus SPAN_FLOOR_MS) its median before the kernel
+loaded: GPU work a runner left queued could otherwise slow the judge's making and buy its calls that much."""
 
 
 @dataclass(frozen=True)
@@ -99,6 +104,22 @@ def measure_overhead(runner: Any, flush_bytes: int, *, gpu: bool, judge_work: Ca
     median = float(np.median(excess))
     cap = OVERHEAD_CAP_MS if gpu else CPU_FLOOR_MS
     return Overhead(min(median, cap), min(median_se(excess), cap))
+
+
+def time_making(make: Callable[[int], list[Any]], *, gpu: bool, calls: int = MAKING_CALLS) -> float:
+    """The median milliseconds to make a call's inputs (`make(k)` for k in range(calls)), each from an idle device
+    to its last byte written: before the kernel loads, the cap on what `JudgeSide` credits per round."""
+    return float(np.median([_timed_making(make, k, gpu)[1] for k in range(calls)]))
+
+
+def _timed_making(make: Callable[[int], list[Any]], k: int, gpu: bool) -> tuple[list[Any], float]:
+    if gpu:
+        timing._synchronize()
+    t0 = timing._perf_counter()
+    made = make(k)
+    if gpu:
+        timing._synchronize()
+    return made, (timing._perf_counter() - t0) * 1e3
 
 
 def median_se(values: list[float]) -> float:
@@ -194,12 +215,15 @@ class JudgeSide:
                  device: torch.device, overhead: Overhead,
                  read_clocks: Callable[[], Any] = no_clocks,
                  compare: Callable[[list, list], Check] | None = None,
-                 own_pids: Callable[[], set[int]] = lambda: {os.getpid()}) -> None:  # fmt: skip
+                 own_pids: Callable[[], set[int]] = lambda: {os.getpid()},
+                 making_alone_ms: float | None = None) -> None:  # fmt: skip
         self.reference, self.runner, self.inputs, self.spec = reference, runner, inputs, spec
         self.own_pids = own_pids
         """The judge's and its runner's processes: any other on the GPU is named when the bound fails."""
         self.shape, self.tolerances, self.device, self.read_clocks = shape, tolerances, device, read_clocks
         self.overhead = overhead
+        self.making_cap_ms = None if making_alone_ms is None else MAKING_FACTOR * making_alone_ms + SPAN_FLOOR_MS
+        self.making_times: list[float] = []
         self.compare = compare or (lambda outs, expected: check_values(outs, expected, tolerances))
         """How a checked timed call's outputs are judged (the judge's: each rule the kernel still passes)."""
         self.allowance_ms = self.excess_ms = self.digest_ms = 0.0
@@ -321,7 +345,7 @@ class JudgeSide:
         self.flush = timing.flush_buffer(self.device, protocol.l2_flush_factor)
 
     def round(self, i: int, *, kernel_first: bool, check: Any) -> tuple[tuple[float, ...], Check]:
-        inputs = self.inputs(i)
+        inputs, making_ms = self.make_inputs(i)
         ref_out = None
         values: dict[str, tuple[float, float]] = {}
         for side in ("ker", "ref") if kernel_first else ("ref", "ker"):
@@ -348,7 +372,18 @@ class JudgeSide:
                                 "the ones the runner committed to inside it: computed after the span, not in it")
         poison(ref_out)
         (ref_dev, ref_host), (ker_dev, ker_host, span) = values["ref"], values["ker"]
-        return (ref_dev, ker_dev, ref_host, ker_host, span), verdict
+        # The runner makes the call's inputs inside the span; what the judge took to make the same ones is not the
+        # harness's overhead, so the bound sees the span without it.
+        return (ref_dev, ker_dev, ref_host, ker_host, max(span - making_ms, ker_dev)), verdict
+
+    def make_inputs(self, i: int) -> tuple[list[Any], float]:
+        """The round's inputs, and the milliseconds credited for making them (the judge's own time, from an idle
+        device to their last byte written, within the cap): the work the runner does inside its span of the call."""
+        inputs, spent = _timed_making(self.inputs, i, self.gpu)
+        if self.making_cap_ms is not None:
+            spent = min(spent, self.making_cap_ms)
+        self.making_times.append(spent)
+        return inputs, spent
 
     def time_digest(self, outputs: list[Any]) -> float:
         if self.gpu:
@@ -363,11 +398,11 @@ class JudgeSide:
                             trace=self.trace)
 
     def time_kernel(self, i: int) -> tuple[float, float, float]:
-        self.runner.request({"op": "prepare", "inputs": self.spec(i), "fresh": self.fresh, "trace": self.trace,
+        self.runner.request({"op": "prepare", "fresh": self.fresh, "trace": self.trace,
                              "flush_bytes": self.flush.numel() * 4 if self.flush is not None else 0})
         self.fresh = False
         t0 = timing._perf_counter()
-        reply = self.runner.request({"op": "go"})
+        reply = self.runner.request({"op": "go", "inputs": self.spec(i)})  # the seed, first seen inside the span
         span = (timing._perf_counter() - t0) * 1e3
         self.committed = reply.get("digest") if isinstance(reply.get("digest"), str) else None
         try:
@@ -385,4 +420,5 @@ class JudgeSide:
                 f"per call + {self.relative:.0%} (a call of nothing, timed before the kernel loaded: "
                 f"{self.overhead.median_ms:.3f} ms ± {self.overhead.median_se_ms:.3f}; digesting the outputs: "
                 f"{self.digest_ms:.3f} ms); this kernel's calls: "
-                f"{self.excess_ms:.3f} ms")
+                f"{self.excess_ms:.3f} ms, besides making their inputs inside the span "
+                f"({float(np.median(self.making_times)) if self.making_times else 0.0:.3f} ms, the judge's own time)")

@@ -83,6 +83,9 @@ class Evaluation(TrialInputs, Attributing):
         self.reference_s = 0.0
         self.reference_alone_ms: float | None = None
         """The reference's median device time before the kernel was loaded (`time_reference_alone`)."""
+        self.making_alone_ms: float | None = None
+        """The median time to make a timed call's inputs, before the kernel was loaded (GPU only): it caps what the
+        timing bound credits for the runner's making them inside its span (`judge_timing.MAKING_FACTOR`)."""
         self.deadline_s: float | None = None
         self.runner: Any = None
         self.tolerances: dict[str, Any] = dict(protocol.tolerances)
@@ -180,7 +183,7 @@ class Evaluation(TrialInputs, Attributing):
 
         from validator.evaluate.worker import timing
         from validator.evaluate.worker.correctness import clone_inputs
-        from validator.evaluate.worker.judge_timing import time_stopped
+        from validator.evaluate.worker.judge_timing import time_making, time_stopped
 
         flush = timing.flush_buffer(self.device, self.protocol.l2_flush_factor)
         calls = max(2, min(self.protocol.reference_alone_calls, int(1.0 / max(self.reference_s, 1e-6))))
@@ -195,6 +198,8 @@ class Evaluation(TrialInputs, Attributing):
                 times.append(device_ms)
         self.reference_alone_ms = float(np.median(times))
         del flush, inputs
+        # what making a timed call's inputs takes with nothing of the kernel's on the GPU (judge_timing.MAKING_FACTOR)
+        self.making_alone_ms = time_making(lambda k: self.inputs("alone", k + 1), gpu=True)
         self.sync(release=True)
 
     def compare_reference(self, rounds_ms: Any) -> None:
@@ -376,7 +381,7 @@ class Evaluation(TrialInputs, Attributing):
                           spec=lambda i: self.spec("timing", i), shape=self.shape, tolerances=self.tolerances,
                           device=self.device, overhead=self.overhead, compare=self.verdicts.timed,
                           read_clocks=clocks.device_reader(self.device) if self.gpu else lambda: None,
-                          own_pids=self.own_pids)
+                          own_pids=self.own_pids, making_alone_ms=self.making_alone_ms)
         strict_before = self.verdicts.strict
         series = judge.run(protocol, self.seed("order") % (1 << 31), gpu=self.gpu)
         if series.failure is not None:

@@ -62,7 +62,6 @@ class Runner:
         self.kernel: Any = None
         self.guard: integrity.Guard | None = None
         self.last: Any = None
-        self.pending: list[Any] = []
         self.buffers: list[Any] | None = None
         self.flush: torch.Tensor | None = None
         self.tracer: stream_span.Tracer | None = None
@@ -189,19 +188,18 @@ class Runner:
         return {"ok": True, "container": container}, outs
 
     def prepare(self, req: dict[str, Any]) -> dict[str, Any]:
-        """Inputs for one timed call (outside the judge's span of it); the guards' look at the previous timed
-        call happens here too, so none of their work lands inside a span."""
+        """Ready one timed call, outside the judge's span of it: the guards' look at the previous timed call, fresh
+        allocations at a new block, the flush buffer, the trace. Not the call's inputs: their seed comes with `go`,
+        inside the span, so nothing can be computed from them before the judge's clock runs (a kernel that
+        patched this method to compute each call's outputs from inputs made here was timed at nothing)."""
         if self.last is not None:
             _require(self.guard.after("a timed call"))
+        self.last = None  # the last call's inputs and outputs are freed before the next call's are made
         self.guard.before()
         if req.get("fresh"):  # a new timing block: its allocations are made anew, not reused from the last one
             self.flush = self.buffers = None
-            self.last = None
             if self.gpu:
                 torch.cuda.empty_cache()
-        made = self.make(req["inputs"])
-        self.pending = correctness.clone_inputs(made)
-        correctness.poison(made)  # freed next: an uncomputed output placed there must not read as the input
         if self.gpu:
             self._flush_buffer(req["flush_bytes"])
             torch.cuda.synchronize()
@@ -218,9 +216,11 @@ class Runner:
         tracer, self.tracer = self.tracer, None
         return {"ok": True, "span_ms": tracer.stop() if tracer is not None else None}
 
-    def go(self) -> dict[str, Any]:
-        """One timed call: flush, events (or the CPU clock), the call, a device-wide synchronize."""
-        args, self.pending = self.pending, []
+    def go(self, req: dict[str, Any]) -> dict[str, Any]:
+        """One timed call: its inputs made from the seed this request brings (inside the judge's span, before the
+        call's events; the judge allows for its own time to make them), then flush, events (or the CPU clock),
+        the call, a device-wide synchronize."""
+        args = self.make(req["inputs"])
         try:
             with torch.no_grad():
                 out, dev, host = self._timed(self.kernel, args)
@@ -346,7 +346,7 @@ def _dispatch(runner: Runner, op: Any, req: dict[str, Any]) -> tuple[dict[str, A
     if op in ("call", "fetch"):
         return runner.call(req) if op == "call" else runner.fetch()
     simple = {"ping": lambda: {"ok": True}, "load": lambda: runner.load(req), "prepare": lambda: runner.prepare(req),
-              "go": runner.go, "trace": runner.trace, "attribute": lambda: runner.attribute(req),
+              "go": lambda: runner.go(req), "trace": runner.trace, "attribute": lambda: runner.attribute(req),
               "null": lambda: runner.null(req)}
     if op not in simple:
         raise Refused("runtime_error", "runner-protocol", f"unknown request {str(op)[:40]!r}")
