@@ -13,7 +13,9 @@ PROTOCOL_VERSION = "10"
 """10: a timed call's inputs are made inside the judge's span of it, from a seed the runner learns in the timed
 request itself (a runner patched by its kernel computed each call's outputs while readying it, before the span,
 and its calls were timed at nothing with every fetch and digest right); the bound credits the judge's own time to
-make the same inputs, at most 1.25 times its time before the kernel loaded.
+make the same inputs, at most 1.25 times its time before the kernel loaded; and a correct kernel whose median is
+below its problem's speed-of-light time on the hardware is held for review (`speed-of-light`: documented before,
+never applied).
 9: the published interval adds the spread between runs that one run's blocks cannot see (`rerun_sigma`, from
 two rerun pairs of the team kernels on four H200s: the blocks' interval alone held 88% and 83% of the reruns), and
 a problem whose blocks disagree by more than `block_spread` gets further blocks, up to `max_timing_blocks` (the

@@ -465,3 +465,19 @@ def test_the_ring_directory_of_a_judge_killed_for_its_time_is_removed_by_the_sch
     told = json.loads(seen.read_text())
     assert told["exists"] and Path(told["ring_dir"]).is_relative_to(launch.SHARED_MEMORY)
     assert not Path(told["ring_dir"]).exists()
+
+
+def test_each_job_carries_its_problem_s_speed_of_light_on_known_hardware_only(tmp_path: Path):
+    """From the manifest, for exactly the file it describes: upstream's ReLU moves 6.4 GB in and out, 3.0 ms at the
+    H200's 4.3 TB/s copy rate; a changed file, an unknown GPU or a catalogue without a manifest get none."""
+    from validator.catalogue.problems import load_catalogue
+
+    catalogue = load_catalogue()
+    relu = catalogue.get(1, 19)
+    floor = engine.speed_of_light_times(catalogue.root, "nvidia-h200")
+    assert floor(relu) == pytest.approx(2 * 4096 * 393216 * 4 / 4.3e12 * 1e3)
+    assert floor(dataclasses.replace(relu, sha256="0" * 64)) is None
+    assert engine.speed_of_light_times(catalogue.root, "nvidia-a100-sxm4-40gb")(relu) is None
+    assert engine.speed_of_light_times(tmp_path, "nvidia-h200")(relu) is None
+    (tmp_path / "manifest.json").write_text("{not json")
+    assert engine.speed_of_light_times(tmp_path, "nvidia-h200")(relu) is None

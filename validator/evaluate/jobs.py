@@ -13,7 +13,7 @@ from dataclasses import MISSING, asdict, dataclass, fields
 from pathlib import Path
 from typing import Any
 
-JOB_VERSION = 4
+JOB_VERSION = 5
 """Version 4: `ring_dir`, the scheduler's directory on tmpfs for the ring of a runner the judge starts itself.
 Version 3: `sandbox`, how the judge confines its runner, and `runner_dir`/`runner_pid` for a runner started
 ahead. Version 2: typed `interpret`, `reduced` and
@@ -63,6 +63,9 @@ class Job:
     """For a runner the judge starts itself: a directory on the host's tmpfs the scheduler made for its ring
     (validator.evaluate.worker.launch.ring_dir) and removes once the judge has ended, even a judge killed for its
     time; empty: the ring lies in the job directory."""
+    speed_of_light_ms: float | None = None
+    """The problem's least possible time on this hardware (`catalogue.speed_of_light`, from the manifest), where it
+    is known: a correct kernel whose median is below it is held for review (`speed-of-light`)."""
     version: int = JOB_VERSION
     """The contract's version; a worker refuses a job written for another."""
 

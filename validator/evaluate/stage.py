@@ -26,6 +26,9 @@ from validator.build import stage as build
 from validator.build import toolchain
 from validator.build.stage import BuildStatus
 from validator.build.toolchain import Toolchain
+from validator.catalogue.manifest_entry import ManifestError, read_entries
+from validator.catalogue.problems import Problem
+from validator.catalogue.speed_of_light import UnknownHardware, bound_ms
 from validator.evaluate import gpu_env, sharding, warmup
 from validator.evaluate.jobs import Job
 from validator.evaluate.scheduler import WORKER, Device, SchedulerConfig, WorkItem, run_all, runner_env_of
@@ -134,11 +137,36 @@ def _decided_without_running(context: StageContext, key: str) -> tuple[Status, s
     return None
 
 
-def plan(context: StageContext, tools: Toolchain, secret: bytes, interpret: bool, sandbox: str = "none") -> list[
+def speed_of_light_times(problems_root: Path, hardware: str) -> Callable[[Problem], float | None]:
+    """Each problem's speed-of-light time on `hardware` (ms), from the catalogue's manifest; None where the manifest
+    has no entry for exactly that file or no bytes for it, or the hardware no recorded ceilings (the judge then
+    holds nothing on this ground; the catalogue check reports a manifest it cannot read)."""
+    from validator.catalogue.manifest import MANIFEST_NAME
+
+    try:
+        entries = read_entries(problems_root / MANIFEST_NAME)
+    except ManifestError:
+        entries = {}
+
+    def of(problem: Problem) -> float | None:
+        entry = entries.get(problem.key)
+        if entry is None or entry.sha256 != problem.sha256 or not entry.min_bytes:
+            return None
+        try:
+            return bound_ms(entry.flops, entry.min_bytes, hardware, entry.compute_dtype())
+        except UnknownHardware:
+            return None
+
+    return of
+
+
+def plan(context: StageContext, tools: Toolchain, secret: bytes, interpret: bool, sandbox: str = "none", *,
+         floor: Callable[[Problem], float | None] = lambda problem: None) -> list[
     tuple[WorkItem, ProblemResult | None]
-]:
+]:  # fmt: skip
     """One work item per problem of this shard, from the build stage's results; with the result already
-    decided where the kernel must not or cannot run. `sandbox` is how judges confine their runners."""
+    decided where the kernel must not or cannot run. `sandbox` is how judges confine their runners; `floor` gives
+    a problem's speed-of-light time, below which a correct kernel is held for review."""
     planned, keys = [], []
     for entry in context.submission.kernels:
         # the version the kernel was written for (semantics accepted only known ones)
@@ -155,7 +183,7 @@ def plan(context: StageContext, tools: Toolchain, secret: bytes, interpret: bool
             extensions_dir=str(cache_dir / "ext"), seed=job_seed(secret, problem.key),
             protocol=protocol_of(context.options.evaluate).to_dict(),
             own_kernel_names=own_kernel_names(entry.file.read_text(errors="replace")),
-            interpret=interpret, sandbox=sandbox,
+            interpret=interpret, sandbox=sandbox, speed_of_light_ms=None if interpret else floor(problem),
         )
         item = WorkItem(job, entry.path, toolchain.worker_cache_env(cache_dir, entry.backend, problem.sha256))
         known = _decided_without_running(context, problem.key)
@@ -359,8 +387,9 @@ def run_stage(context: StageContext) -> StageRun:
         devices, gpu_name = select_devices(machine, options.gpus)
     tools = toolchain.toolchain(machine, context.options)
     isolation = runner_isolation(options.verified, context.options.console)
-    planned = plan(context, tools, secrets.token_bytes(32), options.interpret, isolation.sandbox)
     hardware = layout.hardware_key(gpu_name)
+    planned = plan(context, tools, secrets.token_bytes(32), options.interpret, isolation.sandbox,
+                   floor=speed_of_light_times(context.catalogue.root, hardware))
     path = layout.results_path(options.results_dir, hardware, context.submission.slug, shard)
     config = SchedulerConfig(
         tuple(devices), PROTOCOL.problem_timeout_s * options.timeout_scale, target=options.worker,

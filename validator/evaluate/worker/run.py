@@ -34,6 +34,10 @@ from validator.protocol import Protocol, protocol_from_dict
 from validator.results.records import Flag, ProblemResult, Status, upstream_without_judging
 
 USAGE = "usage: python -m validator.evaluate.worker.run JOB.json OUT.json"
+SPEED_OF_LIGHT_MARGIN = 0.05
+"""How far below its speed-of-light time a median must be to be held. The bandwidth ceiling is the H200's measured
+copy rate (4.3 TB/s, 90% of the datasheet's 4.8): eager element-wise references run 3-6% above it, and a kernel
+streaming a little faster than that copy is plausible, a whole 5% is not."""
 
 
 def evaluate_job(job: Job, workdir: Path | None = None) -> ProblemResult:
@@ -425,6 +429,22 @@ class Evaluation(TrialInputs, Attributing):
             if release:
                 torch.cuda.empty_cache()
 
+    def speed_of_light(self, kernel_ms: float, reference_ms: float) -> None:
+        """Hold a median below the problem's speed-of-light time (`Job.speed_of_light_ms`) by more than
+        SPEED_OF_LIGHT_MARGIN, unless the reference itself ran below it: then the bound overstates this problem's
+        work (a library's algorithm doing fewer multiply-adds than the direct count) and is only noted."""
+        floor = self.job.speed_of_light_ms
+        if not floor or kernel_ms >= floor * (1 - SPEED_OF_LIGHT_MARGIN):
+            return
+        if reference_ms < floor:
+            self.note("speed-of-light-unreliable", f"the reference's median, {reference_ms:.4g} ms, is itself below "
+                      f"the problem's speed-of-light time here, {floor:.4g} ms: the bound does not hold for it, and "
+                      "nothing is held on it")
+            return
+        self.note("speed-of-light", f"median {kernel_ms:.4g} ms is below the problem's speed-of-light time on this "
+                  f"hardware, {floor:.4g} ms (its FLOPs at peak compute or its least bytes at copy bandwidth), by more "
+                  f"than {SPEED_OF_LIGHT_MARGIN:.0%}: held until a maintainer reviews it", "warning")
+
     def result(self, seconds: float) -> ProblemResult:
         from validator.evaluate.worker.integrity import REVIEW_CODES
         from validator.evaluate.worker.timing import result_fields
@@ -443,6 +463,7 @@ class Evaluation(TrialInputs, Attributing):
             if values["speedup"] > self.protocol.review_speedup:
                 self.note("speedup-review", f"speedup {values['speedup']:.2f}x is above "
                           f"{self.protocol.review_speedup:g}x: held until a maintainer reviews it", "warning")
+            self.speed_of_light(values["kernel"].median, values["reference"].median)
         review = [f for f in self.flags if f.code in REVIEW_CODES]
         if status is Status.CORRECT and review:
             status, error = Status.NEEDS_REVIEW, "; ".join(f.message for f in review)
