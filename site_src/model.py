@@ -55,12 +55,12 @@ class Combo:
 
 
 def _speed_of_light_function() -> Any:
-    """`validator.catalogue.speed_of_light.bound_ms` when that module exists; the site works without it."""
+    """`validator.catalogue.speed_of_light.entry_bound_ms` when that module exists; the site works without it."""
     try:
-        from validator.catalogue.speed_of_light import bound_ms
+        from validator.catalogue.speed_of_light import entry_bound_ms
     except ImportError:
         return None
-    return bound_ms
+    return entry_bound_ms
 
 
 @dataclass(frozen=True)
@@ -191,10 +191,10 @@ class SiteModel:
         """Lower bound on the problem's time on this hardware, from the manifest's FLOPs and bytes."""
         entry = self.inputs.manifest.get(key)
         bound_ms = _speed_of_light_function()
-        if entry is None or bound_ms is None or entry.min_bytes is None:
+        if entry is None or bound_ms is None:
             return None
         try:
-            value = bound_ms(entry.flops, entry.min_bytes, hardware, entry.compute_dtype())
+            value = bound_ms(entry, hardware)
         except (KeyError, ValueError, TypeError, LookupError):
             return None
         return float(value) if isinstance(value, int | float) and math.isfinite(value) else None

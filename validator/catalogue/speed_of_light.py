@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -112,3 +113,14 @@ def speed_of_light(flops: int | None, min_bytes: int, hardware: str, dtype: str 
 def bound_ms(flops: int | None, min_bytes: int, hardware: str, dtype: str = "float32") -> float:
     """max(flops / peak, bytes / bandwidth) in milliseconds; see speed_of_light for the ceilings used."""
     return speed_of_light(flops, min_bytes, hardware, dtype).ms
+
+
+def entry_bound_ms(entry: Any, hardware: str) -> float | None:
+    """The bound for a manifest entry (`manifest_entry.ManifestEntry`) on `hardware`, in ms; None where the entry has
+    no byte count or the hardware no recorded ceilings. The judge's hold and the site's share both read it."""
+    if entry.min_bytes is None:
+        return None
+    try:
+        return bound_ms(entry.flops, entry.min_bytes, hardware, entry.compute_dtype())
+    except UnknownHardware:
+        return None

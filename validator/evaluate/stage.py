@@ -28,7 +28,7 @@ from validator.build.stage import BuildStatus
 from validator.build.toolchain import Toolchain
 from validator.catalogue.manifest_entry import ManifestError, read_entries
 from validator.catalogue.problems import Problem
-from validator.catalogue.speed_of_light import UnknownHardware, bound_ms
+from validator.catalogue.speed_of_light import entry_bound_ms
 from validator.evaluate import gpu_env, sharding, warmup
 from validator.evaluate.jobs import Job
 from validator.evaluate.scheduler import WORKER, Device, SchedulerConfig, WorkItem, run_all, runner_env_of
@@ -150,12 +150,7 @@ def speed_of_light_times(problems_root: Path, hardware: str) -> Callable[[Proble
 
     def of(problem: Problem) -> float | None:
         entry = entries.get(problem.key)
-        if entry is None or entry.sha256 != problem.sha256 or not entry.min_bytes:
-            return None
-        try:
-            return bound_ms(entry.flops, entry.min_bytes, hardware, entry.compute_dtype())
-        except UnknownHardware:
-            return None
+        return entry_bound_ms(entry, hardware) if entry is not None and entry.sha256 == problem.sha256 else None
 
     return of
 
