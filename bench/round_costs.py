@@ -26,9 +26,13 @@ from typing import Any
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from validator.evaluate.worker import judge_timing, remote  # noqa: E402
+from validator.evaluate.worker import judge_timing, remote, run, verdicts  # noqa: E402
 
 Timings = dict[str, list[float]]
+
+
+CURRENT = [""]
+"""The kernel file being judged: each step is recorded under it, so kernels of different sizes stay apart."""
 
 
 def timed(record: Timings, name: str, original: Callable[..., Any],
@@ -38,7 +42,7 @@ def timed(record: Timings, name: str, original: Callable[..., Any],
         try:
             return original(*args, **kwargs)
         finally:
-            record[name + (key(args) if key else "")].append(time.perf_counter() - started)
+            record[f"{CURRENT[0]} {name}" + (key(args) if key else "")].append(time.perf_counter() - started)
 
     return wrapper
 
@@ -59,8 +63,16 @@ def round_timers() -> Iterator[Timings]:
         (judge_timing.JudgeSide, "time_kernel", None), (judge_timing.JudgeSide, "fresh_allocations", None),
         (judge_timing, "clone_inputs", None), (judge_timing, "poison", None), (judge_timing, "output_digest", None),
         (judge_timing, "check_values", None), (judge_timing.timing, "timed_call", None),
+        (judge_timing.JudgeSide, "make_inputs", None), (judge_timing.timing, "converged", None),
+        (judge_timing.JudgeSide, "bound", None), (verdicts.Verdicts, "timed", None),
     ]
-    saved = []
+    saved = [(run, "evaluate_job", run.evaluate_job)]
+
+    def labelled(job: Any, *args: Any, **kwargs: Any) -> Any:
+        CURRENT[0] = Path(job.kernel_path).name.removesuffix(".py")
+        return saved[0][2](job, *args, **kwargs)
+
+    run.evaluate_job = labelled
     for owner, name, key in targets:
         original = getattr(owner, name)
         saved.append((owner, name, original))
@@ -75,7 +87,7 @@ def round_timers() -> Iterator[Timings]:
 def table(record: Timings) -> list[dict[str, Any]]:
     rows = [{"step": k, "n": len(v), "sum_ms": 1e3 * sum(v), "median_ms": 1e3 * statistics.median(v),
              "max_ms": 1e3 * max(v)} for k, v in record.items() if v]
-    return sorted(rows, key=lambda r: -r["sum_ms"])
+    return sorted(rows, key=lambda r: (r["step"].split()[0], -r["sum_ms"]))
 
 
 def main() -> int:
@@ -90,9 +102,9 @@ def main() -> int:
     with round_timers() as record:
         code = phases.main()
     rows = table(record)
-    print(f"\n{'step':<26} {'n':>5} {'sum ms':>10} {'median ms':>10} {'max ms':>9}")
+    print(f"\n{'step':<56} {'n':>5} {'sum ms':>10} {'median ms':>10} {'max ms':>9}")
     for r in rows:
-        print(f"{r['step']:<26} {r['n']:>5} {r['sum_ms']:>10.1f} {r['median_ms']:>10.3f} {r['max_ms']:>9.1f}")
+        print(f"{r['step']:<56} {r['n']:>5} {r['sum_ms']:>10.1f} {r['median_ms']:>10.3f} {r['max_ms']:>9.1f}")
     if args.out:
         args.out.write_text(json.dumps(rows, indent=1))
     return code

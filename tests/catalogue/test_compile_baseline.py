@@ -125,7 +125,8 @@ def test_the_real_worker_accepts_the_generated_baseline_on_cpu(tmp_path: Path, l
                               backend=compile_baseline.BACKEND, own_kernel_names=())
     config = SchedulerConfig((Device("cpu", ""),), 300, target=WORKER, launcher=launcher,
                              probe_after_crash=False, base_env={"TRITON_INTERPRET": "1"})
-    work = WorkItem(job, kernel.name, toolchain.worker_cache_env(tmp_path / "cache", job.backend, job.problem_sha256))
+    work = WorkItem(job, kernel.name, toolchain.worker_cache_env(tmp_path / "cache", job.backend, job.problem_sha256,
+                                                                tmp_path / "harness"))
     warmed = warmup.warm([work, planned[0][0]], config, concurrency=2)  # the Triton kernel needs no warm-up
     assert (warmed.count, warmed.failed, warmed.per_device, warmed.reused) == (1, {}, 2, 0)
     inductor_cache = Path(work.env["KB_KERNEL_INDUCTOR_CACHE"])

@@ -112,16 +112,19 @@ def compiler_env(tools: Toolchain) -> dict[str, str]:
     return env
 
 
-JUDGE_TRITON = "judge-triton"
-"""The judge's own Triton cache (its output digest kernel) inside a kernel's cache entry: beside the kernel's
-`triton/`, never in it, so the judge's compiles never change the tree the build's manifest covers (they did,
-and every later run found the entry changed and rebuilt the kernel)."""
+HARNESS_TRITON = "harness-triton"
+"""The judges' own Triton cache (the output digest's kernel, its launcher and Triton's driver module), one per
+cache root and outside every kernel's entry: the judges' compiles never change a tree the build's manifest covers
+(a cache inside the entry did, and every later run found the entry changed and rebuilt the kernel). Only judges,
+which never import submitted code, write it; each runner starts from a copy of it (`remote.seed_harness_cache`),
+so it need not compile the digest again (its first call of nothing took 1.4-1.6 s per problem on the H200)."""
 
 
-def worker_cache_env(cache_dir: Path, backend: str, problem_sha256: str) -> dict[str, str]:
-    """A worker's compiler caches inside its kernel's cache directory: the kernel's Triton cache (copied into
-    its runner, KB_KERNEL_TRITON_CACHE), the judge's own (TRITON_CACHE_DIR), and inductor's for a torch.compile
-    kernel (KB_KERNEL_INDUCTOR_CACHE: the warm-up fills it, the timed worker reads it). The kernel's caches go by
+def worker_cache_env(cache_dir: Path, backend: str, problem_sha256: str, harness: Path) -> dict[str, str]:
+    """A worker's compiler caches: the kernel's Triton cache inside its entry (copied into its runner,
+    KB_KERNEL_TRITON_CACHE), the judges' own, `harness` (TRITON_CACHE_DIR, and KB_HARNESS_TRITON_CACHE for the
+    copy into the runner), and inductor's for a torch.compile kernel (KB_KERNEL_INDUCTOR_CACHE: the warm-up fills it,
+    the timed worker reads it). The kernel's caches go by
     the board's own names: TORCHINDUCTOR_CACHE_DIR is set by inductor itself, to a per-user directory, in any
     process that touches it, and a judge that took that for the kernel's cache copied and locked all of it.
 
@@ -130,7 +133,8 @@ def worker_cache_env(cache_dir: Path, backend: str, problem_sha256: str) -> dict
     all 250. In one shared entry every warm-up's merge and every judge's copy hashed and copied the caches of
     all problems warmed so far, under one lock: on four H200s, warm-ups of the row's second half waited past
     the 300 s bound and a resumed run's build check hashed for minutes."""
-    env = {"KB_KERNEL_TRITON_CACHE": str(cache_dir / "triton"), "TRITON_CACHE_DIR": str(cache_dir / JUDGE_TRITON)}
+    env = {"KB_KERNEL_TRITON_CACHE": str(cache_dir / "triton"), "TRITON_CACHE_DIR": str(harness),
+           "KB_HARNESS_TRITON_CACHE": str(harness)}
     if backend == "torch-compile":
         own = cache_dir / PER_PROBLEM / problem_sha256
         env |= {"KB_KERNEL_TRITON_CACHE": str(own / "triton"), "KB_KERNEL_INDUCTOR_CACHE": str(own / "inductor")}

@@ -163,6 +163,7 @@ def plan(context: StageContext, tools: Toolchain, secret: bytes, interpret: bool
     decided where the kernel must not or cannot run. `sandbox` is how judges confine their runners; `floor` gives
     a problem's speed-of-light time, below which a correct kernel is held for review."""
     planned, keys = [], []
+    harness = toolchain.cache_root(context.options.build) / toolchain.HARNESS_TRITON
     for entry in context.submission.kernels:
         # the version the kernel was written for (semantics accepted only known ones)
         problem = context.catalogue.resolve(entry.level, entry.problem_id, entry.problem_sha256)
@@ -180,7 +181,8 @@ def plan(context: StageContext, tools: Toolchain, secret: bytes, interpret: bool
             own_kernel_names=own_kernel_names(entry.file.read_text(errors="replace")),
             interpret=interpret, sandbox=sandbox, speed_of_light_ms=None if interpret else floor(problem),
         )
-        item = WorkItem(job, entry.path, toolchain.worker_cache_env(cache_dir, entry.backend, problem.sha256))
+        env = toolchain.worker_cache_env(cache_dir, entry.backend, problem.sha256, harness)
+        item = WorkItem(job, entry.path, env)
         known = _decided_without_running(context, problem.key)
         planned.append((item, _preset(item, *known) if known else None))
         keys.append((entry.level, entry.problem_id))
@@ -278,6 +280,11 @@ def _with_extra(record: ResultsFile, **values: object) -> ResultsFile:
     return dataclasses.replace(record, environment=dataclasses.replace(record.environment, extra=extra))
 
 
+def harness_cache(item: WorkItem, fallback: Path) -> Path:
+    """The judges' Triton cache an item was planned with (`toolchain.HARNESS_TRITON`), else one under `fallback`."""
+    return Path(item.env.get("KB_HARNESS_TRITON_CACHE") or fallback / toolchain.HARNESS_TRITON)
+
+
 def with_compile_baseline(
     final: ResultsFile, planned: Sequence[tuple[WorkItem, ProblemResult | None]], config: SchedulerConfig,
     cache: Path, torch_version: str,
@@ -303,7 +310,8 @@ def with_compile_baseline(
             items = [WorkItem(dataclasses.replace(item.job, kernel_path=str(kernel), kernel_sha256=sha,
                                                   backend=baselines.BACKEND, own_kernel_names=()),
                               kernel.name, toolchain.worker_cache_env(compiled, baselines.BACKEND,
-                                                                      item.job.problem_sha256))
+                                                                      item.job.problem_sha256,
+                                                                      harness_cache(item, compiled)))
                      for item in todo]
             warmup.warm(items, config)
             run_all(items, config, on_result=keep)

@@ -487,7 +487,7 @@ def test_what_the_judge_compiles_for_itself_never_changes_the_kernel_s_cache_ent
     (entry / "triton" / "abc").mkdir(parents=True)
     (entry / "triton" / "abc" / "kernel.cubin").write_bytes(b"the kernel's")
     manifest.record_tree(entry)
-    env = toolchain.worker_cache_env(entry, "triton", "problem-sha")
+    env = toolchain.worker_cache_env(entry, "triton", "problem-sha", tmp_path / toolchain.HARNESS_TRITON)
     for name, value in env.items():
         monkeypatch.setenv(name, value)
     judge_cache = Path(env["TRITON_CACHE_DIR"]) / "def"
@@ -510,7 +510,7 @@ def test_the_judge_takes_a_kernel_s_inductor_cache_only_from_the_scheduler_never
     monkeypatch.setenv("TORCHINDUCTOR_CACHE_DIR", str(tmp_path / "torchinductor_someone"))
     monkeypatch.delenv("KB_KERNEL_INDUCTOR_CACHE", raising=False)
     assert "inductor" not in cache_sources(job)
-    compiled = toolchain.worker_cache_env(tmp_path / "entry", "torch-compile", "problem-sha")
+    compiled = toolchain.worker_cache_env(tmp_path / "entry", "torch-compile", "problem-sha", tmp_path / "harness")
     assert "TORCHINDUCTOR_CACHE_DIR" not in compiled
     monkeypatch.setenv("KB_KERNEL_INDUCTOR_CACHE", compiled["KB_KERNEL_INDUCTOR_CACHE"])
     assert cache_sources(job)["inductor"] == tmp_path / "entry" / toolchain.PER_PROBLEM / "problem-sha" / "inductor"

@@ -122,3 +122,44 @@ def test_a_kernel_correct_at_upstream_s_rule_only_is_timed_and_its_timed_outputs
     assert "output-mismatch" in {f.code for f in result.flags} and "outside atol=0.0001" in result.error  # strict
     assert not result.upstream.correct and result.upstream.error.startswith("a timed call: not torch.allclose")
     assert result.upstream.trials == PROTOCOL.upstream_trials
+
+
+def _cases() -> list[tuple[str, torch.Tensor, torch.Tensor]]:
+    """Outputs beside their references, at and around both rules' tolerances, with NaN and Inf in either."""
+    gen = torch.Generator().manual_seed(7)
+    expected = torch.randn(3001, generator=gen) * 3
+    cases = [("equal", expected.clone(), expected)]
+    for scale in (1e-6, 1e-3, 9e-3, 1.1e-2, 0.05, 1.0):
+        cases.append((f"noise {scale:g}", expected + scale * torch.randn(3001, generator=gen), expected))
+    one_off = expected.clone()
+    one_off[2999] += 0.5
+    cases.append(("one element off in the last chunk", one_off, expected))
+    for name, value in (("nan", float("nan")), ("inf", float("inf")), ("-inf", float("-inf"))):
+        out = expected.clone()
+        out[17] = value
+        cases.append((f"{name} in the output only", out, expected))
+        both = expected.clone()
+        both[17] = value
+        cases.append((f"{name} in both", both.clone(), both))
+    return cases
+
+
+@pytest.mark.parametrize("name,out,expected", _cases(), ids=[c[0] for c in _cases()])
+def test_the_timing_phase_s_verdict_only_checks_agree_with_the_full_ones(monkeypatch, name, out, expected):
+    """The timing phase's spot checks skip the errors (four fifths of their time on outputs of gigabytes): their
+    verdict must be the full check's on every kind of output, and a failure must still say what differs."""
+    from validator.evaluate.worker import correctness, verdicts
+
+    monkeypatch.setattr(correctness, "CHUNK", 1000)  # several chunks, the last one short
+    monkeypatch.setattr(verdicts, "CHUNK", 1000)
+    tolerances = {"float32": {"atol": 1e-2, "rtol": 1e-2}}
+    full, quick = correctness.check_values([out], [expected], tolerances), \
+        correctness.check_values([out], [expected], tolerances, errors=False)
+    assert quick.ok == full.ok
+    if not full.ok:
+        assert (quick.code, quick.message) == (full.code, full.message)
+    full, quick = upstream_check([out], [expected], 1e-2, 1e-2), upstream_check([out], [expected], 1e-2, 1e-2,
+                                                                               errors=False)
+    assert quick.ok == full.ok
+    if not full.ok:
+        assert (quick.code, quick.message) == (full.code, full.message)

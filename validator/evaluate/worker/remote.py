@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import hashlib
+import json
 import os
 import shutil
 import signal
@@ -102,6 +103,9 @@ class Runner:
             self.cache.mkdir(mode=0o700)
         copy_verified(Path(job.kernel_path), job.kernel_sha256, self.dir / "kernel.py")
         copy_verified(Path(job.problem_path), job.problem_sha256, self.dir / "problem.py")
+        triton_seen_as = Path(bwrap.CACHE_MOUNT if self.confined else self.cache) / "triton"
+        self.seeded = seed_harness_cache(self.cache / "triton", triton_seen_as)
+        """The files of the judges' Triton cache copied in, relative to it: never merged back into a kernel's."""
         _copy_cache(job, self.cache)
         self.root = Path(bwrap.JOB_MOUNT) if self.confined else self.dir
         ring_dir = self._make_ring()
@@ -180,7 +184,7 @@ class Runner:
                 continue
             shared.mkdir(parents=True, exist_ok=True)
             with _locked(shared.parent):  # warm-ups of several problems may share one entry
-                _merge_tree(produced, shared)
+                _merge_tree(produced, shared, self.seeded if name == "triton" else set())
                 record_tree(shared.parent)
 
     # -- requests ---------------------------------------------------------------------------------------
@@ -306,7 +310,9 @@ class Runner:
             print(f"runner processes outside its process group, stopped by the judge's pauses: {self.tree.strays}",
                   file=sys.stderr)
         if os.environ.get("KB_RUNNER_TRACE"):  # a diagnosis: the runner's step times, beside the judge's own output
-            print(f"--- runner log ---\n{self.log_text()[-6000:]}\n--- end of runner log ---", file=sys.stderr)
+            text = self.log_text()  # its start-up lines first, then its last steps
+            shown = text if len(text) <= 8000 else f"{text[:2000]}\n[...]\n{text[-6000:]}"
+            print(f"--- runner log ---\n{shown}\n--- end of runner log ---", file=sys.stderr)
 
 
 def describe_exit(returncode: int | None, confined: bool) -> str:
@@ -321,7 +327,7 @@ def describe_exit(returncode: int | None, confined: bool) -> str:
 def cache_sources(job: Job) -> dict[str, Path]:
     """The job's compiled artefacts: its extension (the build's entry) and the compiler caches the scheduler
     chose for it (KB_KERNEL_TRITON_CACHE, KB_KERNEL_INDUCTOR_CACHE in the judge's environment; the judge's own
-    TRITON_CACHE_DIR is elsewhere, `toolchain.JUDGE_TRITON`)."""
+    TRITON_CACHE_DIR is elsewhere, `toolchain.HARNESS_TRITON`)."""
     sources = {"ext": Path(job.extensions_dir)}
     for name, variable in (("triton", "KB_KERNEL_TRITON_CACHE"), ("inductor", "KB_KERNEL_INDUCTOR_CACHE")):
         if os.environ.get(variable):
@@ -348,6 +354,42 @@ def _copy_cache(job: Job, target: Path) -> None:
             shutil.copytree(source, target / name, symlinks=False, dirs_exist_ok=True)
 
 
+def seed_harness_cache(target: Path, seen_as: Path) -> set[Path]:
+    """The judges' Triton cache (`toolchain.HARNESS_TRITON`, named by KB_HARNESS_TRITON_CACHE) copied into a runner's
+    Triton cache `target` before the runner compiles anything, so its first digest loads the judges' compile (Triton's
+    driver module, the digest's launcher and kernel) instead of compiling them again. Only judges write that cache,
+    and the runner gets a copy, never the cache. Triton's group files name their members by absolute path: each is
+    rewritten to where the runner sees the copy (`seen_as`), or Triton would find the members missing and compile
+    again. Returns the copied files, relative to `target`; none where there is no such cache."""
+    source = Path(os.environ.get("KB_HARNESS_TRITON_CACHE") or os.devnull)
+    if not source.is_dir():
+        return set()
+    copied = set()
+    for path in sorted(source.rglob("*")):
+        relative = path.relative_to(source)
+        if path.is_symlink() or not path.is_file() or any(part.startswith("tmp.") for part in relative.parts):
+            continue  # a compile still being written (Triton's own temporary directory)
+        data = path.read_bytes()
+        if path.name.startswith("__grp__"):
+            data = _regrouped(data, source, seen_as)
+            if data is None:
+                continue
+        (target / relative).parent.mkdir(parents=True, exist_ok=True)
+        (target / relative).write_bytes(data)
+        copied.add(relative)
+    return copied
+
+
+def _regrouped(data: bytes, source: Path, seen_as: Path) -> bytes | None:
+    """A Triton group file with its members' paths under `source` moved under `seen_as`; None if unreadable."""
+    try:
+        members = json.loads(data)["child_paths"]
+        moved = {name: str(seen_as / Path(p).relative_to(source)) for name, p in members.items()}
+    except (ValueError, KeyError, TypeError, AttributeError):
+        return None
+    return json.dumps({"child_paths": moved}).encode()
+
+
 @contextlib.contextmanager
 def _locked(entry: Path) -> Iterator[None]:
     """An exclusive lock on a cache entry between judges (separate processes): a copy-in never sees a
@@ -361,10 +403,11 @@ def _locked(entry: Path) -> Iterator[None]:
             fcntl.flock(lock, fcntl.LOCK_UN)
 
 
-def _merge_tree(produced: Path, into: Path) -> None:
-    """Add a warm-up's new or changed files to the shared entry, each replaced atomically; never delete."""
+def _merge_tree(produced: Path, into: Path, skip: set[Path]) -> None:
+    """Add a warm-up's new or changed files to the shared entry, each replaced atomically; never delete. Files at
+    `skip` (relative paths: the harness's own, seeded before the runner started) stay out."""
     for path in produced.rglob("*"):
-        if not path.is_file():
+        if not path.is_file() or path.relative_to(produced) in skip:
             continue
         target = into / path.relative_to(produced)
         if target.is_file() and target.read_bytes() == path.read_bytes():

@@ -156,6 +156,10 @@ class Evaluation(TrialInputs, Attributing):
 
         if self.workdir is None:
             raise RuntimeError("the judge needs a private directory for its runner")
+        if self.gpu:  # into the judges' Triton cache (compiled once per cache), which the runner's copy starts from
+            from validator.evaluate.worker import digest
+
+            digest.warm(self.device)
         self.runner = Runner(self.job, self.workdir, self.job.sandbox)
         self.note("sandbox", self.runner.describe_isolation())  # a run without one says so once, in its environment
 

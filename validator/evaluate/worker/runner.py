@@ -31,6 +31,8 @@ from validator.evaluate.worker import correctness, digest, integrity, stream_spa
 from validator.evaluate.worker.digest import output_digest
 
 _perf_counter = time.perf_counter
+_IMPORTED = _perf_counter()
+"""When torch and the channel had been imported: the runner's start-up is traced from here."""
 _TRACING = bool(os.environ.get("KB_RUNNER_TRACE"))
 """Step times into the log (`_trace`), read once at start: the judge passes the variable through."""
 
@@ -97,9 +99,14 @@ class Runner:
         timed call. Served only before `load`, while this process holds no submitted code that could shape it."""
         if self.guard is not None:
             raise Refused("runtime_error", "runner-protocol", "a call of nothing after the kernel was loaded")
+        first = self.flush is None
+        started = _perf_counter()
         self._start_device(req["interpret"])
         self._flush_buffer(req["flush_bytes"])
-        digest.warm(self.device)  # compiled before any timed call needs it
+        device = _perf_counter()
+        digest.warm(self.device)  # compiled (or read from the harness's Triton cache) before a timed call needs it
+        if _TRACING and first:
+            _trace(f"null: device started {device - started:.3f} s, digest warmed {_perf_counter() - device:.3f} s")
         _, dev, host = self._timed(lambda: None, [])
         return {"ok": True, "device_ms": dev, "host_ms": host}
 
@@ -314,6 +321,15 @@ def _trace(line: str) -> None:
     print(f"runner: {line}", file=sys.stderr, flush=True)
 
 
+def _process_age() -> float:
+    """Seconds since this process started (its start time in /proc, in clock ticks since boot)."""
+    try:
+        ticks = int(Path("/proc/self/stat").read_text().rsplit(")", 1)[1].split()[19])
+        return time.clock_gettime(time.CLOCK_BOOTTIME) - ticks / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return float("nan")
+
+
 def _digest_of(out: Any) -> str | None:
     """The commitment to a timed call's outputs, made before the reply (so inside the judge's span)."""
     outs = list(out) if type(out) in (list, tuple) else [out]
@@ -356,6 +372,9 @@ def _dispatch(runner: Runner, op: Any, req: dict[str, Any]) -> tuple[dict[str, A
 def serve(requests: IO[bytes], replies: IO[bytes]) -> None:
     runner = Runner()
     _import_compilers()
+    if _TRACING:
+        _trace(f"ready: torch imported {_process_age() - (_perf_counter() - _IMPORTED):.3f} s after the process "
+               f"started, the compilers' modules {_perf_counter() - _IMPORTED:.3f} s after that")
     channel.send(replies, {"ok": True, "ready": True})
     while True:
         try:
