@@ -63,7 +63,7 @@ def round_timers() -> Iterator[Timings]:
         (judge_timing.JudgeSide, "time_kernel", None), (judge_timing.JudgeSide, "fresh_allocations", None),
         (judge_timing, "clone_inputs", None), (judge_timing, "poison", None), (judge_timing, "output_digest", None),
         (judge_timing, "check_values", None), (judge_timing.timing, "timed_call", None),
-        (judge_timing.JudgeSide, "make_inputs", None), (judge_timing.timing, "converged", None),
+        (judge_timing.timing, "converged", None),
         (judge_timing.JudgeSide, "bound", None), (verdicts.Verdicts, "timed", None),
     ]
     saved = [(run, "evaluate_job", run.evaluate_job)]

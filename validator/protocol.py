@@ -9,8 +9,12 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
-PROTOCOL_VERSION = "10"
-"""10: a timed call's inputs are made inside the judge's span of it, from a seed the runner learns in the timed
+PROTOCOL_VERSION = "11"
+"""11: the calls of nothing that measure the harness's overhead make inputs of the problem's own shapes as a timed
+call does, and the timed span is bounded whole (protocol 10 credited the judge's own time to make each round's
+inputs instead: on the H200 an honest Triton GEMM of the examples was refused by 0.008 ms, its calls' excess 0.31
+ms above protocol 8's after that credit, the CUDA ReLU's 0.58 ms).
+10: a timed call's inputs are made inside the judge's span of it, from a seed the runner learns in the timed
 request itself (a runner patched by its kernel computed each call's outputs while readying it, before the span,
 and its calls were timed at nothing with every fetch and digest right); the bound credits the judge's own time to
 make the same inputs, at most 1.25 times its time before the kernel loaded; and a correct kernel whose median is

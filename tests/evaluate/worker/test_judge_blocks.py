@@ -328,21 +328,91 @@ def test_a_timed_call_s_seed_reaches_the_runner_only_in_the_timed_request():
     assert len(set(seeds)) == len(seeds)  # every timed call, warm-ups included, on inputs of its own
 
 
-@pytest.mark.parametrize("alone_ms", [None, 4.0])
-def test_the_bound_credits_the_judge_s_own_making_of_the_inputs_within_its_cap(alone_ms):
-    """The span holds the runner's making of the inputs; the judge takes its own time for the same work out of it,
-    but never more than MAKING_FACTOR times its time before the kernel loaded (plus the floor): a runner that left
-    GPU work queued to slow the judge's making buys its calls no more than that."""
+class MakingRunner(FakeRunner):
+    """Its timed calls take 10 ms of wall time (as making large inputs inside `go` does) and report 1 ms."""
+
+    def request(self, header: dict) -> dict:
+        if header["op"] == "go":
+            time.sleep(0.01)
+            return {"ok": True, "device_ms": 1.0, "host_ms": 1.0, "digest": str(output_digest([torch.ones(4)]))}
+        return super().request(header)
+
+
+def test_the_judge_s_own_making_of_the_inputs_never_shortens_the_span_it_bounds():
+    """Protocol 10 took the judge's time to make a round's inputs off the runner's span; however long the judge
+    takes now, the bound sees the whole span (the making inside it is measured in the calls of nothing)."""
     def slow_inputs(i: int) -> list:
-        time.sleep(0.02)  # the judge's making, slowed
+        time.sleep(0.02)
         return [torch.ones(4)]
 
-    side = JudgeSide(lambda x: x.clone(), FakeRunner(), inputs=slow_inputs, spec=lambda i: {"seed": i},
+    side = JudgeSide(lambda x: x.clone(), MakingRunner(), inputs=slow_inputs, spec=lambda i: {"seed": i},
                      shape=SimpleNamespace(container=None, nbytes=16), tolerances={"float32": Tolerance(1e-4, 1e-4)},
-                     device=torch.device("cpu"), overhead=Overhead(0.0, 0.0), making_alone_ms=alone_ms)
-    side.gpu = False
-    _, making = side.make_inputs(0)
-    if alone_ms is None:  # no measure before the kernel loaded (the CPU): the judge's own time, whole
-        assert making >= 19.0
-    else:
-        assert making == pytest.approx(1.25 * alone_ms + 0.05)
+                     device=torch.device("cpu"), overhead=Overhead(0.0, 0.0))
+    side.gpu, side.trace = False, False
+    side.fresh_allocations(PROTO)
+    (_, ker_dev, _, _, span), verdict = side.round(0, kernel_first=True, check=False)
+    assert verdict.ok and ker_dev == 1.0
+    assert span >= 10.0
+
+
+class NullRecorder:
+    def __init__(self) -> None:
+        self.headers: list[dict] = []
+
+    def request(self, header: dict) -> dict:
+        self.headers.append(dict(header))
+        return {"ok": True, "device_ms": 0.01, "host_ms": 0.01}
+
+
+def test_every_call_of_nothing_asks_for_inputs_of_its_own():
+    from validator.evaluate.worker.judge_timing import NULL_CALLS, measure_overhead
+
+    runner = NullRecorder()
+    measure_overhead(runner, 64, gpu=False, judge_work=lambda: None,
+                     inputs=lambda k: {"inputs": {"seed": 500 + k}, "problem": "/job/problem.py"})
+    assert len(runner.headers) == NULL_CALLS
+    assert all(h["op"] == "null" and h["problem"] == "/job/problem.py" for h in runner.headers)
+    assert len({h["inputs"]["seed"] for h in runner.headers}) == NULL_CALLS
+
+
+TINY_PROBLEM = b"""import torch
+from torch import nn
+
+
+class Model(nn.Module):
+    def forward(self, x):
+        return torch.relu(x)
+
+
+def get_inputs():
+    return [torch.randn(4, 8)]
+
+
+def get_init_inputs():
+    return []
+"""
+
+
+def test_the_runner_s_call_of_nothing_makes_the_inputs_from_the_problem_it_was_sent(tmp_path):
+    """The real runner: a call of nothing that brings a seed loads the (hash-checked) problem and makes that seed's
+    inputs, as `go` does, before the kernel is loaded; a problem file that changed is refused."""
+    import hashlib
+
+    from validator.evaluate.worker import runner as runner_module
+
+    path = tmp_path / "problem.py"
+    path.write_bytes(TINY_PROBLEM)
+    sha = hashlib.sha256(TINY_PROBLEM).hexdigest()
+    request = {"op": "null", "interpret": True, "flush_bytes": 0, "inputs": {"seed": 7}, "problem": str(path),
+               "problem_sha256": sha, "reduced": False, "reduced_sizes": None}
+    served = runner_module.Runner()
+    made = []
+    original = served.make
+    served.make = lambda spec: made.append(original(spec)) or made[-1]
+    assert served.null(request)["ok"] is True
+    assert served.problem is not None and len(made) == 1
+    assert torch.equal(made[0][0], served.make({"seed": 7})[0])  # the seed's inputs, as a timed call makes them
+    refusing = runner_module.Runner()
+    with pytest.raises(runner_module.Refused) as refused:
+        refusing.null({**request, "problem_sha256": "0" * 64})
+    assert refused.value.code == "kernel-changed"

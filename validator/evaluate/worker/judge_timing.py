@@ -10,21 +10,25 @@ round; a block that ran throttled or down-clocked is measured again (`clocks.py`
 on its own (`JudgeSide.bound`).
 
 Per round (reference and kernel in a random order): the reference is timed here exactly as `timing.timed_call`
-does; for the kernel the runner first makes the round's inputs (`prepare`, outside any span), then the judge
-measures the wall-clock span of `go` (flush, events, call, synchronize, reply). Afterwards the judge decides,
-by its secret order seed, whether to `fetch` that call's outputs and compare them with the reference's on
-the same inputs: half the rounds are checked, and the runner learns which only after it has answered.
+does; for the kernel the runner first readies the call (`prepare`, outside any span: guards, flush buffer),
+then the judge measures the wall-clock span of `go` (the inputs made from the seed it brings, flush, events,
+call, synchronize, digest, reply). Afterwards the judge decides, by its secret order seed, whether to `fetch`
+that call's outputs and compare them with the reference's on the same inputs (`check_share`), and the runner
+learns which only after it has answered.
 
 The bound: a kernel whose reported device time is below what the judge saw by more than the harness's own
 overhead is `timing-unverified` (rejected). That overhead is measured, not guessed: before any submitted code
-is loaded, the runner times calls of nothing through the very path of `go` (`measure_overhead`), so the span
-of an honest call exceeds its device time by that much (on the H200 about 0.4 ms: two processes' CUDA
-contexts, the pipe, a flush and two synchronizes), and a kernel cannot have shaped it. The allowance is that
-median, plus the median time the judge took to digest outputs of this size (the runner digests each timed
-call's outputs inside the span: digest.py), plus three standard errors of the difference between the two medians
-(at least SPAN_FLOOR_MS), plus SPAN_RELATIVE of the kernel's time and of the digest's. The standard errors come
-from each side's spread (a median's standard error is about 1.25 sigma / sqrt(n)), so a noisy machine widens the
-bound and a quiet one keeps it tight.
+is loaded, the runner times calls of nothing through the very path of `go` (`measure_overhead`), inputs of the
+problem's own shapes made inside them as in `go`, so the span of an honest call exceeds its device time by that
+much (on the H200 about 0.4 ms besides the inputs: two processes' CUDA contexts, the pipe, a flush and two
+synchronizes), and a kernel cannot have shaped it. (Protocol 10 took the judge's own time to make each round's
+inputs off the span instead: an honest Triton GEMM's calls on the H200 then exceeded the allowance by 0.008 ms,
+their excess 0.31 ms above protocol 8's after that credit: the judge's making undercounts the runner's.)
+The allowance is that median, plus the median time the judge took to digest outputs of this size (the runner
+digests each timed call's outputs inside the span: digest.py), plus three standard errors of the difference
+between the two medians (at least SPAN_FLOOR_MS), plus SPAN_RELATIVE of the kernel's time and of the digest's.
+The standard errors come from each side's spread (a median's standard error is about 1.25 sigma / sqrt(n)), so a
+noisy machine widens the bound and a quiet one keeps it tight.
 """
 
 from __future__ import annotations
@@ -66,12 +70,6 @@ CHECK_BYTES = 1 << 30
 fewer than MIN_CHECKS expected checks among the protocol's minimum rounds (the runner still cannot tell which)."""
 MIN_CHECKS = 2
 NULL_CALLS = 21
-MAKING_CALLS = 3
-MAKING_FACTOR = 1.25
-"""The span of a timed call holds the runner's making of its inputs, and the bound credits the judge's own time
-to make the same ones in that round, at most MAKING_FACTOR times (plus SPAN_FLOOR_MS) its median before the kernel
-loaded: GPU work a runner left queued could otherwise slow the judge's making and buy its calls that much."""
-
 
 @dataclass(frozen=True)
 class Overhead:
@@ -82,18 +80,22 @@ class Overhead:
     """The median's standard error (from the spread of the calls)."""
 
 
-def measure_overhead(runner: Any, flush_bytes: int, *, gpu: bool, judge_work: Callable[[], None]) -> Overhead:
-    """Time NULL_CALLS calls of nothing through the runner's `go` path. Only valid before `load`: the runner
-    refuses it afterwards, and until then it holds no submitted code that could slow these calls down.
+def measure_overhead(runner: Any, flush_bytes: int, *, gpu: bool, judge_work: Callable[[], None],
+                     inputs: Callable[[int], dict[str, Any]] = lambda k: {}) -> Overhead:  # fmt: skip
+    """Time NULL_CALLS calls of nothing through the runner's `go` path, each making inputs as a timed call does
+    (`inputs(k)`: the request's fields that say which, of the problem's own shapes, from seeds no timed call
+    uses). Only valid before `load`: the runner refuses it afterwards, and until then it holds no submitted code
+    that could slow these calls down.
 
     Before each, the judge does what it does before a timed kernel call (`judge_work`: stop the runner, run GPU
     work in its own context, let the runner go on), so the calls pay the same wake-up and the same switch
     between two processes' CUDA contexts; measured on the H200 that switch is most of an honest call's excess."""
     excess = []
-    for _ in range(NULL_CALLS):
+    for k in range(NULL_CALLS):
         judge_work()
+        request = {"op": "null", "flush_bytes": flush_bytes, "interpret": not gpu, **inputs(k)}
         t0 = timing._perf_counter()
-        reply = runner.request({"op": "null", "flush_bytes": flush_bytes, "interpret": not gpu})
+        reply = runner.request(request)
         span = (timing._perf_counter() - t0) * 1e3
         try:
             dev = float(reply["device_ms"])
@@ -104,22 +106,6 @@ def measure_overhead(runner: Any, flush_bytes: int, *, gpu: bool, judge_work: Ca
     median = float(np.median(excess))
     cap = OVERHEAD_CAP_MS if gpu else CPU_FLOOR_MS
     return Overhead(min(median, cap), min(median_se(excess), cap))
-
-
-def time_making(make: Callable[[int], list[Any]], *, gpu: bool, calls: int = MAKING_CALLS) -> float:
-    """The median milliseconds to make a call's inputs (`make(k)` for k in range(calls)), each from an idle device
-    to its last byte written: before the kernel loads, the cap on what `JudgeSide` credits per round."""
-    return float(np.median([_timed_making(make, k, gpu)[1] for k in range(calls)]))
-
-
-def _timed_making(make: Callable[[int], list[Any]], k: int, gpu: bool) -> tuple[list[Any], float]:
-    if gpu:
-        timing._synchronize()
-    t0 = timing._perf_counter()
-    made = make(k)
-    if gpu:
-        timing._synchronize()
-    return made, (timing._perf_counter() - t0) * 1e3
 
 
 def median_se(values: list[float]) -> float:
@@ -215,15 +201,12 @@ class JudgeSide:
                  device: torch.device, overhead: Overhead,
                  read_clocks: Callable[[], Any] = no_clocks,
                  compare: Callable[[list, list], Check] | None = None,
-                 own_pids: Callable[[], set[int]] = lambda: {os.getpid()},
-                 making_alone_ms: float | None = None) -> None:  # fmt: skip
+                 own_pids: Callable[[], set[int]] = lambda: {os.getpid()}) -> None:  # fmt: skip
         self.reference, self.runner, self.inputs, self.spec = reference, runner, inputs, spec
         self.own_pids = own_pids
         """The judge's and its runner's processes: any other on the GPU is named when the bound fails."""
         self.shape, self.tolerances, self.device, self.read_clocks = shape, tolerances, device, read_clocks
         self.overhead = overhead
-        self.making_cap_ms = None if making_alone_ms is None else MAKING_FACTOR * making_alone_ms + SPAN_FLOOR_MS
-        self.making_times: list[float] = []
         self.compare = compare or (lambda outs, expected: check_values(outs, expected, tolerances))
         """How a checked timed call's outputs are judged (the judge's: each rule the kernel still passes)."""
         self.allowance_ms = self.excess_ms = self.digest_ms = 0.0
@@ -345,7 +328,7 @@ class JudgeSide:
         self.flush = timing.flush_buffer(self.device, protocol.l2_flush_factor)
 
     def round(self, i: int, *, kernel_first: bool, check: Any) -> tuple[tuple[float, ...], Check]:
-        inputs, making_ms = self.make_inputs(i)
+        inputs = self.inputs(i)
         ref_out = None
         values: dict[str, tuple[float, float]] = {}
         for side in ("ker", "ref") if kernel_first else ("ref", "ker"):
@@ -372,18 +355,7 @@ class JudgeSide:
                                 "the ones the runner committed to inside it: computed after the span, not in it")
         poison(ref_out)
         (ref_dev, ref_host), (ker_dev, ker_host, span) = values["ref"], values["ker"]
-        # The runner makes the call's inputs inside the span; what the judge took to make the same ones is not the
-        # harness's overhead, so the bound sees the span without it.
-        return (ref_dev, ker_dev, ref_host, ker_host, max(span - making_ms, ker_dev)), verdict
-
-    def make_inputs(self, i: int) -> tuple[list[Any], float]:
-        """The round's inputs, and the milliseconds credited for making them (the judge's own time, from an idle
-        device to their last byte written, within the cap): the work the runner does inside its span of the call."""
-        inputs, spent = _timed_making(self.inputs, i, self.gpu)
-        if self.making_cap_ms is not None:
-            spent = min(spent, self.making_cap_ms)
-        self.making_times.append(spent)
-        return inputs, spent
+        return (ref_dev, ker_dev, ref_host, ker_host, span), verdict
 
     def time_digest(self, outputs: list[Any]) -> float:
         if self.gpu:
@@ -420,5 +392,4 @@ class JudgeSide:
                 f"per call + {self.relative:.0%} (a call of nothing, timed before the kernel loaded: "
                 f"{self.overhead.median_ms:.3f} ms ± {self.overhead.median_se_ms:.3f}; digesting the outputs: "
                 f"{self.digest_ms:.3f} ms); this kernel's calls: "
-                f"{self.excess_ms:.3f} ms, besides making their inputs inside the span "
-                f"({float(np.median(self.making_times)) if self.making_times else 0.0:.3f} ms, the judge's own time)")
+                f"{self.excess_ms:.3f} ms (both make their inputs inside the span)")

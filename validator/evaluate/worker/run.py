@@ -87,9 +87,6 @@ class Evaluation(TrialInputs, Attributing):
         self.reference_s = 0.0
         self.reference_alone_ms: float | None = None
         """The reference's median device time before the kernel was loaded (`time_reference_alone`)."""
-        self.making_alone_ms: float | None = None
-        """The median time to make a timed call's inputs, before the kernel was loaded (GPU only): it caps what the
-        timing bound credits for the runner's making them inside its span (`judge_timing.MAKING_FACTOR`)."""
         self.deadline_s: float | None = None
         self.runner: Any = None
         self.tolerances: dict[str, Any] = dict(protocol.tolerances)
@@ -179,7 +176,9 @@ class Evaluation(TrialInputs, Attributing):
             finally:
                 self.runner.resume()
 
-        self.overhead = judge_timing.measure_overhead(self.runner, size, gpu=self.gpu, judge_work=judge_work)
+        self.overhead = judge_timing.measure_overhead(self.runner, size, gpu=self.gpu, judge_work=judge_work,
+                                                      inputs=lambda k: {"inputs": self.spec("overhead", k),
+                                                                        **self.problem_request()})
 
     def time_reference_alone(self) -> None:
         """The reference timed before any submitted code is loaded, as in the timed rounds (the runner stopped,
@@ -191,7 +190,7 @@ class Evaluation(TrialInputs, Attributing):
 
         from validator.evaluate.worker import timing
         from validator.evaluate.worker.correctness import clone_inputs
-        from validator.evaluate.worker.judge_timing import time_making, time_stopped
+        from validator.evaluate.worker.judge_timing import time_stopped
 
         flush = timing.flush_buffer(self.device, self.protocol.l2_flush_factor)
         calls = max(2, min(self.protocol.reference_alone_calls, int(1.0 / max(self.reference_s, 1e-6))))
@@ -206,8 +205,6 @@ class Evaluation(TrialInputs, Attributing):
                 times.append(device_ms)
         self.reference_alone_ms = float(np.median(times))
         del flush, inputs
-        # what making a timed call's inputs takes with nothing of the kernel's on the GPU (judge_timing.MAKING_FACTOR)
-        self.making_alone_ms = time_making(lambda k: self.inputs("alone", k + 1), gpu=True)
         self.sync(release=True)
 
     def compare_reference(self, rounds_ms: Any) -> None:
@@ -225,16 +222,19 @@ class Evaluation(TrialInputs, Attributing):
                   f"({rounds / self.reference_alone_ms - 1:+.1%})")
 
     def load_kernel(self) -> None:
-        from validator.catalogue.problem_module import reduced_sizes
         from validator.evaluate.worker import deadline
 
         self.runner.deadlines["load"] = deadline.load_deadline(self.model_s, self.protocol)
         self.runner.request({"op": "load", "kernel": self.runner.inside("kernel.py"),
-                             "kernel_sha256": self.job.kernel_sha256, "problem": self.runner.inside("problem.py"),
-                             "problem_sha256": self.job.problem_sha256, "backend": self.job.backend,
-                             "model_seed": self.model_seed, "reduced": self.reduced,
-                             "reduced_sizes": reduced_sizes(self.problem) if self.reduced else None,
-                             "interpret": self.job.interpret})
+                             "kernel_sha256": self.job.kernel_sha256, "backend": self.job.backend,
+                             "model_seed": self.model_seed, "interpret": self.job.interpret, **self.problem_request()})
+
+    def problem_request(self) -> dict[str, Any]:
+        """Which problem file the runner loads (its copy, hash-checked there) and at which sizes."""
+        from validator.catalogue.problem_module import reduced_sizes
+
+        return {"problem": self.runner.inside("problem.py"), "problem_sha256": self.job.problem_sha256,
+                "reduced": self.reduced, "reduced_sizes": reduced_sizes(self.problem) if self.reduced else None}
 
     def warm(self) -> None:
         """Build ModelNew and call it once on a trial input, so the compile caches the timed run reads are
@@ -389,7 +389,7 @@ class Evaluation(TrialInputs, Attributing):
                           spec=lambda i: self.spec("timing", i), shape=self.shape, tolerances=self.tolerances,
                           device=self.device, overhead=self.overhead, compare=self.verdicts.timed,
                           read_clocks=clocks.device_reader(self.device) if self.gpu else lambda: None,
-                          own_pids=self.own_pids, making_alone_ms=self.making_alone_ms)
+                          own_pids=self.own_pids)
         strict_before = self.verdicts.strict
         series = judge.run(protocol, self.seed("order") % (1 << 31), gpu=self.gpu)
         if series.failure is not None:

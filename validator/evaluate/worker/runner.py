@@ -69,11 +69,13 @@ class Runner:
         self.tracer: stream_span.Tracer | None = None
         self.ring: channel.Ring | None = None
         """Where replies' tensors cross, once `load` has opened it."""
+        self.problem: types.ModuleType | None = None
+        """The problem module (trusted, hash-checked), loaded by the first request that needs its inputs."""
 
     # -- requests -----------------------------------------------------------------------------------------
 
     def load(self, req: dict[str, Any]) -> dict[str, Any]:
-        from validator.catalogue.problem_module import load_problem_module, make_model
+        from validator.catalogue.problem_module import make_model
 
         self.ring = channel.Ring.open(req["ring"]) if req.get("ring") else None  # before any submitted code runs
         self._start_device(req["interpret"])
@@ -81,22 +83,21 @@ class Runner:
             self.ring.pin()  # else its replies are written with pwrite, which the judge reads the same
         _preimport(req["backend"])
         integrity.force_full_precision()
-        problem = load_problem_module(_verified(req["problem"], req["problem_sha256"]), reduced=req["reduced"],
-                                      sizes=req.get("reduced_sizes"))  # its copy of the file has no overlay beside it
+        problem = self._load_problem(req)
         self.guard = integrity.Guard(integrity.PersistingL2() if self.gpu else None)
         module = self._import_kernel(req, problem)
         model_new = getattr(module, "ModelNew", None)
         if not callable(model_new):
             raise Refused("runtime_error", "no-modelnew", "the kernel file defines no ModelNew class")
         shim = types.SimpleNamespace(Model=model_new, get_init_inputs=problem.get_init_inputs)
-        self.problem = problem
         # parameters drawn on the CPU, as the judge draws the reference's (see Evaluation.reference_model)
         self.kernel = self._untrusted("constructing ModelNew", lambda: make_model(shim, req["model_seed"], self.device))
         return {"ok": True}
 
     def null(self, req: dict[str, Any]) -> dict[str, Any]:
-        """A timed call of nothing through `go`'s own path: the judge's measure of the harness's overhead per
-        timed call. Served only before `load`, while this process holds no submitted code that could shape it."""
+        """A timed call of nothing through `go`'s own path, its inputs made from the seed it brings as `go` makes
+        a timed call's (when it brings one): the judge's measure of the harness's overhead per timed call. Served
+        only before `load`, while this process holds no submitted code that could shape it."""
         if self.guard is not None:
             raise Refused("runtime_error", "runner-protocol", "a call of nothing after the kernel was loaded")
         first = self.flush is None
@@ -107,8 +108,22 @@ class Runner:
         digest.warm(self.device)  # compiled (or read from the harness's Triton cache) before a timed call needs it
         if _TRACING and first:
             _trace(f"null: device started {device - started:.3f} s, digest warmed {_perf_counter() - device:.3f} s")
-        _, dev, host = self._timed(lambda: None, [])
+        made = []
+        if req.get("inputs") is not None:
+            self._load_problem(req)
+            made = self.make(req["inputs"])
+        _, dev, host = self._timed(lambda *args: None, made)
         return {"ok": True, "device_ms": dev, "host_ms": host}
+
+    def _load_problem(self, req: dict[str, Any]) -> types.ModuleType:
+        """The problem module from the judge's hash-checked copy, once (its copy of the file has no overlay beside
+        it): by the first call of nothing that makes inputs, or by `load`."""
+        from validator.catalogue.problem_module import load_problem_module
+
+        if self.problem is None:
+            self.problem = load_problem_module(_verified(req["problem"], req["problem_sha256"]),
+                                               reduced=req["reduced"], sizes=req.get("reduced_sizes"))
+        return self.problem
 
     def _start_device(self, interpret: bool) -> None:
         self.gpu = not interpret
