@@ -31,7 +31,9 @@ def test_round_costs_times_every_request_of_a_judged_kernel_under_interpret(tmp_
                           text=True, timeout=600, check=False, env={**os.environ, "TRITON_INTERPRET": "1"})
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
     assert "correct" in done.stdout
-    steps = {row["step"]: row for row in json.loads(out.read_text())}
+    rows = json.loads(out.read_text())
+    assert all(row["step"].startswith("level1_23_softmax_triton ") for row in rows)  # each step under its kernel
+    steps = {row["step"].split(" ", 1)[1]: row for row in rows}
     for step in ("request:load", "request:null", "request:prepare", "request:go", "pause", "resume", "round"):
         assert steps[step]["n"] >= 1, step
     assert steps["round"]["n"] == steps["request:go"]["n"]  # one go per timed or warm-up round
