@@ -163,3 +163,22 @@ def test_the_timing_phase_s_verdict_only_checks_agree_with_the_full_ones(monkeyp
     assert quick.ok == full.ok
     if not full.ok:
         assert (quick.code, quick.message) == (full.code, full.message)
+
+
+@pytest.mark.parametrize("name,out,expected", _cases(), ids=[c[0] for c in _cases()])
+def test_upstream_s_worst_errors_are_over_every_chunk_s_finite_positions(monkeypatch, name, out, expected):
+    """What upstream's metadata calls max_difference, in float64 over the positions finite in both, whichever of
+    several chunks holds it (the chunks' maxima are kept on the device and read once)."""
+    import numpy as np
+
+    from validator.evaluate.worker import verdicts
+
+    monkeypatch.setattr(verdicts, "CHUNK", 1000)
+    e, o = expected.double().numpy(), out.double().numpy()
+    finite = np.isfinite(e) & np.isfinite(o)
+    with np.errstate(invalid="ignore"):  # inf - inf where both are infinite: not a finite position anyway
+        diff = np.where(finite, np.abs(e - o), 0.0)
+    rel = np.where(finite & (e != 0), diff / np.where(e != 0, np.abs(e), 1.0), 0.0)
+    verdict = upstream_check([out], [expected], 1e-2, 1e-2)
+    assert (verdict.max_abs, verdict.max_rel) == (pytest.approx(diff.max(), rel=1e-12), pytest.approx(rel.max(),
+                                                                                                      rel=1e-12))
