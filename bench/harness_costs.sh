@@ -12,17 +12,7 @@ OUT=${OUT:-/tmp/kb-harness-costs}
 BUDGET_S=${BUDGET_S:-570}
 mkdir -p "$OUT"
 source bench/device_env.sh
-started=$(date +%s)
-left() { echo $(( BUDGET_S - ($(date +%s) - started) )); }
-step() {  # step NAME SECONDS COMMAND...: one part, bounded by SECONDS and by what is left of the budget
-  local name=$1 limit=$2 t0
-  shift 2
-  [ "$(left)" -lt "$limit" ] && limit=$(left)
-  [ "$limit" -le 10 ] && { echo "$name: skipped, no time left" | tee -a "$OUT/walls.txt"; return; }
-  t0=$(date +%s)
-  timeout --signal=INT --kill-after=10 "$limit" "$@" > "$OUT/$name.log" 2>&1
-  echo "$name: rc=$? wall $(( $(date +%s) - t0 )) s" | tee -a "$OUT/walls.txt"
-}
+source bench/budget_steps.sh
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv,noheader | tee "$OUT/gpu.txt"
 KB_RUNNER_TRACE=1 step rounds 240 python3 bench/round_costs.py --kernels level1_19_relu_cuda.py \
   level1_23_softmax_triton.py level2_76_gemm_add_relu_triton.py --out "$OUT/rounds.json"

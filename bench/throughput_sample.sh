@@ -11,17 +11,7 @@ KERNELS=${KERNELS:-20}
 BUDGET_S=${BUDGET_S:-570}
 mkdir -p "$OUT"
 source bench/device_env.sh
-started=$(date +%s)
-left() { echo $(( BUDGET_S - ($(date +%s) - started) )); }
-step() {  # step NAME SECONDS COMMAND...: one part, bounded by SECONDS and by what is left of the budget
-  local name=$1 limit=$2 t0
-  shift 2
-  [ "$(left)" -lt "$limit" ] && limit=$(left)
-  [ "$limit" -le 10 ] && { echo "$name: skipped, no time left" | tee -a "$OUT/walls.txt"; return; }
-  t0=$(date +%s)
-  timeout --signal=INT --kill-after=10 "$limit" "$@" > "$OUT/$name.log" 2>&1
-  echo "$name: rc=$? wall $(( $(date +%s) - t0 )) s" | tee -a "$OUT/walls.txt"
-}
+source bench/budget_steps.sh
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv,noheader | tee "$OUT/gpu.txt"
 common=(--kernels "$KERNELS" --dim 131072 --workdir build/sample)
 step cold 240 python3 bench/bench_throughput.py "${common[@]}" --phase cold --out "$OUT/cold"

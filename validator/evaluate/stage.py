@@ -280,11 +280,6 @@ def _with_extra(record: ResultsFile, **values: object) -> ResultsFile:
     return dataclasses.replace(record, environment=dataclasses.replace(record.environment, extra=extra))
 
 
-def harness_cache(item: WorkItem, fallback: Path) -> Path:
-    """The judges' Triton cache an item was planned with (`toolchain.HARNESS_TRITON`), else one under `fallback`."""
-    return Path(item.env.get("KB_HARNESS_TRITON_CACHE") or fallback / toolchain.HARNESS_TRITON)
-
-
 def with_compile_baseline(
     final: ResultsFile, planned: Sequence[tuple[WorkItem, ProblemResult | None]], config: SchedulerConfig,
     cache: Path, torch_version: str,
@@ -311,7 +306,7 @@ def with_compile_baseline(
                                                   backend=baselines.BACKEND, own_kernel_names=()),
                               kernel.name, toolchain.worker_cache_env(compiled, baselines.BACKEND,
                                                                       item.job.problem_sha256,
-                                                                      harness_cache(item, compiled)))
+                                                                      Path(item.env["KB_HARNESS_TRITON_CACHE"])))
                      for item in todo]
             warmup.warm(items, config)
             run_all(items, config, on_result=keep)

@@ -71,6 +71,7 @@ fewer than MIN_CHECKS expected checks among the protocol's minimum rounds (the r
 MIN_CHECKS = 2
 NULL_CALLS = 21
 
+
 @dataclass(frozen=True)
 class Overhead:
     """The span of a timed call of nothing minus its reported device time, measured before the kernel loads."""
