@@ -3,6 +3,7 @@
 #   OUT=/some/dir bash bench/gpu_verify_session.sh tests|redteam|examples
 #     tests     the sandbox probe, the bubblewrap and judge/runner tests, every GPU-marked test of the worker path
 #     redteam   the red-team corpus on the GPU (escape cases included), then the timing bound on the team kernels
+#     bound     the timing forgeries on the GPU, then the bound's excess and allowance on the team's Triton kernels
 #     diagnose  the honest red-team kernels and the forged timing reply, with the timing bound's reasons
 #     examples  the example submission end to end (wall time), twice: cold, then with a warm build cache
 #     trace     the honest ReLU through the timing bound with the runner's own step times (KB_RUNNER_TRACE),
@@ -63,6 +64,13 @@ case "${1:-tests}" in
       > "$OUT/honest.log" 2>&1; echo "honest: rc=$?" | tee "$OUT/summary.txt"
     python3 -c "import json,sys; d=json.load(open(sys.argv[1])); [print(k, v['status'], [m for m in v['messages'] if 'timing' in m]) for k, v in d['outcomes'].items()]" "$OUT/honest.json"
     tail -n 8 "$OUT/honest.log" ;;
+  bound)  # the timing forgeries, then every honest Triton team kernel against the bound (excess, allowance)
+    timeout --signal=INT 150 python3 tests/redteam/runner.py --mode gpu -j 3 --json "$OUT/forged.json" \
+      --only sandbox-escape/forged_timing_reply sandbox-escape/compute_on_fetch sandbox-escape/compute_in_prepare \
+      > "$OUT/forged.log" 2>&1; echo "forgeries: rc=$?" | tee "$OUT/summary.txt"
+    timeout --signal=INT "${BOUND_S:-380}" python3 bench/judge_bound.py submissions/kernelbench-team.json \
+      --json "$OUT/bound.json" > "$OUT/bound.log" 2>&1; echo "bound: rc=$?" | tee -a "$OUT/summary.txt"
+    tail -n 12 "$OUT/forged.log"; grep -v "^runner: \|^judge: " "$OUT/bound.log" | tail -n 45 ;;
   examples)
     for pass in cold warm; do
       rm -rf "$OUT/results-$pass"; t0=$(date +%s.%N)

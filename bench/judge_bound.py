@@ -3,9 +3,8 @@ call against the device time the runner reported, and the allowance it was held 
 
 Runs the real judge (and its sandboxed runner) on each kernel of a submission at full size on the GPU,
 with the protocol's timing, and prints one row per problem: the kernel's median device time, the median
-excess of the judge's span over it, the allowance (the overhead of calls of nothing timed before the kernel
-loaded, its jitter, the relative part),
-the excess as a fraction of the allowance (the headroom an honest kernel leaves), and the status.
+excess of the judge's span over it, the allowance (an honest call's excess: the reference, timed by the runner
+before the kernel loaded; its jitter; the relative part), the excess as a fraction of the allowance (the headroom an honest kernel leaves), and the status.
 
     python bench/judge_bound.py submissions/kernelbench-team.json [--limit N] [--json OUT]
 """

@@ -9,8 +9,12 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
-PROTOCOL_VERSION = "11"
-"""11: the calls of nothing that measure the harness's overhead make inputs of the problem's own shapes as a timed
+PROTOCOL_VERSION = "12"
+"""12: the bound's calibration is an honest call of the problem itself: before the kernel loads, the runner times
+the reference model on inputs it makes inside the span and digests its outputs there, exactly as a timed call;
+the judge no longer adds its own time to digest outputs (on an H100 an honest Triton LayerNorm's calls exceeded
+the calls of nothing plus the judge's digest by 0.37 ms more, and it was refused: 1.98 ms against 1.85 ms).
+11: the calls of nothing that measure the harness's overhead make inputs of the problem's own shapes as a timed
 call does, and the timed span is bounded whole (protocol 10 credited the judge's own time to make each round's
 inputs instead: on the H200 an honest Triton GEMM of the examples was refused by 0.008 ms, its calls' excess 0.31
 ms above protocol 8's after that credit, the CUDA ReLU's 0.58 ms).
@@ -130,8 +134,8 @@ class Protocol:
     problem is flagged `clock-unstable`."""
     bound_attempts: int = 2
     """Judgings of a problem at most while the timing bound refuses it (`timing-unverified`), each by a fresh
-    judge and runner with a seed of its own. The calls of nothing that calibrate the bound are measured once per
-    runner, before the kernel loads, and their median moved 0.38-0.67 ms between problems of one run on an H200
+    judge and runner with a seed of its own. The calls that calibrate the bound are measured once per
+    runner, before the kernel loads, and their median (calls of nothing then) moved 0.38-0.67 ms between problems of one run on an H200
     while each burst claimed a standard error near 0.03 ms; a kernel whose reports are forged beyond the allowance
     is refused at every attempt, and what a second attempt gives it is one more draw of that calibration."""
     bootstrap_resamples: int = 2000

@@ -314,7 +314,7 @@ def after_refusal(again: ProblemResult, refused: ProblemResult, attempt: int) ->
     earlier = next((f for f in refused.flags if f.code == "timing-unverified"), None)
     why = earlier.message if earlier else refused.error
     flag = Flag("timing-rejudged", f"judging {attempt - 1} was refused by the timing bound ({why}); judged again "
-                "by a fresh judge and runner with a new seed and calls of nothing measured anew", "info")
+                "by a fresh judge and runner with a new seed and its calibration measured anew", "info")
     return dataclasses.replace(again, flags=(*again.flags, flag))
 
 

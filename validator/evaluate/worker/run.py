@@ -161,7 +161,8 @@ class Evaluation(TrialInputs, Attributing):
         self.note("sandbox", self.runner.describe_isolation())  # a run without one says so once, in its environment
 
     def measure_overhead(self) -> None:
-        """Calls of nothing timed through the runner before it loads the kernel: the timing bound's allowance."""
+        """Honest calls (the reference, on inputs the runner makes) timed through the runner before it loads the
+        kernel: the timing bound's allowance."""
         from validator.evaluate.worker import judge_timing, timing
 
         size = timing.flush_bytes(self.device, self.protocol.l2_flush_factor) if self.gpu else 0
@@ -178,6 +179,7 @@ class Evaluation(TrialInputs, Attributing):
 
         self.overhead = judge_timing.measure_overhead(self.runner, size, gpu=self.gpu, judge_work=judge_work,
                                                       inputs=lambda k: {"inputs": self.spec("overhead", k),
+                                                                        "model_seed": self.model_seed,
                                                                         **self.problem_request()})
 
     def time_reference_alone(self) -> None:

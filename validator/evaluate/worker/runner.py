@@ -71,6 +71,8 @@ class Runner:
         """Where replies' tensors cross, once `load` has opened it."""
         self.problem: types.ModuleType | None = None
         """The problem module (trusted, hash-checked), loaded by the first request that needs its inputs."""
+        self.reference: Any = None
+        """The problem's Model, while the calls that calibrate the bound run (before `load`)."""
 
     # -- requests -----------------------------------------------------------------------------------------
 
@@ -78,6 +80,7 @@ class Runner:
         from validator.catalogue.problem_module import make_model
 
         self.ring = channel.Ring.open(req["ring"]) if req.get("ring") else None  # before any submitted code runs
+        self.reference = None  # the calibration's model: its memory is the kernel's now
         self._start_device(req["interpret"])
         if self.ring is not None and self.gpu:
             self.ring.pin()  # else its replies are written with pwrite, which the judge reads the same
@@ -95,9 +98,11 @@ class Runner:
         return {"ok": True}
 
     def null(self, req: dict[str, Any]) -> dict[str, Any]:
-        """A timed call of nothing through `go`'s own path, its inputs made from the seed it brings as `go` makes
-        a timed call's (when it brings one): the judge's measure of the harness's overhead per timed call. Served
-        only before `load`, while this process holds no submitted code that could shape it."""
+        """A timed call through `go`'s own path, before any submitted code is here to shape it: the judge's measure
+        of the harness's overhead per timed call. With a seed and a model seed, an honest call of this very problem:
+        its inputs made from the seed as `go` makes a timed call's, the reference model called on them, its outputs
+        digested inside the span; bare, a call of nothing (the judge's way to switch GPU contexts). Served only
+        before `load`."""
         if self.guard is not None:
             raise Refused("runtime_error", "runner-protocol", "a call of nothing after the kernel was loaded")
         first = self.flush is None
@@ -108,12 +113,25 @@ class Runner:
         digest.warm(self.device)  # compiled (or read from the harness's Triton cache) before a timed call needs it
         if _TRACING and first:
             _trace(f"null: device started {device - started:.3f} s, digest warmed {_perf_counter() - device:.3f} s")
-        made = []
+        made: list[Any] = []
+        call: Any = _nothing
         if req.get("inputs") is not None:
-            self._load_problem(req)
+            problem = self._load_problem(req)
             made = self.make(req["inputs"])
-        _, dev, host = self._timed(lambda *args: None, made)
-        return {"ok": True, "device_ms": dev, "host_ms": host}
+            if req.get("model_seed") is not None:
+                call = self._reference(problem, int(req["model_seed"]))
+        with torch.no_grad():
+            out, dev, host = self._timed(call, made)
+        return {"ok": True, "device_ms": dev, "host_ms": host, "digest": _digest_of(out)}
+
+    def _reference(self, problem: types.ModuleType, seed: int) -> Any:
+        """The problem's own Model, for the honest calls that calibrate the bound; its weights drawn on the device
+        (their values do not change what a call costs) and dropped when the kernel loads."""
+        from validator.catalogue.problem_module import make_model
+
+        if self.reference is None:
+            self.reference = make_model(problem, seed, self.device, generate_on_device=self.gpu)
+        return self.reference
 
     def _load_problem(self, req: dict[str, Any]) -> types.ModuleType:
         """The problem module from the judge's hash-checked copy, once (its copy of the file has no overlay beside
@@ -343,6 +361,10 @@ def _process_age() -> float:
         return time.clock_gettime(time.CLOCK_BOOTTIME) - ticks / os.sysconf("SC_CLK_TCK")
     except (OSError, ValueError, IndexError):
         return float("nan")
+
+
+def _nothing(*args: Any) -> None:
+    return None
 
 
 def _digest_of(out: Any) -> str | None:
