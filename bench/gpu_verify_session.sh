@@ -65,12 +65,15 @@ case "${1:-tests}" in
     python3 -c "import json,sys; d=json.load(open(sys.argv[1])); [print(k, v['status'], [m for m in v['messages'] if 'timing' in m]) for k, v in d['outcomes'].items()]" "$OUT/honest.json"
     tail -n 8 "$OUT/honest.log" ;;
   bound)  # the timing forgeries, then every honest Triton team kernel against the bound (excess, allowance)
-    timeout --signal=INT 150 python3 tests/redteam/runner.py --mode gpu -j 3 --json "$OUT/forged.json" \
+    timeout --signal=INT 130 python3 tests/redteam/runner.py --mode gpu -j 3 --json "$OUT/forged.json" \
       --only sandbox-escape/forged_timing_reply sandbox-escape/compute_on_fetch sandbox-escape/compute_in_prepare \
       > "$OUT/forged.log" 2>&1; echo "forgeries: rc=$?" | tee "$OUT/summary.txt"
-    timeout --signal=INT "${BOUND_S:-380}" python3 bench/judge_bound.py submissions/kernelbench-team.json \
-      --json "$OUT/bound.json" > "$OUT/bound.log" 2>&1; echo "bound: rc=$?" | tee -a "$OUT/summary.txt"
-    tail -n 12 "$OUT/forged.log"; grep -v "^runner: \|^judge: " "$OUT/bound.log" | tail -n 45 ;;
+    timeout --signal=INT 130 python3 bench/judge_bound.py submissions/kernelbench-team-examples.json \
+      > "$OUT/examples.log" 2>&1; echo "examples: rc=$?" | tee -a "$OUT/summary.txt"
+    timeout --signal=INT "${BOUND_S:-270}" python3 bench/judge_bound.py submissions/kernelbench-team.json \
+      > "$OUT/bound.log" 2>&1; echo "bound: rc=$?" | tee -a "$OUT/summary.txt"
+    python3 -c "import json,sys; d=json.load(open(sys.argv[1])); [print(k, v['status'], [m[:300] for m in v['messages'] if 'timing' in m or 'speedup' in m]) for k, v in d['outcomes'].items()]" "$OUT/forged.json"
+    tail -n 3 "$OUT/forged.log"; for f in examples bound; do grep -v "^runner: \|^judge: \|^    why" "$OUT/$f.log" | tail -n 30; done ;;
   examples)
     for pass in cold warm; do
       rm -rf "$OUT/results-$pass"; t0=$(date +%s.%N)

@@ -4,7 +4,8 @@ call against the device time the runner reported, and the allowance it was held 
 Runs the real judge (and its sandboxed runner) on each kernel of a submission at full size on the GPU,
 with the protocol's timing, and prints one row per problem: the kernel's median device time, the median
 excess of the judge's span over it, the allowance (an honest call's excess: the reference, timed by the runner
-before the kernel loaded; its jitter; the relative part), the excess as a fraction of the allowance (the headroom an honest kernel leaves), and the status.
+before the kernel loaded; its jitter; the relative part), the excess as a fraction of the allowance (the headroom
+an honest kernel leaves), and the status.
 
     python bench/judge_bound.py submissions/kernelbench-team.json [--limit N] [--json OUT]
 """
@@ -35,6 +36,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("submission", type=Path)
     parser.add_argument("--limit", type=int, default=None)
+    parser.add_argument("--skip", type=int, default=0, help="leave out the first N kernels (run elsewhere)")
     parser.add_argument("--json", type=Path, default=None)
     args = parser.parse_args()
     document = json.loads(args.submission.read_text())
@@ -54,7 +56,7 @@ def main() -> int:
     rows, sandbox = [], machine_isolation().sandbox
     print(f"runner sandbox: {sandbox}")
     print(f"{'problem':<44} {'kernel ms':>10} {'excess ms':>10} {'allowed ms':>10} {'used':>6} {'s':>6}  status")
-    for entry in document["kernels"][: args.limit]:
+    for entry in document["kernels"][args.skip: args.limit]:
         if entry["backend"] == "cuda":
             continue  # a cold load_inline build per kernel would dominate; the Triton kernels cover the bound
         problem = catalogue.get(entry["level"], entry["problem_id"])

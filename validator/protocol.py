@@ -13,7 +13,11 @@ PROTOCOL_VERSION = "12"
 """12: the bound's calibration is an honest call of the problem itself: before the kernel loads, the runner times
 the reference model on inputs it makes inside the span and digests its outputs there, exactly as a timed call;
 the judge no longer adds its own time to digest outputs (on an H100 an honest Triton LayerNorm's calls exceeded
-the calls of nothing plus the judge's digest by 0.37 ms more, and it was refused: 1.98 ms against 1.85 ms).
+the calls of nothing plus the judge's digest by 0.37 ms more, and it was refused: 1.98 ms against 1.85 ms). A
+timed span holds several calls of a short kernel, each on inputs of its own (`span_target_ms`), and the judge
+fetches one of them: on an H100 a runner patched to compute a 0.07 ms ReLU's outputs before each call's events was
+published as correct under protocol 11's one call per span. The calibration's cap grows with the bytes a call
+makes and digests (its fixed 5 ms refused honest kernels on upstream's 6.4 GB element-wise problems).
 11: the calls of nothing that measure the harness's overhead make inputs of the problem's own shapes as a timed
 call does, and the timed span is bounded whole (protocol 10 credited the judge's own time to make each round's
 inputs instead: on the H200 an honest Triton GEMM of the examples was refused by 0.008 ms, its calls' excess 0.31
@@ -134,11 +138,19 @@ class Protocol:
     problem is flagged `clock-unstable`."""
     bound_attempts: int = 2
     """Judgings of a problem at most while the timing bound refuses it (`timing-unverified`), each by a fresh
-    judge and runner with a seed of its own. The calls that calibrate the bound are measured once per
-    runner, before the kernel loads, and their median (calls of nothing then) moved 0.38-0.67 ms between problems of one run on an H200
-    while each burst claimed a standard error near 0.03 ms; a kernel whose reports are forged beyond the allowance
-    is refused at every attempt, and what a second attempt gives it is one more draw of that calibration."""
+    judge and runner with a seed of its own. The calls that calibrate the bound are measured once per runner,
+    before the kernel loads, and their median (calls of nothing then) moved 0.38-0.67 ms between problems of one
+    run on an H200 while each burst claimed a standard error near 0.03 ms; a kernel whose reports are forged
+    beyond the allowance is refused at every attempt, and what a second attempt gives it is one more draw of that
+    calibration."""
     bootstrap_resamples: int = 2000
+    span_target_ms: float = 2.0
+    """A timed span holds as many calls of the kernel, each on inputs of its own, as it takes for the reference's
+    time to add up to this (`judge_timing.span_calls`): the judge's clock resolves about 0.1 ms per span, most of
+    it the crossing between two processes, so one call of a 0.07 ms kernel per span left a runner patched to
+    compute the call before its events unseen on an H100, and many calls in one span pay that crossing once."""
+    max_span_calls: int = 32
+    """Calls in one timed span at most."""
     all_stream_timing: bool = False
     """Time reference and kernel by the span of their GPU activity on every stream (profiler activity records,
     `worker/stream_span.py`) instead of CUDA events on one stream; off until `bench/stream_timing.py` has

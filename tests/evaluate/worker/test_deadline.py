@@ -75,6 +75,8 @@ def test_the_runner_handle_arms_every_kernel_request_and_gives_a_first_call_its_
     assert handle.deadlines == {"call": 2.0, "prepare": 2.0, "go": 2.0, "fetch": 2.0, "attribute": 6.0}
     assert handle.first_slack_s == 7.0 and "load" not in handle.deadlines  # the judge sets it before loading
     assert handle.payload_s == PROTOCOL.call_deadline_floor_s  # no payload announced: the floor alone
+    deadline.arm(handle, 2.0, PROTOCOL, interpret=False, span_seconds=9.0)
+    assert handle.deadlines["go"] == 9.0 and handle.deadlines["call"] == 2.0  # a span of several calls: its own
 
 
 @pytest.mark.gpu

@@ -34,7 +34,9 @@ class FakeRunner:
         if header["op"] == "prepare":
             self.prepares.append(bool(header.get("fresh")))
         if header["op"] == "go":
-            return {"ok": True, "device_ms": 1e-6, "host_ms": 1e-6, "digest": str(output_digest([torch.ones(4)]))}
+            calls = len(header["inputs"])
+            return {"ok": True, "device_ms": [1e-6] * calls, "host_ms": [1e-6] * calls,
+                    "digests": [str(output_digest([torch.ones(4)]))] * calls}
         return {"ok": True}
 
     def outputs(self, reply: dict, shape: object, device: object) -> list[torch.Tensor]:
@@ -47,7 +49,7 @@ class FakeRunner:
 
 def judge(read_clocks=lambda: None) -> tuple[JudgeSide, FakeRunner]:
     runner = FakeRunner()
-    side = JudgeSide(lambda x: x.clone(), runner, inputs=lambda i: [torch.ones(4)], spec=lambda i: {"seed": i},
+    side = JudgeSide(lambda x: x.clone(), runner, inputs=lambda i, j: [torch.ones(4)], spec=lambda i, j: {"seed": i},
                      shape=SimpleNamespace(container=None, nbytes=16), tolerances={"float32": Tolerance(1e-4, 1e-4)},
                      device=torch.device("cpu"), overhead=Overhead(0.0, 0.0), read_clocks=read_clocks)
     return side, runner
@@ -81,7 +83,7 @@ class BlockRunner(FakeRunner):
         if header["op"] == "go":
             spent = self.times[max(0, sum(self.prepares) - 1) % len(self.times)]
             time.sleep(spent / 1e3 + 2e-4)
-            reply = {**reply, "device_ms": spent}
+            reply = {**reply, "device_ms": [spent]}
         return reply
 
 
@@ -94,7 +96,7 @@ def slow_reference(x: torch.Tensor) -> torch.Tensor:
                                                    ([2.0, 2.0, 2.0, 1.0], 0.3, 3), ([2.0, 2.0, 3.0], 0.3, 6)])
 def test_blocks_that_disagree_get_further_blocks_up_to_the_protocol_s_maximum(times, spread, blocks):
     runner = BlockRunner(times)
-    side = JudgeSide(slow_reference, runner, inputs=lambda i: [torch.ones(4)], spec=lambda i: {"seed": i},
+    side = JudgeSide(slow_reference, runner, inputs=lambda i, j: [torch.ones(4)], spec=lambda i, j: {"seed": i},
                      shape=SimpleNamespace(container=None, nbytes=16), tolerances={"float32": Tolerance(1e-4, 1e-4)},
                      device=torch.device("cpu"), overhead=Overhead(0.0, 0.0), read_clocks=lambda: None)
     protocol = replace(PROTO, max_timing_blocks=6, block_spread=spread)
@@ -253,8 +255,8 @@ def test_a_failed_bound_names_other_processes_computing_on_the_gpu_and_still_fai
         return clocks.ClockState(1980, 2619, 1980, (), (os.getpid(), other.pid, 2**22 + 7))
 
     try:
-        side = JudgeSide(lambda x: x.clone(), SlowRunner(), inputs=lambda i: [torch.ones(4)],
-                         spec=lambda i: {"seed": i}, shape=SimpleNamespace(container=None, nbytes=16),
+        side = JudgeSide(lambda x: x.clone(), SlowRunner(), inputs=lambda i, j: [torch.ones(4)],
+                         spec=lambda i, j: {"seed": i}, shape=SimpleNamespace(container=None, nbytes=16),
                          tolerances={"float32": Tolerance(1e-4, 1e-4)}, device=torch.device("cpu"),
                          overhead=Overhead(0.0, 0.0), read_clocks=readings)
         series = side.run(PROTO, seed=1, gpu=False)
@@ -314,7 +316,8 @@ def test_a_timed_call_s_seed_reaches_the_runner_only_in_the_timed_request():
     """Nothing the runner is told before the judge's span opens says what the call's inputs will be, so a runner
     patched by its kernel cannot compute the call's outputs ahead of it (red-team `compute_in_prepare`)."""
     runner = SeedWatchingRunner()
-    side = JudgeSide(lambda x: x.clone(), runner, inputs=lambda i: [torch.ones(4)], spec=lambda i: {"seed": 1000 + i},
+    side = JudgeSide(lambda x: x.clone(), runner, inputs=lambda i, j: [torch.ones(4)],
+                     spec=lambda i, j: {"seed": 1000 + i + 100 * j},
                      shape=SimpleNamespace(container=None, nbytes=16), tolerances={"float32": Tolerance(1e-4, 1e-4)},
                      device=torch.device("cpu"), overhead=Overhead(0.0, 0.0))
     assert side.run(PROTO, seed=1, gpu=False).failure is None
@@ -322,7 +325,7 @@ def test_a_timed_call_s_seed_reaches_the_runner_only_in_the_timed_request():
     goes = [h for h in runner.headers if h["op"] == "go"]
     assert prepares and len(goes) == len(prepares)
     assert all(set(h) == {"op", "fresh", "trace", "flush_bytes"} for h in prepares)
-    seeds = [h["inputs"]["seed"] for h in goes]
+    seeds = [spec["seed"] for h in goes for spec in h["inputs"]]
     assert len(set(seeds)) == len(seeds)  # every timed call, warm-ups included, on inputs of its own
 
 
@@ -332,18 +335,18 @@ class MakingRunner(FakeRunner):
     def request(self, header: dict) -> dict:
         if header["op"] == "go":
             time.sleep(0.01)
-            return {"ok": True, "device_ms": 1.0, "host_ms": 1.0, "digest": str(output_digest([torch.ones(4)]))}
+            return {"ok": True, "device_ms": [1.0], "host_ms": [1.0], "digests": [str(output_digest([torch.ones(4)]))]}
         return super().request(header)
 
 
 def test_the_judge_s_own_making_of_the_inputs_never_shortens_the_span_it_bounds():
     """Protocol 10 took the judge's time to make a round's inputs off the runner's span; however long the judge
     takes now, the bound sees the whole span (the making inside it is measured in the calls of nothing)."""
-    def slow_inputs(i: int) -> list:
+    def slow_inputs(i: int, j: int) -> list:
         time.sleep(0.02)
         return [torch.ones(4)]
 
-    side = JudgeSide(lambda x: x.clone(), MakingRunner(), inputs=slow_inputs, spec=lambda i: {"seed": i},
+    side = JudgeSide(lambda x: x.clone(), MakingRunner(), inputs=slow_inputs, spec=lambda i, j: {"seed": i},
                      shape=SimpleNamespace(container=None, nbytes=16), tolerances={"float32": Tolerance(1e-4, 1e-4)},
                      device=torch.device("cpu"), overhead=Overhead(0.0, 0.0))
     side.gpu, side.trace = False, False
@@ -359,7 +362,8 @@ class NullRecorder:
 
     def request(self, header: dict) -> dict:
         self.headers.append(dict(header))
-        return {"ok": True, "device_ms": 0.01, "host_ms": 0.01}
+        calls = len(header.get("inputs") or [None])
+        return {"ok": True, "device_ms": [0.01] * calls, "host_ms": [0.01] * calls}
 
 
 def test_every_calibration_call_asks_for_inputs_of_its_own():
@@ -367,10 +371,10 @@ def test_every_calibration_call_asks_for_inputs_of_its_own():
 
     runner = NullRecorder()
     measure_overhead(runner, 64, gpu=False, judge_work=lambda: None,
-                     inputs=lambda k: {"inputs": {"seed": 500 + k}, "model_seed": 3, "problem": "/job/problem.py"})
+                     inputs=lambda k: {"inputs": [{"seed": 500 + k}], "model_seed": 3, "problem": "/job/problem.py"})
     assert len(runner.headers) == NULL_CALLS
     assert all(h["op"] == "null" and h["problem"] == "/job/problem.py" for h in runner.headers)
-    assert len({h["inputs"]["seed"] for h in runner.headers}) == NULL_CALLS
+    assert len({h["inputs"][0]["seed"] for h in runner.headers}) == NULL_CALLS
 
 
 def test_a_slow_reference_gets_fewer_calibration_calls_but_never_fewer_than_the_minimum(monkeypatch):
@@ -413,7 +417,7 @@ def test_the_runner_s_calibration_call_runs_the_reference_on_the_inputs_of_the_p
     path = tmp_path / "problem.py"
     path.write_bytes(TINY_PROBLEM)
     sha = hashlib.sha256(TINY_PROBLEM).hexdigest()
-    request = {"op": "null", "interpret": True, "flush_bytes": 0, "inputs": {"seed": 7}, "model_seed": 3,
+    request = {"op": "null", "interpret": True, "flush_bytes": 0, "inputs": [{"seed": 7}], "model_seed": 3,
                "problem": str(path), "problem_sha256": sha, "reduced": False, "reduced_sizes": None}
     served = runner_module.Runner()
     made = []
@@ -423,9 +427,113 @@ def test_the_runner_s_calibration_call_runs_the_reference_on_the_inputs_of_the_p
     assert reply["ok"] is True and served.problem is not None and len(made) == 1
     inputs = served.make({"seed": 7})
     assert torch.equal(made[0][0], inputs[0])  # the seed's inputs, as a timed call makes them
-    assert reply["digest"] == str(output_digest([torch.relu(inputs[0])]))  # the reference ran on them
-    assert served.null({k: v for k, v in request.items() if k != "model_seed"})["digest"] is None  # bare: nothing
+    assert reply["digests"] == [str(output_digest([torch.relu(inputs[0])]))]  # the reference ran on them
+    assert served.null({k: v for k, v in request.items() if k != "model_seed"})["digests"] == [None]  # nothing
+    two = served.null({**request, "inputs": [{"seed": 7}, {"seed": 8}]})  # a span of two calls, each its own
+    assert len(two["device_ms"]) == 2
+    assert two["digests"] == [str(output_digest([torch.relu(served.make({"seed": s})[0])])) for s in (7, 8)]
     refusing = runner_module.Runner()
     with pytest.raises(runner_module.Refused) as refused:
         refusing.null({**request, "problem_sha256": "0" * 64})
     assert refused.value.code == "kernel-changed"
+
+
+class SpanRunner(FakeRunner):
+    """Answers spans of several calls as an honest runner would: each call's output made from its own seed, kept
+    until the next span, and the one the judge names fetched; `wrong` makes that call's output (and its digest,
+    committed inside the span) wrong."""
+
+    def __init__(self, wrong: int | None = None) -> None:
+        super().__init__()
+        self.wrong, self.outs, self.fetched, self.spans = wrong, [], [], []
+
+    def request(self, header: dict) -> dict:
+        if header["op"] == "go":
+            self.spans.append([spec["seed"] for spec in header["inputs"]])
+            self.outs = [torch.full((4,), float(spec["seed"]) + (j == self.wrong)) for j, spec in
+                         enumerate(header["inputs"])]
+            calls = len(self.outs)
+            return {"ok": True, "device_ms": [1e-6] * calls, "host_ms": [1e-6] * calls,
+                    "digests": [str(output_digest([o])) for o in self.outs]}
+        if header["op"] == "fetch":
+            self.fetched.append(header["call"])
+        return super().request(header)
+
+    def outputs(self, reply: dict, shape: object, device: object) -> list[torch.Tensor]:
+        return [self.outs[self.fetched[-1]]]
+
+
+def span_judge(runner: SpanRunner, calls: int) -> JudgeSide:
+    side = JudgeSide(lambda x: x.clone(), runner, inputs=lambda i, j: [torch.full((4,), float(1000 + 100 * i + j))],
+                     spec=lambda i, j: {"seed": 1000 + 100 * i + j}, shape=SimpleNamespace(container=None, nbytes=16),
+                     tolerances={"float32": Tolerance(1e-4, 1e-4)}, device=torch.device("cpu"),
+                     overhead=Overhead(0.0, 0.0), calls=calls)
+    side.gpu, side.trace = False, False
+    side.fresh_allocations(PROTO)
+    side.check_share = 1.0
+    return side
+
+
+def test_a_span_of_several_calls_brings_a_seed_for_each_and_any_of_them_may_be_fetched():
+    runner = SpanRunner()
+    side = span_judge(runner, 3)
+    order = random.Random(5)
+    for i in range(12):
+        (_, ker_dev, _, _, span), verdict = side.round(i, kernel_first=True, check=order)
+        assert verdict.ok, verdict.message
+        assert ker_dev == pytest.approx(1e-6) and span > 0  # per call: the span's sum over its three calls
+    assert all(len(set(seeds)) == 3 for seeds in runner.spans)
+    assert set(runner.fetched) == {0, 1, 2}  # the judge names the call after the span; the runner cannot tell
+
+
+def test_a_wrong_output_in_any_call_of_a_span_is_caught_when_that_call_is_fetched():
+    runner = SpanRunner(wrong=2)
+    side = span_judge(runner, 3)
+    order = random.Random(5)
+    verdicts = [side.round(i, kernel_first=True, check=order)[1] for i in range(12)]
+    assert not all(v.ok for v in verdicts)
+    failed = next(v for v in verdicts if not v.ok)
+    assert failed.code == "timed-output-mismatch" and runner.fetched[verdicts.index(failed)] == 2
+
+
+def test_a_span_reply_that_does_not_account_for_every_call_is_refused():
+    class ShortReply(SpanRunner):
+        def request(self, header: dict) -> dict:
+            reply = super().request(header)
+            return {**reply, "device_ms": reply["device_ms"][:1]} if header["op"] == "go" else reply
+
+    side = span_judge(ShortReply(), 3)
+    _, verdict = side.round(0, kernel_first=True, check=False)
+    assert not verdict.ok and verdict.code == "timing-unverified"
+
+
+def test_a_short_reference_gets_many_calls_per_span_within_the_protocol_s_limits():
+    from validator.evaluate.worker.judge_timing import SPAN_BYTES, span_calls
+
+    assert span_calls(0.07, 1 << 20, PROTOCOL, gpu=True) == 29  # 2 ms of the reference's time
+    assert span_calls(0.01, 1 << 20, PROTOCOL, gpu=True) == PROTOCOL.max_span_calls
+    assert span_calls(5.0, 1 << 20, PROTOCOL, gpu=True) == 1  # a long kernel: one call, as before
+    assert span_calls(0.07, SPAN_BYTES // 4, PROTOCOL, gpu=True) == 4  # the runner holds every call's tensors
+    assert span_calls(0.07, 4 * SPAN_BYTES, PROTOCOL, gpu=True) == 1
+    assert span_calls(0.07, 1 << 20, PROTOCOL, gpu=False) == 2  # the interpreter: the path, not the resolution
+    assert span_calls(0.07, 1 << 20, replace(PROTOCOL, all_stream_timing=True), gpu=True) == 1
+
+
+def test_the_calibration_s_excess_is_per_call_of_its_span_and_its_cap_grows_with_the_bytes():
+    from validator.evaluate.worker import judge_timing
+
+    class Spans:
+        def request(self, header: dict) -> dict:
+            calls = len(header["inputs"])
+            time.sleep(0.004 + calls * 0.002)  # 4 ms per span, 2 ms per call, 1 ms of it reported
+            return {"ok": True, "device_ms": [1.0] * calls, "host_ms": [1.0] * calls}
+
+    four = judge_timing.measure_overhead(Spans(), 0, gpu=True, judge_work=lambda: None,
+                                         inputs=lambda k: {"inputs": [{"seed": k}] * 4})
+    assert 1.9 < four.median_ms < 3.5  # (4 + 4 * 1) / 4 ms, and the sleep's own lateness
+    one = {"inputs": [{"seed": 0}]}  # one call per span: 6 ms, 1 ms reported, so an excess of 5 ms and more
+    capped = judge_timing.measure_overhead(Spans(), 0, gpu=True, judge_work=lambda: None, inputs=lambda k: one)
+    assert capped.median_ms == judge_timing.OVERHEAD_CAP_MS
+    huge = judge_timing.measure_overhead(Spans(), 0, gpu=True, judge_work=lambda: None, inputs=lambda k: one,
+                                         call_bytes=12_800_000_000)  # upstream's 6.4 GB element-wise problems
+    assert judge_timing.OVERHEAD_CAP_MS < huge.median_ms < judge_timing.OVERHEAD_CAP_MS + 12.8

@@ -3,8 +3,9 @@ timed call, which the judge does not time, computes that call's outputs from the
 made; the timed call then hands them back at once. Every fetch matches, and so does the digest sent inside the
 span. Closed by construction: a timed call's inputs are made inside the judge's span, from a seed the runner
 only learns in the timed request. Where it finds no inputs ready, it computes inside the span but before the
-call's events: the judge's clock sees that work (timing-unverified; on the GPU at the red-team's size the bound
-resolves about as much as the call takes, and the speedup review holds the claim instead)."""
+call's events: the judge's clock sees that work (timing-unverified). On the GPU that work is a 0.07 ms ReLU at
+the red-team's size, below what the judge's clock resolves in one call (it came out correct on an H100 under
+protocol 11); since protocol 12 a span holds enough calls of a short kernel for their sum to be resolved."""
 
 import pkgutil
 

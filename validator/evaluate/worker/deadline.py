@@ -62,11 +62,12 @@ def payload_deadline(nbytes: int, protocol: Any, *, interpret: bool) -> float:
 
 
 def arm(runner: Any, seconds: float, protocol: Any, *, interpret: bool, backend: str = "",
-        payload_bytes: int = 0) -> None:  # fmt: skip
-    """Give the runner handle its per-request deadlines, and the one for reading a reply of `payload_bytes`. A
-    torch.compile kernel's first call traces the model (from the warm-up's cache, but tracing a large model takes
-    long and writes nothing): only the parent's bound."""
-    runner.deadlines = dict.fromkeys(KERNEL_OPS, seconds) | {"attribute": PROFILED_CALLS * seconds}
+        payload_bytes: int = 0, span_seconds: float | None = None) -> None:  # fmt: skip
+    """Give the runner handle its per-request deadlines (`span_seconds` for a timed span of several calls), and
+    the one for reading a reply of `payload_bytes`. A torch.compile kernel's first call traces the model (from the
+    warm-up's cache, but tracing a large model takes long and writes nothing): only the parent's bound."""
+    runner.deadlines = dict.fromkeys(KERNEL_OPS, seconds) | {"attribute": PROFILED_CALLS * seconds,
+                                                               "go": span_seconds or seconds}
     runner.payload_s = payload_deadline(payload_bytes, protocol, interpret=interpret)
     runner.first_slack_s = protocol.first_call_slack_s * (INTERPRET_SCALE if interpret else 1.0)
     if backend == "torch-compile":

@@ -55,8 +55,12 @@ from validator.evaluate.worker.digest import output_digest
 from validator.results.records import BlockTiming
 
 SPAN_FLOOR_MS = 0.05
-OVERHEAD_CAP_MS = 5.0
-"""However slow the calls of nothing were, the bound credits at most this much per call."""
+OVERHEAD_CAP_MS, CAP_BYTES_PER_MS = 5.0, 1e9
+"""However slow the calibration's calls were, the bound credits at most 5 ms per call besides a pass over the
+bytes each call makes and digests at 1 TB/s (upstream's 6.4 GB element-wise problems: about 6 ms)."""
+SPAN_BYTES = 1 << 30
+"""The inputs and outputs of one span's calls together at most: the runner holds them all until the judge has
+chosen which call to fetch."""
 SPAN_RELATIVE = 0.05
 CPU_FLOOR_MS, CPU_RELATIVE, CPU_QUANTILE = 7.0, 0.5, 0.0
 """Under --interpret the clocks are the CPU's, shared with everything else on the machine: the bound only has
@@ -87,11 +91,33 @@ class Overhead:
     """The median's standard error (from the spread of the calls)."""
 
 
+def span_calls(reference_ms: float, call_bytes: int, protocol: Any, *, gpu: bool) -> int:
+    """Calls of the kernel per timed span: enough for the reference's time to add up to `span_target_ms`, at
+    most `max_span_calls` and SPAN_BYTES of inputs and outputs; on the CPU at most 2 (the path exercised, the
+    interpreter's time spared); one under all-stream timing (a trace covers one call)."""
+    if protocol.all_stream_timing:
+        return 1
+    wanted = math.ceil(protocol.span_target_ms / max(reference_ms, 1e-3))
+    calls = min(wanted, protocol.max_span_calls, SPAN_BYTES // max(call_bytes, 1))
+    return max(1, calls if gpu else min(calls, 2))
+
+
+def reported(reply: dict[str, Any], calls: int) -> tuple[list[float], list[float]] | None:
+    """The device and host times a span's reply gives for each of its `calls` calls; None if it does not."""
+    try:
+        dev, host = [float(v) for v in reply["device_ms"]], [float(v) for v in reply["host_ms"]]
+    except (KeyError, TypeError, ValueError):
+        return None
+    return (dev, host) if len(dev) == len(host) == calls else None
+
+
 def measure_overhead(runner: Any, flush_bytes: int, *, gpu: bool, judge_work: Callable[[], None],
-                     inputs: Callable[[int], dict[str, Any]] = lambda k: {}) -> Overhead:  # fmt: skip
-    """Time up to NULL_CALLS calibration calls through the runner's `go` path (`inputs(k)`: the request's fields
-    that say which inputs, of the problem's own shapes, from seeds no timed call uses, and which model to call on
-    them); at least MIN_NULL_CALLS, then until NULL_BUDGET_S have passed. Only valid before `load`: the runner
+                     inputs: Callable[[int], dict[str, Any]] = lambda k: {},
+                     call_bytes: int = 0) -> Overhead:  # fmt: skip
+    """Time up to NULL_CALLS calibration spans through the runner's `go` path, each of the calls a timed span
+    holds (`inputs(k)`: the request's fields that say which inputs, of the problem's own shapes, from seeds no
+    timed call uses, and which model to call on them); at least MIN_NULL_CALLS, then until NULL_BUDGET_S have
+    passed. The excess per call is the span's excess over its calls. Only valid before `load`: the runner
     refuses it afterwards, and until then it holds no submitted code that could slow these calls down.
 
     Before each, the judge does what it does before a timed kernel call (`judge_work`: stop the runner, run GPU
@@ -104,17 +130,16 @@ def measure_overhead(runner: Any, flush_bytes: int, *, gpu: bool, judge_work: Ca
             break  # a slow reference: fewer calls, each a larger share of the time it costs
         judge_work()
         request = {"op": "null", "flush_bytes": flush_bytes, "interpret": not gpu, **inputs(k)}
+        calls = len(request.get("inputs") or [None])
         t0 = timing._perf_counter()
         reply = runner.request(request)
         span = (timing._perf_counter() - t0) * 1e3
-        try:
-            dev = float(reply["device_ms"])
-        except (KeyError, TypeError, ValueError):
-            dev = 0.0
-        excess.append(span - min(max(dev, 0.0), span))
+        times = reported(reply, calls)
+        dev = sum(max(d, 0.0) for d in times[0]) if times else 0.0
+        excess.append((span - min(dev, span)) / calls)
     excess = excess[1:]  # the first pays for allocating the flush buffer and the reference's first call
     median = float(np.median(excess))
-    cap = OVERHEAD_CAP_MS if gpu else CPU_FLOOR_MS
+    cap = OVERHEAD_CAP_MS + call_bytes / CAP_BYTES_PER_MS if gpu else CPU_FLOOR_MS
     return Overhead(min(median, cap), min(median_se(excess), cap))
 
 
@@ -206,13 +231,16 @@ def _traced(reference: Any, args: list[Any], flush: torch.Tensor | None) -> tupl
 
 
 class JudgeSide:
-    def __init__(self, reference: Any, runner: Any, *, inputs: Callable[[int], list[Any]],
-                 spec: Callable[[int], dict[str, Any]], shape: Any, tolerances: dict[str, Any],
+    def __init__(self, reference: Any, runner: Any, *, inputs: Callable[[int, int], list[Any]],
+                 spec: Callable[[int, int], dict[str, Any]], shape: Any, tolerances: dict[str, Any],
                  device: torch.device, overhead: Overhead,
                  read_clocks: Callable[[], Any] = no_clocks,
                  compare: Callable[[list, list], Check] | None = None,
-                 own_pids: Callable[[], set[int]] = lambda: {os.getpid()}) -> None:  # fmt: skip
+                 own_pids: Callable[[], set[int]] = lambda: {os.getpid()}, calls: int = 1) -> None:  # fmt: skip
         self.reference, self.runner, self.inputs, self.spec = reference, runner, inputs, spec
+        """`inputs(i, j)` and `spec(i, j)`: call j of round i's span (call 0's inputs are the reference's too)."""
+        self.calls = calls
+        """Calls of the kernel per timed span (`span_calls`)."""
         self.own_pids = own_pids
         """The judge's and its runner's processes: any other on the GPU is named when the bound fails."""
         self.shape, self.tolerances, self.device, self.read_clocks = shape, tolerances, device, read_clocks
@@ -220,8 +248,8 @@ class JudgeSide:
         self.compare = compare or (lambda outs, expected: check_values(outs, expected, tolerances))
         """How a checked timed call's outputs are judged (the judge's: each rule the kernel still passes)."""
         self.allowance_ms = self.excess_ms = 0.0
-        self.committed: str | None = None
-        """The runner's digest of the last timed call's outputs, sent inside the span (see digest.py)."""
+        self.committed: list[str | None] = []
+        """The runner's digests of the last span's calls' outputs, sent inside the span (see digest.py)."""
         self.relative = SPAN_RELATIVE
         self.flush: torch.Tensor | None = None
         self.timed = self.warmed = 0  # input indices used so far: every round gets inputs never used before
@@ -337,7 +365,7 @@ class JudgeSide:
         self.flush = timing.flush_buffer(self.device, protocol.l2_flush_factor)
 
     def round(self, i: int, *, kernel_first: bool, check: Any) -> tuple[tuple[float, ...], Check]:
-        inputs = self.inputs(i)
+        inputs = self.inputs(i, 0)
         ref_out = None
         values: dict[str, tuple[float, float]] = {}
         for side in ("ker", "ref") if kernel_first else ("ref", "ker"):
@@ -351,18 +379,27 @@ class JudgeSide:
             return (0.0,) * 5, Check(False, "timing-unverified", "the runner reported an impossible device time "
                                      "(not a positive number no larger than the judge's span of the call)")
         checked = check is True or (check is not False and check.random() < self.check_share)
-        expected = list(ref_out) if self.shape.container else [ref_out]
         if checked:
-            outs = self.runner.outputs(self.runner.request({"op": "fetch"}), self.shape, self.device)
+            call = check.randrange(self.calls) if check is not True and self.calls > 1 else 0
+            expected = self.expected(ref_out if call == 0 else self.call_reference(i, call))
+            outs = self.runner.outputs(self.runner.request({"op": "fetch", "call": call}), self.shape, self.device)
             verdict = self.compare(outs, expected)
             if not verdict.ok:
                 verdict = Check(False, "timed-output-mismatch", verdict.message)
-            elif self.committed != str(output_digest(outs)):
+            elif self.committed[call] != str(output_digest(outs)):
                 verdict = Check(False, "timed-output-mismatch", "the outputs fetched after a timed call are not "
                                 "the ones the runner committed to inside it: computed after the span, not in it")
         poison(ref_out)
         (ref_dev, ref_host), (ker_dev, ker_host, span) = values["ref"], values["ker"]
         return (ref_dev, ker_dev, ref_host, ker_host, span), verdict
+
+    def expected(self, out: Any) -> list[Any]:
+        return list(out) if self.shape.container else [out]
+
+    def call_reference(self, i: int, call: int) -> Any:
+        """The reference's outputs for a fetched call other than a span's first (untimed)."""
+        with torch.no_grad():
+            return self.reference(*self.inputs(i, call))
 
     def time_reference(self, inputs: list[Any]) -> tuple[Any, float, float]:
         """The reference on a fresh copy of the round's inputs, with the runner's processes stopped."""
@@ -370,22 +407,27 @@ class JudgeSide:
                             trace=self.trace)
 
     def time_kernel(self, i: int) -> tuple[float, float, float]:
+        """One timed span of `calls` calls: (device ms, host ms, the judge's span) per call."""
         self.runner.request({"op": "prepare", "fresh": self.fresh, "trace": self.trace,
                              "flush_bytes": self.flush.numel() * 4 if self.flush is not None else 0})
         self.fresh = False
+        specs = [self.spec(i, j) for j in range(self.calls)]  # the seeds, first seen inside the span
         t0 = timing._perf_counter()
-        reply = self.runner.request({"op": "go", "inputs": self.spec(i)})  # the seed, first seen inside the span
+        reply = self.runner.request({"op": "go", "inputs": specs})
         span = (timing._perf_counter() - t0) * 1e3
-        self.committed = reply.get("digest") if isinstance(reply.get("digest"), str) else None
-        try:
-            dev, host = float(reply["device_ms"]), float(reply["host_ms"])
-            if self.trace:  # the all-stream span, read after the judge's span closed; bounded the same way
-                dev = float(self.runner.request({"op": "trace"})["span_ms"])
-        except (KeyError, TypeError, ValueError):
-            dev = host = float("nan")
-        if not (math.isfinite(dev) and math.isfinite(host) and 0 < dev <= span and host >= 0):
-            dev = -1.0  # unreadable or impossible (more than the judge saw elapse): refused in `round`
-        return dev, host, span
+        digests = reply.get("digests")
+        self.committed = [d if isinstance(d, str) else None for d in digests] \
+            if isinstance(digests, list) and len(digests) == self.calls else [None] * self.calls
+        times = reported(reply, self.calls)
+        if times is not None and self.trace:  # the all-stream span, read after the judge's span closed
+            try:
+                times = ([float(self.runner.request({"op": "trace"})["span_ms"])], times[1])
+            except (KeyError, TypeError, ValueError):
+                times = None
+        if times is None or not all(math.isfinite(d) and d > 0 for d in times[0]) or sum(times[0]) > span \
+                or not all(math.isfinite(h) and h >= 0 for h in times[1]):
+            return -1.0, 0.0, span / self.calls  # unreadable or impossible (more than the judge saw): refused
+        return sum(times[0]) / self.calls, sum(times[1]) / self.calls, span / self.calls
 
     def describe_bound(self) -> str:
         return (f"reported kernel times bounded by the judge's spans: overhead allowed {self.allowance_ms:.3f} ms "

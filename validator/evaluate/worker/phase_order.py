@@ -12,11 +12,12 @@ from collections.abc import Container
 NEEDS: dict[str, tuple[str, ...]] = {
     "start_runner": ("setup",),
     "compute_references": ("setup",),
-    # the allowance is measured through a runner that holds no submitted code yet
-    "measure_overhead": ("start_runner",),
-    # no submitted code before every reference the judge computes up front, and the allowance, exist
     # the reference timed alone while no submitted code can have work on the GPU
-    "time_reference_alone": ("compute_references", "measure_overhead"),
+    "time_reference_alone": ("compute_references", "start_runner"),
+    # the allowance is measured through a runner that holds no submitted code yet, with as many calls per span
+    # as the reference's time asks for
+    "measure_overhead": ("start_runner", "compute_references", "time_reference_alone"),
+    # no submitted code before every reference the judge computes up front, and the allowance, exist
     "load_kernel": ("compute_references", "measure_overhead", "time_reference_alone"),
     "arm_deadline": ("compute_references", "load_kernel"),
     # no call of the kernel without its deadline

@@ -28,7 +28,7 @@ from validator.evaluate.jobs import Job, read_job
 from validator.evaluate.worker import phase_order
 from validator.evaluate.worker.attribution import Attributing
 from validator.evaluate.worker.stops import Stop, describe, status_for
-from validator.evaluate.worker.trial_inputs import TrialInputs
+from validator.evaluate.worker.trial_inputs import TrialInputs, span_purpose
 from validator.files import write_text_atomic
 from validator.protocol import Protocol, protocol_from_dict
 from validator.results.records import Flag, ProblemResult, Status, upstream_without_judging
@@ -87,6 +87,10 @@ class Evaluation(TrialInputs, Attributing):
         self.reference_s = 0.0
         self.reference_alone_ms: float | None = None
         """The reference's median device time before the kernel was loaded (`time_reference_alone`)."""
+        self.call_bytes = 0
+        """One call's inputs and outputs, in bytes (`compute_references`)."""
+        self.span_calls = 1
+        """Calls of the kernel per timed span (`measure_overhead` sets it: `judge_timing.span_calls`)."""
         self.deadline_s: float | None = None
         self.runner: Any = None
         self.tolerances: dict[str, Any] = dict(protocol.tolerances)
@@ -102,7 +106,7 @@ class Evaluation(TrialInputs, Attributing):
         if self.job.warm_only:
             return [self.setup, self.start_runner, self.warm]
         return [self.setup, self.start_runner,  # the runner's imports overlap the reference work below
-                self.compute_references, self.measure_overhead, self.time_reference_alone, self.load_kernel,
+                self.compute_references, self.time_reference_alone, self.measure_overhead, self.load_kernel,
                 self.arm_deadline,
                 self.check_correctness, self.compute_precision_references, self.drop_reference,
                 self.check_precision, *([self.attribute] if self.gpu else []), self.time]
@@ -161,12 +165,14 @@ class Evaluation(TrialInputs, Attributing):
         self.note("sandbox", self.runner.describe_isolation())  # a run without one says so once, in its environment
 
     def measure_overhead(self) -> None:
-        """Honest calls (the reference, on inputs the runner makes) timed through the runner before it loads the
-        kernel: the timing bound's allowance."""
+        """Honest spans (the reference, on inputs the runner makes) timed through the runner before it loads the
+        kernel: the timing bound's allowance. As many calls per span as the timed spans will hold."""
         from validator.evaluate.worker import judge_timing, timing
 
         size = timing.flush_bytes(self.device, self.protocol.l2_flush_factor) if self.gpu else 0
         own = timing.flush_buffer(self.device, self.protocol.l2_flush_factor) if self.gpu else None
+        reference_ms = self.reference_alone_ms or self.reference_s * 1e3
+        self.span_calls = judge_timing.span_calls(reference_ms, self.call_bytes, self.protocol, gpu=self.gpu)
 
         def judge_work() -> None:  # as before a timed kernel call: the runner stopped while the judge works
             self.runner.pause()
@@ -177,10 +183,12 @@ class Evaluation(TrialInputs, Attributing):
             finally:
                 self.runner.resume()
 
+        def request(k: int) -> dict[str, Any]:
+            return {"inputs": [self.spec(span_purpose("overhead", j), k) for j in range(self.span_calls)],
+                    "model_seed": self.model_seed, **self.problem_request()}
+
         self.overhead = judge_timing.measure_overhead(self.runner, size, gpu=self.gpu, judge_work=judge_work,
-                                                      inputs=lambda k: {"inputs": self.spec("overhead", k),
-                                                                        "model_seed": self.model_seed,
-                                                                        **self.problem_request()})
+                                                      inputs=request, call_bytes=self.call_bytes)
 
     def time_reference_alone(self) -> None:
         """The reference timed before any submitted code is loaded, as in the timed rounds (the runner stopped,
@@ -271,6 +279,8 @@ class Evaluation(TrialInputs, Attributing):
         """The first trial's reference output (its structure is what every kernel output must have). Later
         trials are computed as they come: the judge's memory is out of the kernel's reach, and holding every
         trial's output at once does not fit a GPU at upstream's full sizes (19_ReLU: 6.4 GB per tensor)."""
+        import torch
+
         from validator.evaluate.worker.correctness import reference_outputs
         from validator.evaluate.worker.remote import expected_of
         from validator.evaluate.worker.verdicts import Verdicts
@@ -287,6 +297,8 @@ class Evaluation(TrialInputs, Attributing):
         self.sync()
         self.reference_s = time.perf_counter() - started  # a first call (lazy initialisation): an over-estimate
         self.shape = expected_of(self.expected[0], self.container)
+        self.call_bytes = self.shape.nbytes + sum(t.numel() * t.element_size() for t in inputs
+                                                  if isinstance(t, torch.Tensor))
         self.float32 = all(str(e.dtype) == "torch.float32" for e in self.expected[0])
 
     def arm_deadline(self) -> None:
@@ -295,8 +307,9 @@ class Evaluation(TrialInputs, Attributing):
         # the reference's warm median where the judge has it: a first call's lazy loading varied 30-130 ms on 19_ReLU
         warm_s = self.reference_alone_ms / 1e3 if self.reference_alone_ms else self.reference_s
         self.deadline_s = deadline.call_deadline(warm_s, self.protocol, interpret=not self.gpu)
+        span_s = deadline.call_deadline(warm_s * self.span_calls, self.protocol, interpret=not self.gpu)
         deadline.arm(self.runner, self.deadline_s, self.protocol, interpret=not self.gpu, backend=self.job.backend,
-                     payload_bytes=self.shape.nbytes)
+                     payload_bytes=self.shape.nbytes, span_seconds=span_s)
 
     def expected_for(self, trial: int) -> list[Any]:
         from validator.evaluate.worker.correctness import reference_outputs
@@ -387,11 +400,13 @@ class Evaluation(TrialInputs, Attributing):
             # CPU clocks: blocks disagree for reasons no further block would settle
             protocol = dataclasses.replace(protocol, warmup_calls=1, min_rounds=2, max_rounds=6, block_gap_s=0.0,
                                            max_timing_blocks=protocol.timing_blocks)
-        judge = JudgeSide(self.reference_model(), self.runner, inputs=lambda i: self.inputs("timing", i),
-                          spec=lambda i: self.spec("timing", i), shape=self.shape, tolerances=self.tolerances,
-                          device=self.device, overhead=self.overhead, compare=self.verdicts.timed,
+        judge = JudgeSide(self.reference_model(), self.runner,
+                          inputs=lambda i, j: self.inputs(span_purpose("timing", j), i),
+                          spec=lambda i, j: self.spec(span_purpose("timing", j), i), shape=self.shape,
+                          tolerances=self.tolerances, device=self.device, overhead=self.overhead,
+                          compare=self.verdicts.timed,
                           read_clocks=clocks.device_reader(self.device) if self.gpu else lambda: None,
-                          own_pids=self.own_pids)
+                          own_pids=self.own_pids, calls=self.span_calls)
         strict_before = self.verdicts.strict
         series = judge.run(protocol, self.seed("order") % (1 << 31), gpu=self.gpu)
         if series.failure is not None:

@@ -98,10 +98,10 @@ class Runner:
         return {"ok": True}
 
     def null(self, req: dict[str, Any]) -> dict[str, Any]:
-        """A timed call through `go`'s own path, before any submitted code is here to shape it: the judge's measure
-        of the harness's overhead per timed call. With a seed and a model seed, an honest call of this very problem:
-        its inputs made from the seed as `go` makes a timed call's, the reference model called on them, its outputs
-        digested inside the span; bare, a call of nothing (the judge's way to switch GPU contexts). Served only
+        """A timed span through `go`'s own path, before any submitted code is here to shape it: the judge's measure
+        of the harness's overhead per timed call. With seeds and a model seed, honest calls of this very problem:
+        each call's inputs made from its seed as `go` makes them, the reference model called on them, its outputs
+        digested inside the span; bare, one call of nothing (the judge's way to switch GPU contexts). Served only
         before `load`."""
         if self.guard is not None:
             raise Refused("runtime_error", "runner-protocol", "a call of nothing after the kernel was loaded")
@@ -113,16 +113,13 @@ class Runner:
         digest.warm(self.device)  # compiled (or read from the harness's Triton cache) before a timed call needs it
         if _TRACING and first:
             _trace(f"null: device started {device - started:.3f} s, digest warmed {_perf_counter() - device:.3f} s")
-        made: list[Any] = []
-        call: Any = _nothing
-        if req.get("inputs") is not None:
-            problem = self._load_problem(req)
-            made = self.make(req["inputs"])
-            if req.get("model_seed") is not None:
-                call = self._reference(problem, int(req["model_seed"]))
-        with torch.no_grad():
-            out, dev, host = self._timed(call, made)
-        return {"ok": True, "device_ms": dev, "host_ms": host, "digest": _digest_of(out)}
+        if req.get("inputs") is None:
+            _, dev, host = self._timed(_nothing, [])
+            return {"ok": True, "device_ms": [dev], "host_ms": [host], "digests": [None]}
+        problem = self._load_problem(req)
+        call = self._reference(problem, int(req["model_seed"])) if req.get("model_seed") is not None else _nothing
+        reply, _ = self._span(call, req["inputs"])
+        return reply
 
     def _reference(self, problem: types.ModuleType, seed: int) -> Any:
         """The problem's own Model, for the honest calls that calibrate the bound; its weights drawn on the device
@@ -257,18 +254,28 @@ class Runner:
         return {"ok": True, "span_ms": tracer.stop() if tracer is not None else None}
 
     def go(self, req: dict[str, Any]) -> dict[str, Any]:
-        """One timed call: its inputs made from the seed this request brings (inside the judge's span, before the
-        call's events; the judge allows for its own time to make them), then flush, events (or the CPU clock),
-        the call, a device-wide synchronize."""
-        args = self.make(req["inputs"])
+        """One timed span: for each seed the request brings, that call's inputs made (inside the judge's span,
+        before the call's events), then flush, events (or the CPU clock), the call, a device-wide synchronize, and
+        the digest of its outputs. Several calls in one span let the judge's clock resolve a short kernel: the
+        cost of crossing between the processes is paid once per span, not once per call."""
         try:
-            with torch.no_grad():
-                out, dev, host = self._timed(self.kernel, args)
+            reply, self.last = self._span(self.kernel, req["inputs"])
         except (Exception, SystemExit) as exc:
             status, code = classify(exc)
             raise Refused(status, code, f"a timed call of ModelNew: {describe(exc)}") from None
-        self.last = (out, args)
-        return {"ok": True, "device_ms": dev, "host_ms": host, "digest": _digest_of(out)}
+        return reply
+
+    def _span(self, fn: Any, specs: list[dict[str, Any]]) -> tuple[dict[str, Any], list[tuple[Any, list[Any]]]]:
+        calls, devs, hosts, digests = [], [], [], []
+        for spec in specs:
+            args = self.make(spec)
+            with torch.no_grad():
+                out, dev, host = self._timed(fn, args)
+            calls.append((out, args))
+            devs.append(dev)
+            hosts.append(host)
+            digests.append(_digest_of(out))
+        return {"ok": True, "device_ms": devs, "host_ms": hosts, "digests": digests}, calls
 
     def _timed(self, fn: Any, args: list[Any]) -> tuple[Any, float, float]:
         if not self.gpu:
@@ -290,8 +297,9 @@ class Runner:
         torch.cuda.synchronize()
         return out, float(start.elapsed_time(end)), (_perf_counter() - t0) * 1e3
 
-    def fetch(self) -> tuple[dict[str, Any], list[torch.Tensor]]:
-        out, args = self.last
+    def fetch(self, req: dict[str, Any]) -> tuple[dict[str, Any], list[torch.Tensor]]:
+        """The outputs of one call of the last timed span, the one the judge names after the span closed."""
+        out, args = self.last[int(req.get("call", 0))]
         return self._reply_outputs(out, args, None)
 
     def attribute(self, req: dict[str, Any]) -> dict[str, Any]:
@@ -397,7 +405,7 @@ def _verified(path: str, sha256: str) -> str:
 
 def _dispatch(runner: Runner, op: Any, req: dict[str, Any]) -> tuple[dict[str, Any], list[torch.Tensor]]:
     if op in ("call", "fetch"):
-        return runner.call(req) if op == "call" else runner.fetch()
+        return runner.call(req) if op == "call" else runner.fetch(req)
     simple = {"ping": lambda: {"ok": True}, "load": lambda: runner.load(req), "prepare": lambda: runner.prepare(req),
               "go": lambda: runner.go(req), "trace": runner.trace, "attribute": lambda: runner.attribute(req),
               "null": lambda: runner.null(req)}

@@ -9,6 +9,11 @@ from __future__ import annotations
 from typing import Any
 
 
+def span_purpose(purpose: str, call: int) -> str:
+    """The seeds of call `call` of a timed span: a span's first call keeps the purpose's own."""
+    return purpose if call == 0 else f"{purpose}-{call}"
+
+
 class TrialInputs:
     job: Any
     protocol: Any
