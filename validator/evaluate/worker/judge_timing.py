@@ -432,5 +432,5 @@ class JudgeSide:
     def describe_bound(self) -> str:
         return (f"reported kernel times bounded by the judge's spans: overhead allowed {self.allowance_ms:.3f} ms "
                 f"per call + {self.relative:.0%} (an honest call's excess, the reference timed by the runner before "
-                f"the kernel loaded: {self.overhead.median_ms:.3f} ms ± {self.overhead.median_se_ms:.3f}); this "
-                f"kernel's calls: {self.excess_ms:.3f} ms")
+                f"the kernel loaded: {self.overhead.median_ms:.3f} ms ± {self.overhead.median_se_ms:.3f}; this "
+                f"kernel's calls: {self.excess_ms:.3f} ms; {self.calls} call(s) per span)")
