@@ -232,6 +232,23 @@ def test_a_correct_kernel_faster_than_the_problem_s_speed_of_light_is_held_for_r
         assert ("speed-of-light-unreliable" in codes) == (floor == 2.5), floor
 
 
+def test_a_claim_to_beat_the_reference_by_a_kernel_the_judge_s_clock_cannot_resolve_is_held(tmp_path: Path):
+    """A kernel whose median is below what the bound could not see of a call (`unseen_ms`) and that claims to beat
+    the reference is held (`timing-unresolved`); one slower than the reference claims nothing and is not; one
+    longer than the unseen part is published."""
+    from validator.evaluate.worker.timing import Series
+
+    job = make_job("level1/19_ReLU", EXAMPLES / "level1_23_softmax_triton.py", tmp_path, interpret=False)
+    for ref, ker, status in ((0.08, 0.01, Status.NEEDS_REVIEW), (0.08, 0.5, Status.CORRECT),
+                             (0.008, 0.01, Status.CORRECT), (2.0, 1.0, Status.CORRECT)):
+        evaluation = worker.Evaluation(job, PROTOCOL)
+        evaluation.series = Series((ref,) * 10, (ker,) * 10, (ref,) * 10, (ker,) * 10, "converged")
+        evaluation.unseen_ms = 0.3
+        result = evaluation.result(1.0)
+        assert result.status is status, (ref, ker)
+        assert ("timing-unresolved" in {f.code for f in result.flags}) == (status is Status.NEEDS_REVIEW)
+
+
 @pytest.mark.gpu
 def test_the_example_kernels_pass_every_check_on_the_gpu(tmp_path: Path):
     """Full problem sizes, a short timing budget; the CUDA example builds its extension (about a minute)."""

@@ -247,7 +247,11 @@ class JudgeSide:
         self.overhead = overhead
         self.compare = compare or (lambda outs, expected: check_values(outs, expected, tolerances))
         """How a checked timed call's outputs are judged (the judge's: each rule the kernel still passes)."""
-        self.allowance_ms = self.excess_ms = 0.0
+        self.allowance_ms = self.excess_ms = self.unseen_ms = 0.0
+        """`unseen_ms`: how much of a call's time, at most over the blocks, the bound could not have seen: the
+        allowance above the calibration's median, and as much again where this kernel's calls exceeded their
+        reported time by less than that median (the calibration was too high for them, and a call could have
+        hidden the difference)."""
         self.committed: list[str | None] = []
         """The runner's digests of the last span's calls' outputs, sent inside the span (see digest.py)."""
         self.relative = SPAN_RELATIVE
@@ -331,6 +335,8 @@ class JudgeSide:
         # 0.015 ms over); the relative slack covers the calibration too, most of it the digest's GPU work on
         # outputs of gigabytes.
         self.allowance_ms = self.overhead.median_ms * (1 + self.relative) + max(floor, spread)
+        unseen = self.allowance_ms - self.overhead.median_ms + max(0.0, self.overhead.median_ms - self.excess_ms)
+        self.unseen_ms = max(self.unseen_ms, unseen)
         verdict = span_verdict(list(series.ker_ms), list(series.spans_ms), self.allowance_ms, self.relative,
                                0.5 if self.gpu else CPU_QUANTILE)
         if verdict.ok:

@@ -91,6 +91,8 @@ class Evaluation(TrialInputs, Attributing):
         """One call's inputs and outputs, in bytes (`compute_references`)."""
         self.span_calls = 1
         """Calls of the kernel per timed span (`measure_overhead` sets it: `judge_timing.span_calls`)."""
+        self.unseen_ms = 0.0
+        """What the timing bound could not see of a call (`JudgeSide.unseen_ms`), once timed."""
         self.deadline_s: float | None = None
         self.runner: Any = None
         self.tolerances: dict[str, Any] = dict(protocol.tolerances)
@@ -421,6 +423,7 @@ class Evaluation(TrialInputs, Attributing):
                       f"the judge's bound ({judge.describe_bound()}); no time is recorded")
             return
         self.series = series
+        self.unseen_ms = judge.unseen_ms
         self.note("timing-bound", judge.describe_bound())
         self.compare_reference(series.ref_ms)
         mismatch = timing.host_device_excess(series.ker_ms, series.ker_host_ms, series.ref_ms,
@@ -466,6 +469,17 @@ class Evaluation(TrialInputs, Attributing):
                   f"hardware, {floor:.4g} ms (its FLOPs at peak compute or its least bytes at copy bandwidth), by more "
                   f"than {SPEED_OF_LIGHT_MARGIN:.0%}: held until a maintainer reviews it", "warning")
 
+    def unresolved(self, kernel_ms: float, speedup: float) -> None:
+        """Hold a claim to beat the reference by a kernel whose median is below what the judge's clock could not
+        have seen (`JudgeSide.unseen_ms`): its time cannot be told from less, so the claim rests on the runner's
+        word alone. On an H100, runners patched to report a thousandth of a 0.004 ms ReLU's time, or to compute
+        it before each call's events, stayed inside the bound by 0.2 and 0.3 ms."""
+        if speedup > 1.0 and kernel_ms < self.unseen_ms:
+            self.note("timing-unresolved", f"median {kernel_ms:.4g} ms is below the {self.unseen_ms:.4g} ms per call "
+                      "that the judge's clock cannot see: its time cannot be told from less, so the claim to beat "
+                      "the reference rests on the runner's report alone: held until a maintainer reviews it",
+                      "warning")
+
     def result(self, seconds: float) -> ProblemResult:
         from validator.evaluate.worker.integrity import REVIEW_CODES
         from validator.evaluate.worker.timing import result_fields
@@ -485,6 +499,7 @@ class Evaluation(TrialInputs, Attributing):
                 self.note("speedup-review", f"speedup {values['speedup']:.2f}x is above "
                           f"{self.protocol.review_speedup:g}x: held until a maintainer reviews it", "warning")
             self.speed_of_light(values["kernel"].median, values["reference"].median)
+            self.unresolved(values["kernel"].median, values["speedup"])
         review = [f for f in self.flags if f.code in REVIEW_CODES]
         if status is Status.CORRECT and review:
             status, error = Status.NEEDS_REVIEW, "; ".join(f.message for f in review)
