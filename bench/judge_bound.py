@@ -5,7 +5,7 @@ Runs the real judge (and its sandboxed runner) on each kernel of a submission at
 with the protocol's timing, and prints one row per problem: the kernel's median device time, the median
 excess of the judge's span over it, the allowance (an honest call's excess: the reference, timed by the runner
 before the kernel loaded; its jitter; the relative part), the excess as a fraction of the allowance (the headroom
-an honest kernel leaves), and the status.
+an honest kernel leaves), what of a call the bound cannot see (`unseen_ms`), the calls per span, and the status.
 
     python bench/judge_bound.py submissions/kernelbench-team.json [--limit N] [--json OUT]
 """
@@ -42,20 +42,23 @@ def main() -> int:
     document = json.loads(args.submission.read_text())
     catalogue = load_catalogue(REPO / "problems")
     seen: list[dict] = []
-    original = judge_timing.span_verdict
+    original = judge_timing.JudgeSide.bound
 
-    def recording(ker_ms, spans_ms, allowance_ms, relative=judge_timing.SPAN_RELATIVE, quantile=0.5):
+    def recording(side, series):
         import numpy as np
 
-        excess = float(np.median(np.asarray(spans_ms) - np.asarray(ker_ms)))
-        allowed = allowance_ms + relative * float(np.median(ker_ms))
-        seen.append({"kernel_ms": float(np.median(ker_ms)), "excess_ms": excess, "allowed_ms": allowed})
-        return original(ker_ms, spans_ms, allowance_ms, relative, quantile)
+        verdict = original(side, series)
+        kernel_ms = float(np.median(series.ker_ms)) if len(series.ker_ms) else float("nan")
+        seen.append({"kernel_ms": kernel_ms, "excess_ms": side.excess_ms,
+                     "allowed_ms": side.allowance_ms + side.relative * kernel_ms,
+                     "calibration_ms": side.overhead.median_ms, "unseen_ms": side.unseen_ms, "calls": side.calls})
+        return verdict
 
-    judge_timing.span_verdict = recording
+    judge_timing.JudgeSide.bound = recording
     rows, sandbox = [], machine_isolation().sandbox
     print(f"runner sandbox: {sandbox}")
-    print(f"{'problem':<44} {'kernel ms':>10} {'excess ms':>10} {'allowed ms':>10} {'used':>6} {'s':>6}  status")
+    print(f"{'problem':<44} {'kernel ms':>10} {'excess ms':>10} {'allowed ms':>10} {'used':>6} {'unseen':>7} "
+          f"{'calls':>5} {'s':>6}  status")
     for entry in document["kernels"][args.skip: args.limit]:
         if entry["backend"] == "cuda":
             continue  # a cold load_inline build per kernel would dominate; the Triton kernels cover the bound
@@ -73,13 +76,15 @@ def main() -> int:
             started = time.perf_counter()
             result = judge.evaluate_job(job, Path(tmp))
             seconds = time.perf_counter() - started
-        bound = seen[-1] if seen else {"kernel_ms": float("nan"), "excess_ms": float("nan"), "allowed_ms": 1.0}
+        bound = seen[-1] if seen else {"kernel_ms": float("nan"), "excess_ms": float("nan"), "allowed_ms": 1.0,
+                                       "unseen_ms": float("nan"), "calls": 0}
         used = bound["excess_ms"] / bound["allowed_ms"]
         rows.append({"problem": problem.key, **bound, "used": used, "seconds": seconds, "status": result.status,
                      "speedup": result.speedup, "error": result.error,
                      "flags": [[f.code, f.message] for f in result.flags]})
         print(f"{problem.key:<44} {bound['kernel_ms']:>10.4f} {bound['excess_ms']:>10.4f} "
-              f"{bound['allowed_ms']:>10.4f} {used:>6.2f} {seconds:>6.1f}  {result.status}")
+              f"{bound['allowed_ms']:>10.4f} {used:>6.2f} {bound['unseen_ms']:>7.4f} {bound['calls']:>5} "
+              f"{seconds:>6.1f}  {result.status}")
         if result.status != "correct":
             print(f"    why: {result.error[:400]} {[f.code + ': ' + f.message[:300] for f in result.flags]}")
     if args.json:
