@@ -469,12 +469,13 @@ class Evaluation(TrialInputs, Attributing):
                   f"hardware, {floor:.4g} ms (its FLOPs at peak compute or its least bytes at copy bandwidth), by more "
                   f"than {SPEED_OF_LIGHT_MARGIN:.0%}: held until a maintainer reviews it", "warning")
 
-    def unresolved(self, kernel_ms: float, speedup: float) -> None:
-        """Hold a claim to beat the reference by a kernel whose median is below what the judge's clock could not
-        have seen (`JudgeSide.unseen_ms`): its time cannot be told from less, so the claim rests on the runner's
-        word alone. On an H100, runners patched to report a thousandth of a 0.004 ms ReLU's time, or to compute
-        it before each call's events, stayed inside the bound by 0.2 and 0.3 ms."""
-        if speedup > 1.0 and kernel_ms < self.unseen_ms:
+    def unresolved(self, kernel_ms: float, speedup_low: float) -> None:
+        """Hold a claim to beat the reference (the low end of the speedup's interval above 1: a clear win, not a
+        tie within the noise) by a kernel whose median is below what the judge's clock could not have seen
+        (`JudgeSide.unseen_ms`): its time cannot be told from less, so the claim rests on the runner's word alone.
+        On an H100, runners patched to report a thousandth of a 0.004 ms ReLU's time, or to compute it before each
+        call's events, stayed inside the bound by 0.2 and 0.3 ms."""
+        if speedup_low > 1.0 and kernel_ms < self.unseen_ms:
             self.note("timing-unresolved", f"median {kernel_ms:.4g} ms is below the {self.unseen_ms:.4g} ms per call "
                       "that the judge's clock cannot see: its time cannot be told from less, so the claim to beat "
                       "the reference rests on the runner's report alone: held until a maintainer reviews it",
@@ -499,7 +500,7 @@ class Evaluation(TrialInputs, Attributing):
                 self.note("speedup-review", f"speedup {values['speedup']:.2f}x is above "
                           f"{self.protocol.review_speedup:g}x: held until a maintainer reviews it", "warning")
             self.speed_of_light(values["kernel"].median, values["reference"].median)
-            self.unresolved(values["kernel"].median, values["speedup"])
+            self.unresolved(values["kernel"].median, values["speedup_ci"][0])
         review = [f for f in self.flags if f.code in REVIEW_CODES]
         if status is Status.CORRECT and review:
             status, error = Status.NEEDS_REVIEW, "; ".join(f.message for f in review)
