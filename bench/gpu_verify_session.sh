@@ -3,7 +3,8 @@
 #   OUT=/some/dir bash bench/gpu_verify_session.sh tests|redteam|examples
 #     tests     the sandbox probe, the bubblewrap and judge/runner tests, every GPU-marked test of the worker path
 #     redteam   the red-team corpus on the GPU (escape cases included), then the timing bound on the team kernels
-#     bound     the timing forgeries on the GPU, then the bound's excess and allowance on the team's Triton kernels
+#     bound     the timing forgeries and two honest controls on the GPU, then the bound's excess and allowance on
+#               the examples' and the team's Triton kernels
 #     diagnose  the honest red-team kernels and the forged timing reply, with the timing bound's reasons
 #     examples  the example submission end to end (wall time), twice: cold, then with a warm build cache
 #     trace     the honest ReLU through the timing bound with the runner's own step times (KB_RUNNER_TRACE),
@@ -65,12 +66,15 @@ case "${1:-tests}" in
     python3 -c "import json,sys; d=json.load(open(sys.argv[1])); [print(k, v['status'], [m for m in v['messages'] if 'timing' in m]) for k, v in d['outcomes'].items()]" "$OUT/honest.json"
     tail -n 8 "$OUT/honest.log" ;;
   bound)  # the timing forgeries, then every honest Triton team kernel against the bound (excess, allowance)
-    timeout --signal=INT 130 python3 tests/redteam/runner.py --mode gpu -j 3 --json "$OUT/forged.json" \
+    # one case at a time (JOBS=3 shares the GPU, as the whole corpus's run does), with the two honest controls
+    # that run at the same tiny size: a tie with the reference must stay correct
+    timeout --signal=INT 200 python3 tests/redteam/runner.py --mode gpu -j "${JOBS:-1}" --json "$OUT/forged.json" \
       --only sandbox-escape/forged_timing_reply sandbox-escape/compute_on_fetch sandbox-escape/compute_in_prepare \
-      > "$OUT/forged.log" 2>&1; echo "forgeries: rc=$?" | tee "$OUT/summary.txt"
+      control/relu_triton no-custom-kernel/plain_pytorch > "$OUT/forged.log" 2>&1
+    echo "forgeries and controls: rc=$?" | tee "$OUT/summary.txt"
     timeout --signal=INT 130 python3 bench/judge_bound.py submissions/kernelbench-team-examples.json \
       > "$OUT/examples.log" 2>&1; echo "examples: rc=$?" | tee -a "$OUT/summary.txt"
-    timeout --signal=INT "${BOUND_S:-270}" python3 bench/judge_bound.py submissions/kernelbench-team.json \
+    timeout --signal=INT "${BOUND_S:-200}" python3 bench/judge_bound.py submissions/kernelbench-team.json \
       > "$OUT/bound.log" 2>&1; echo "bound: rc=$?" | tee -a "$OUT/summary.txt"
     python3 -c "import json,sys; d=json.load(open(sys.argv[1])); [print(k, v['status'], [m[:300] for m in v['messages'] if 'timing' in m or 'speedup' in m]) for k, v in d['outcomes'].items()]" "$OUT/forged.json"
     tail -n 3 "$OUT/forged.log"; for f in examples bound; do grep -v "^runner: \|^judge: \|^    why" "$OUT/$f.log" | tail -n 30; done ;;
