@@ -122,12 +122,12 @@ class Runner:
         return reply
 
     def _reference(self, problem: types.ModuleType, seed: int) -> Any:
-        """The problem's own Model, for the honest calls that calibrate the bound; its weights drawn on the device
-        (their values do not change what a call costs) and dropped when the kernel loads."""
+        """The problem's own Model, for the honest calls that calibrate the bound, built as the judge has just built
+        it (so it builds here too), and dropped when the kernel loads."""
         from validator.catalogue.problem_module import make_model
 
         if self.reference is None:
-            self.reference = make_model(problem, seed, self.device, generate_on_device=self.gpu)
+            self.reference = make_model(problem, seed, self.device)
         return self.reference
 
     def _load_problem(self, req: dict[str, Any]) -> types.ModuleType:
