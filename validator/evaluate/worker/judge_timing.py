@@ -12,9 +12,9 @@ on its own (`JudgeSide.bound`).
 Per round (reference and kernel in a random order): the reference is timed here exactly as `timing.timed_call`
 does; for the kernel the runner first readies the call (`prepare`, outside any span: guards, flush buffer),
 then the judge measures the wall-clock span of `go` (the inputs made from the seed it brings, flush, events,
-call, synchronize, digest, reply). Afterwards the judge decides, by its secret order seed, whether to `fetch`
-that call's outputs and compare them with the reference's on the same inputs (`check_share`), and the runner
-learns which only after it has answered.
+call, synchronize, digest, reply; for each call of the span, `span_calls`). Afterwards the judge decides, by its
+secret order seed, whether to `fetch` one call's outputs, and which, and compare them with the reference's on the
+same inputs (`check_share`); the runner learns which only after it has answered.
 
 The bound: a kernel whose reported device time is below what the judge saw by more than the harness's own
 overhead is `timing-unverified` (rejected). That overhead is measured, not guessed: before any submitted code
@@ -78,7 +78,7 @@ CHECK_BYTES = 1 << 30
 fewer than MIN_CHECKS expected checks among the protocol's minimum rounds (the runner still cannot tell which)."""
 MIN_CHECKS = 2
 NULL_CALLS, MIN_NULL_CALLS, NULL_BUDGET_S = 21, 9, 2.0
-"""Calibration calls: 21 where the reference is quick; a reference of 100 ms or more gets 9."""
+"""Calibration spans: 21 where the reference is quick; spans of 0.25 s or more get 9 (NULL_BUDGET_S is spent)."""
 
 
 @dataclass(frozen=True)

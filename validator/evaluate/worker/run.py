@@ -173,8 +173,8 @@ class Evaluation(TrialInputs, Attributing):
 
         size = timing.flush_bytes(self.device, self.protocol.l2_flush_factor) if self.gpu else 0
         own = timing.flush_buffer(self.device, self.protocol.l2_flush_factor) if self.gpu else None
-        reference_ms = self.reference_alone_ms or self.reference_s * 1e3
-        self.span_calls = judge_timing.span_calls(reference_ms, self.call_bytes, self.protocol, gpu=self.gpu)
+        self.span_calls = judge_timing.span_calls(self.reference_warm_s() * 1e3, self.call_bytes, self.protocol,
+                                                  gpu=self.gpu)
 
         def judge_work() -> None:  # as before a timed kernel call: the runner stopped while the judge works
             self.runner.pause()
@@ -303,11 +303,15 @@ class Evaluation(TrialInputs, Attributing):
                                                   if isinstance(t, torch.Tensor))
         self.float32 = all(str(e.dtype) == "torch.float32" for e in self.expected[0])
 
+    def reference_warm_s(self) -> float:
+        """Seconds one reference call takes: its warm median where the judge has it (GPU), else its first call (a
+        first call's lazy loading varied 30-130 ms on 19_ReLU)."""
+        return self.reference_alone_ms / 1e3 if self.reference_alone_ms else self.reference_s
+
     def arm_deadline(self) -> None:
         from validator.evaluate.worker import deadline
 
-        # the reference's warm median where the judge has it: a first call's lazy loading varied 30-130 ms on 19_ReLU
-        warm_s = self.reference_alone_ms / 1e3 if self.reference_alone_ms else self.reference_s
+        warm_s = self.reference_warm_s()
         self.deadline_s = deadline.call_deadline(warm_s, self.protocol, interpret=not self.gpu)
         span_s = deadline.call_deadline(warm_s * self.span_calls, self.protocol, interpret=not self.gpu)
         deadline.arm(self.runner, self.deadline_s, self.protocol, interpret=not self.gpu, backend=self.job.backend,
