@@ -48,7 +48,6 @@ HELPERS = (
     ("validator.evaluate.worker.precision", "precision_references"),
     ("validator.evaluate.worker.correctness", "compare_values"),
     ("validator.evaluate.worker.digest", "output_digest"),
-    ("validator.evaluate.worker.judge_timing", "measure_overhead"),
 )
 """Looked up by module attribute at call time, so wrapping the attribute times every call; a name that no
 longer exists is skipped (and listed), not an error."""

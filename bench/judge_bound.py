@@ -1,11 +1,12 @@
 """How tight the judge's timing bound is on honest kernels: per problem, the judge's span of each timed
 call against the device time the runner reported, and the allowance it was held to.
 
-Runs the real judge (and its sandboxed runner) on each kernel of a submission at full size on the GPU,
-with the protocol's timing, and prints one row per problem: the kernel's median device time, the median
-excess of the judge's span over it, the allowance (an honest call's excess: the reference, timed by the runner
-before the kernel loaded; its jitter; the relative part), the excess as a fraction of the allowance (the headroom
-an honest kernel leaves), what of a call the bound cannot see (`unseen_ms`), the calls per span, and the status.
+Runs the real judge (and its two sandboxed runners, the kernel's and the reference's twin) on each kernel of a
+submission at full size on the GPU, with the protocol's timing, and prints one row per problem: the kernel's median
+device time, the median excess of the judge's span over it, the twin's (the reference's honest calls on the same
+path in the same rounds), the allowance for the difference (its noise, the relative part), the difference as a
+fraction of the allowance (the headroom an honest kernel leaves; negative: below the twin's), what of a call the
+bound cannot see (`unseen_ms`), the calls per span, the speedup and the status.
 
     python bench/judge_bound.py submissions/kernelbench-team.json [--limit N] [--json OUT]
 """
@@ -49,16 +50,16 @@ def main() -> int:
 
         verdict = original(side, series)
         kernel_ms = float(np.median(series.ker_ms)) if len(series.ker_ms) else float("nan")
-        seen.append({"kernel_ms": kernel_ms, "excess_ms": side.excess_ms,
+        seen.append({"kernel_ms": kernel_ms, "excess_ms": side.excess_ms, "twin_ms": side.honest_ms,
                      "allowed_ms": side.allowance_ms + side.relative * kernel_ms,
-                     "calibration_ms": side.overhead.median_ms, "unseen_ms": side.unseen_ms, "calls": side.calls})
+                     "unseen_ms": side.unseen_ms, "calls": side.calls})
         return verdict
 
     judge_timing.JudgeSide.bound = recording
     rows, sandbox = [], machine_isolation().sandbox
     print(f"runner sandbox: {sandbox}")
-    print(f"{'problem':<44} {'kernel ms':>10} {'excess ms':>10} {'allowed ms':>10} {'used':>6} {'unseen':>7} "
-          f"{'calls':>5} {'s':>6}  status")
+    print(f"{'problem':<40} {'kernel ms':>9} {'excess':>8} {'twin':>8} {'allowed':>8} {'used':>6} {'unseen':>7} "
+          f"{'calls':>5} {'speedup':>8} {'s':>6}  status")
     for entry in document["kernels"][args.skip: args.limit]:
         if entry["backend"] == "cuda":
             continue  # a cold load_inline build per kernel would dominate; the Triton kernels cover the bound
@@ -76,15 +77,17 @@ def main() -> int:
             started = time.perf_counter()
             result = judge.evaluate_job(job, Path(tmp))
             seconds = time.perf_counter() - started
-        bound = seen[-1] if seen else {"kernel_ms": float("nan"), "excess_ms": float("nan"), "allowed_ms": 1.0,
-                                       "unseen_ms": float("nan"), "calls": 0}
-        used = bound["excess_ms"] / bound["allowed_ms"]
+        nan = float("nan")
+        bound = seen[-1] if seen else {"kernel_ms": nan, "excess_ms": nan, "twin_ms": nan, "allowed_ms": 1.0,
+                                       "unseen_ms": nan, "calls": 0}
+        used = (bound["excess_ms"] - bound["twin_ms"]) / bound["allowed_ms"]
         rows.append({"problem": problem.key, **bound, "used": used, "seconds": seconds, "status": result.status,
                      "speedup": result.speedup, "error": result.error,
                      "flags": [[f.code, f.message] for f in result.flags]})
-        print(f"{problem.key:<44} {bound['kernel_ms']:>10.4f} {bound['excess_ms']:>10.4f} "
-              f"{bound['allowed_ms']:>10.4f} {used:>6.2f} {bound['unseen_ms']:>7.4f} {bound['calls']:>5} "
-              f"{seconds:>6.1f}  {result.status}")
+        speedup = result.speedup if result.speedup is not None else nan
+        print(f"{problem.key[:40]:<40} {bound['kernel_ms']:>9.4f} {bound['excess_ms']:>8.4f} {bound['twin_ms']:>8.4f} "
+              f"{bound['allowed_ms']:>8.4f} {used:>6.2f} {bound['unseen_ms']:>7.4f} {bound['calls']:>5} "
+              f"{speedup:>8.3f} {seconds:>6.1f}  {result.status}")
         if result.status != "correct":
             print(f"    why: {result.error[:400]} {[f.code + ': ' + f.message[:300] for f in result.flags]}")
     if args.json:

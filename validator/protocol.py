@@ -9,8 +9,14 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
-PROTOCOL_VERSION = "12"
-"""12: the bound's calibration is an honest call of the problem itself: before the kernel loads, the runner times
+PROTOCOL_VERSION = "13"
+"""13: the reference is timed by a twin runner, started and confined as the kernel's runner is, through the very
+path of a timed kernel call, with as many calls per span on the same seeds, in every round; the bound pairs each
+round's kernel excess with the twin's (the calibration before the kernel loaded is gone). On an H200 protocol 12
+held PyTorch itself, submitted as the kernel, for `timing-unresolved` (its 31 calls per span timed faster than the
+judge's single call of the same operator: a tie published as a win) and refused an honest diagonal matmul whose
+calls exceeded their device time by 0.22 ms more than the calibration measured minutes earlier.
+12: the bound's calibration is an honest call of the problem itself: before the kernel loads, the runner times
 the reference model on inputs it makes inside the span and digests its outputs there, exactly as a timed call;
 the judge no longer adds its own time to digest outputs (on an H100 an honest Triton LayerNorm's calls exceeded
 the calls of nothing plus the judge's digest by 0.37 ms more, and it was refused: 1.98 ms against 1.85 ms). A

@@ -13,8 +13,9 @@ from dataclasses import MISSING, asdict, dataclass, fields
 from pathlib import Path
 from typing import Any
 
-JOB_VERSION = 5
-"""Version 4: `ring_dir`, the scheduler's directory on tmpfs for the ring of a runner the judge starts itself.
+JOB_VERSION = 6
+"""Version 6: `twin_dir`/`twin_pid`, the judge's twin runner of the reference started ahead (by the judge's own start).
+Version 4: `ring_dir`, the scheduler's directory on tmpfs for the ring of a runner the judge starts itself.
 Version 3: `sandbox`, how the judge confines its runner, and `runner_dir`/`runner_pid` for a runner started
 ahead. Version 2: typed `interpret`, `reduced` and
 `warm_only` fields instead of an `options` dict."""
@@ -63,6 +64,10 @@ class Job:
     """For a runner the judge starts itself: a directory on the host's tmpfs the scheduler made for its ring
     (validator.evaluate.worker.launch.ring_dir) and removes once the judge has ended, even a judge killed for its
     time; empty: the ring lies in the job directory."""
+    twin_dir: str = ""
+    """The judge's twin runner (the reference timed through the kernel's path: `remote.Runner`), started ahead as
+    `runner_dir`'s is; empty when the judge starts it itself."""
+    twin_pid: int = 0
     speed_of_light_ms: float | None = None
     """The problem's least possible time on this hardware (`catalogue.speed_of_light`, from the manifest), where it
     is known: a correct kernel whose median is below it is held for review (`speed-of-light`)."""

@@ -141,6 +141,7 @@ class _Launcher:
         self.zygote_failed = config.launcher != "zygote"
         self.notes: list[str] = []
         self.spare: runners_ahead.Prepared | None = None
+        self.spare_twin: runners_ahead.Prepared | None = None
         self.announced = False
 
     def _env(self, item: WorkItem) -> dict[str, str]:
@@ -193,6 +194,15 @@ class _Launcher:
         self.spare = self._prepare() if runner is not None else None
         return runner
 
+    def take_twin(self, item: WorkItem) -> runners_ahead.Prepared | None:
+        """The judge's twin runner of the reference for `item`, started ahead as its kernel's runner is (a runner
+        is generic until its judge tells it what to load), and the next job's started already."""
+        if not (self.config.prepare_runners and item.job.sandbox == "bubblewrap") or item.job.warm_only:
+            return None
+        twin = self.spare_twin or self._prepare()
+        self.spare_twin = self._prepare() if twin is not None else None
+        return twin
+
     def runner_env(self) -> dict[str, str]:
         return runner_env_of(self.config.base_env, self.device.visible)
 
@@ -208,7 +218,8 @@ class _Launcher:
 
     def close(self) -> None:
         self.release(self.spare)
-        self.spare = None
+        self.release(self.spare_twin)
+        self.spare = self.spare_twin = None
         if self.zygote is not None:
             self.zygote.close()
             self.zygote = None
@@ -226,20 +237,24 @@ def run_one(item: WorkItem, launcher: _Launcher) -> tuple[ProblemResult, bool]:
     timeout_s = launcher.config.timeout_s
     with sandbox.private_dir("kb-job-") as workdir, contextlib.ExitStack() as hold:
         job_path, out_path = workdir / "job.json", workdir / "result.json"
-        runner = launcher.take_runner(item)
+        runner, twin = launcher.take_runner(item), launcher.take_twin(item)
         try:
+            job = item.job
             if runner is not None:
-                job = dataclasses.replace(item.job, runner_dir=str(runner.base), runner_pid=runner.process.pid)
+                job = dataclasses.replace(job, runner_dir=str(runner.base), runner_pid=runner.process.pid)
             else:  # the judge starts its runner; the ring's directory is ours, so a killed judge leaves none
                 from validator.evaluate.worker import launch
 
-                ring = launch.ring_dir(hold) if item.job.sandbox == "bubblewrap" else None
-                job = dataclasses.replace(item.job, ring_dir=str(ring or ""))
+                ring = launch.ring_dir(hold) if job.sandbox == "bubblewrap" else None
+                job = dataclasses.replace(job, ring_dir=str(ring or ""))
+            if twin is not None:
+                job = dataclasses.replace(job, twin_dir=str(twin.base), twin_pid=twin.process.pid)
             write_job(job, job_path)
             limits = sandbox.Limits.for_timeout(timeout_s, WORKER_FILE_BYTES)
             run = launcher.run(item, workdir, [str(job_path), str(out_path)], limits)
         finally:
             launcher.release(runner)
+            launcher.release(twin)
         return to_result(item, run, out_path, timeout_s), crashed(run)
 
 

@@ -26,11 +26,8 @@ from validator.evaluate.worker import deadline, launch
 from validator.evaluate.worker import run as worker
 from validator.evaluate.worker.judge_timing import (
     CPU_QUANTILE,
-    NULL_CALLS,
-    OVERHEAD_CAP_MS,
     SPAN_RELATIVE,
     check_share,
-    measure_overhead,
     span_verdict,
 )
 from validator.evaluate.worker.remote import Expected, expected_of
@@ -229,29 +226,12 @@ def test_reported_times_the_judge_s_spans_contradict_are_timing_unverified():
     assert not span_verdict([0.01] * 10, [11.0] * 10, allowance_ms=5.0, relative=0.5, quantile=CPU_QUANTILE).ok
 
 
-class _NullRunner:
-    """Answers calls of nothing as a runner would, with a chosen wall time per call."""
-
-    def __init__(self, spans_ms: list[float]) -> None:
-        self.spans_ms = spans_ms
-
-    def request(self, header: dict) -> dict:
-        import time
-
-        assert header["op"] == "null"
-        time.sleep(self.spans_ms.pop(0) / 1e3)
-        return {"ok": True, "device_ms": [0.001], "host_ms": [0.0]}
-
-
-def test_the_bound_s_allowance_is_the_measured_overhead_of_calls_of_nothing():
-    between = []
-    steady = measure_overhead(_NullRunner([50.0] + [2.0] * (NULL_CALLS - 1)), 0, gpu=True,
-                              judge_work=lambda: between.append(1))
-    assert len(between) == NULL_CALLS  # the judge's own work before each call, as before a timed kernel call
-    assert 1.9 < steady.median_ms < 3.0  # the first call (allocating the flush buffer) is left out
-    assert steady.median_se_ms < 1.0
-    capped = measure_overhead(_NullRunner([40.0] * NULL_CALLS), 0, gpu=True, judge_work=lambda: None)
-    assert capped.median_ms == OVERHEAD_CAP_MS  # a runner slow to answer buys at most the cap
+def test_the_span_verdict_subtracts_the_twin_s_excess_round_by_round():
+    # the twin's honest calls exceeded their device time by 3 ms in each round, the kernel's by 3.02 ms: honest
+    assert span_verdict([1.0] * 9, [4.02] * 9, allowance_ms=0.05, honest_ms=[3.0] * 9).ok
+    # the same spans, with the twin's excess a millisecond lower: the kernel's calls hid a millisecond each
+    hidden = span_verdict([1.0] * 9, [4.02] * 9, allowance_ms=0.05, honest_ms=[2.0] * 9)
+    assert not hidden.ok and "beyond what the reference's honest calls cost" in hidden.message
 
 
 def test_huge_outputs_are_checked_less_often_but_still_checked():
@@ -534,5 +514,13 @@ def test_a_runner_the_judge_starts_early_waits_in_the_job_directory_that_the_sch
     with contextlib.ExitStack() as stack:
         started = worker.start_runner_early(job, stack, tmp_path)
     # the scheduler removes the job's directory after the judge, however it ended; nothing else was made
-    assert made == [tmp_path / "runner-early"] and started.runner_dir == str(made[0]) and started.runner_pid == 4242
-    assert made[0].is_dir()
+    assert made == [tmp_path / "runner-early", tmp_path / "twin-early"]
+    assert (started.runner_dir, started.runner_pid) == (str(made[0]), 4242)
+    assert (started.twin_dir, started.twin_pid) == (str(made[1]), 4242)
+    assert all(base.is_dir() for base in made)
+    made.clear()  # a runner the scheduler started ahead: only the twin is started here; a warm-up starts none
+    other = tmp_path / "other"
+    ahead = worker.start_runner_early(replace(job, runner_dir="ahead", runner_pid=7), contextlib.ExitStack(), other)
+    assert made == [other / "twin-early"] and ahead.runner_dir == "ahead" and ahead.twin_pid == 4242
+    warm = replace(job, runner_dir="ahead", runner_pid=7, warm_only=True)
+    assert worker.start_runner_early(warm, contextlib.ExitStack(), tmp_path / "warm").twin_dir == ""

@@ -165,7 +165,7 @@ def _timed_on_cpu(tmp_path: Path, monkeypatch, alone_ms: float | None = None) ->
     evaluation = worker.Evaluation(job, protocol_from_dict(job.protocol), tmp_path)
     try:
         monkeypatch.setattr(evaluation, "sync", lambda release=False: None)
-        for phase in ("setup", "start_runner", "compute_references", "time_reference_alone", "measure_overhead",
+        for phase in ("setup", "start_runner", "compute_references", "time_reference_alone", "load_twin",
                       "load_kernel", "check_correctness"):
             evaluation.gpu = phase == "time_reference_alone"  # the GPU path where it differs
             getattr(evaluation, phase)()

@@ -1,38 +1,36 @@
-"""Timing across the trust boundary: the judge times the reference itself while the runner is stopped, asks
-the runner for one timed kernel call at a time, and bounds what the runner reports by its own clock.
+"""Timing across the trust boundary: the judge asks two runners for timed spans in turn, the kernel's and its twin
+(a runner started and confined alike that holds the reference and never the kernel), and bounds what the kernel's
+runner reports by its own clock, against what the twin's honest calls cost on the same path in the same round.
 
 The rounds run in `protocol.timing_blocks` independent blocks (more, up to `max_timing_blocks`, while the blocks'
-speedups disagree by more than `block_spread`): each starts on fresh allocations (the judge's
-and the runner's flush buffers and the runner's input buffers made anew, the caching allocators emptied)
-after a pause, warms up again, and opens with the other side than the block before; inside a block the
-order of each round is random. NVML's clock state is read after the block's warm-up and after its last
-round; a block that ran throttled or down-clocked is measured again (`clocks.py`). Each block is bounded
-on its own (`JudgeSide.bound`).
+speedups disagree by more than `block_spread`): each starts on fresh allocations (the judge's flush buffer, and
+both runners' flush and input buffers, made anew, the caching allocators emptied) after a pause, warms up again,
+and opens with the other side than the block before; inside a block the order of each round is random. NVML's
+clock state is read after the block's warm-up and after its last round; a block that ran throttled or
+down-clocked is measured again (`clocks.py`). Each block is bounded on its own (`JudgeSide.bound`).
 
-Per round (reference and kernel in a random order): the reference is timed here exactly as `timing.timed_call`
-does; for the kernel the runner first readies the call (`prepare`, outside any span: guards, flush buffer),
-then the judge measures the wall-clock span of `go` (the inputs made from the seed it brings, flush, events,
-call, synchronize, digest, reply; for each call of the span, `span_calls`). Afterwards the judge decides, by its
-secret order seed, whether to `fetch` one call's outputs, and which, and compare them with the reference's on the
-same inputs (`check_share`); the runner learns which only after it has answered.
+Per round (reference and kernel in a random order), each side's runner first readies its span (`prepare`,
+outside it: guards, flush buffer), then the judge measures the wall-clock span of `go`: for each call of the span
+(`span_calls`, the same number on both sides, on the same seeds), the inputs made from the seed it brings, flush,
+events, call, synchronize, digest; then the reply. The kernel's runner is stopped while the twin's span runs. Then
+the judge decides, by its secret order seed, whether to `fetch` one of the kernel's calls' outputs, and which, and
+compares them with the reference's outputs on the same inputs, computed in the judge's own process
+(`check_share`); the runner learns which only after it has answered.
 
-The bound: a kernel whose reported device time is below what the judge saw by more than the harness's own
-overhead is `timing-unverified` (rejected). That overhead is measured, not guessed: before any submitted code
-is loaded, the runner times honest calls of this very problem through the path of `go` (`measure_overhead`):
-inputs of the problem's shapes made inside the span, the reference model called on them, its outputs digested
-and the digest sent back, so an honest kernel's call exceeds its device time by as much, and a kernel cannot have
-shaped the measure. The allowance is the calibration's median excess, plus three standard errors of the
-difference between the two medians (at least SPAN_FLOOR_MS), plus SPAN_RELATIVE of the kernel's time and of that
-median. The standard errors come from each side's spread (a median's standard error is about 1.25 sigma /
-sqrt(n)), so a noisy machine widens the bound and a quiet one keeps it tight.
+The bound: per round, each side's excess is its span minus its reported device time, per call. A kernel whose
+excess exceeds the twin's in the same round, at the median over a block's rounds, by more than the allowance is
+`timing-unverified` (rejected). The allowance is three standard errors of that paired difference (at least
+SPAN_FLOOR_MS), plus SPAN_RELATIVE of the kernel's time and of the twin's excess: so a noisy machine widens it and
+a quiet one keeps it tight, and what changes during the run (clocks, the machine's load) moves both sides alike.
 
-Why the reference (protocol 12): each earlier calibration estimated part of an honest call from somewhere else,
-and each estimate came up short on some card. Protocol 10 credited the judge's own time to make a round's
-inputs (an honest Triton GEMM refused on the H200 by 0.008 ms); protocol 11 timed calls of nothing that made the
-inputs and added the judge's own time to digest outputs of this size, and on an H100 the honest Triton
-LayerNorm's calls exceeded their device time by 0.37 ms more than those two parts (1.98 ms against 1.85 ms
-allowed), while other honest kernels were refused in some runs and not in others. Measuring a whole honest
-call, in the runner's own process, leaves no part estimated elsewhere.
+Why a twin (protocol 13): protocol 12 calibrated the bound with honest calls of the reference through the kernel's
+runner before the kernel was loaded, and timed the reference in the judge's own process, one call per round.
+On an H200 that left two errors. A tie came out a win: PyTorch itself, submitted as the kernel, was held for
+`timing-unresolved` because its 31 calls per span timed faster than the judge's single call of the same operator.
+And honest kernels' calls exceeded their device time by more than the calibration's, measured minutes earlier:
+0.22 ms more per call for the diagonal matmul (level1/12, refused), 0.41 ms more for level1/5 (1.00 of its
+allowance used). A twin times the reference exactly as the kernel is timed, in the same rounds, so neither the
+path nor the time of measurement differs between the two sides.
 """
 
 from __future__ import annotations
@@ -50,14 +48,11 @@ import numpy as np
 import torch
 
 from validator.evaluate.worker import clocks, stream_span, timing
-from validator.evaluate.worker.correctness import PASSED, Check, check_values, clone_inputs, poison
+from validator.evaluate.worker.correctness import PASSED, Check, check_values, poison
 from validator.evaluate.worker.digest import output_digest
 from validator.results.records import BlockTiming
 
 SPAN_FLOOR_MS = 0.05
-OVERHEAD_CAP_MS, CAP_BYTES_PER_MS = 5.0, 1e9
-"""However slow the calibration's calls were, the bound credits at most 5 ms per call besides a pass over the
-bytes each call makes and digests at 1 TB/s (upstream's 6.4 GB element-wise problems: about 6 ms)."""
 SPAN_BYTES = 1 << 30
 """The inputs and outputs of one span's calls together at most: the runner holds them all until the judge has
 chosen which call to fetch."""
@@ -65,30 +60,19 @@ SPAN_RELATIVE = 0.05
 CPU_FLOOR_MS, CPU_RELATIVE, CPU_QUANTILE = 7.0, 0.5, 0.0
 """Under --interpret the clocks are the CPU's, shared with everything else on the machine: the bound only has
 to catch reports that are off by a large factor on every call (the red-team's), not to make a time trustworthy,
-and no CPU time is ever published. It reads the calls' least excess there: contention delays calls, a forged
-report shortens every one. (The lower quartile was not enough: on a loaded 2-core CI machine, three judges at
-once, an honest Triton GEMM's lower-quartile excess passed the 7.6 ms allowed; a forgery's least excess is its
-whole call, 11 ms. The floor was 5 ms until the judge's resume stopped scanning all of /proc: calls of nothing
-then measured 0.19-0.26 ms of overhead instead of 0.59-0.82 ms, the allowance shrank by about half a millisecond,
-and a CI machine running 1.6x slower than usual rejected an honest kernel whose least excess passed the 5.7 ms
-allowed. The forgeries' least excess, idle: 11.8 and 19.6 ms, and more under load.)"""
+and no CPU time is ever published. It reads the rounds' least difference there: contention delays calls, a forged
+report shortens every one. (Measured before the twin, when the kernel's excess was read against a calibration:
+the lower quartile was not enough: on a loaded 2-core CI machine, three judges at once, an honest Triton GEMM's
+lower-quartile excess passed the 7.6 ms allowed; a forgery's least excess is its whole call, 11 ms. The floor
+was 5 ms until the judge's resume stopped scanning all of /proc: calls of nothing then measured 0.19-0.26 ms of
+overhead instead of 0.59-0.82 ms, the allowance shrank by about half a millisecond, and a CI machine running 1.6x
+slower than usual rejected an honest kernel whose least excess passed the 5.7 ms allowed. The forgeries' least
+excess, idle: 11.8 and 19.6 ms, and more under load.)"""
 CHECK_FRACTION = 0.5
 CHECK_BYTES = 1 << 30
 """Timed outputs fetched per problem, in expectation; for outputs of gigabytes the checked share falls, to no
 fewer than MIN_CHECKS expected checks among the protocol's minimum rounds (the runner still cannot tell which)."""
 MIN_CHECKS = 2
-NULL_CALLS, MIN_NULL_CALLS, NULL_BUDGET_S = 21, 9, 2.0
-"""Calibration spans: 21 where the reference is quick; spans of 0.25 s or more get 9 (NULL_BUDGET_S is spent)."""
-
-
-@dataclass(frozen=True)
-class Overhead:
-    """The span of an honest timed call (the reference, run by the runner before the kernel loads) minus its
-    reported device time."""
-
-    median_ms: float
-    median_se_ms: float
-    """The median's standard error (from the spread of the calls)."""
 
 
 def span_calls(reference_ms: float, call_bytes: int, protocol: Any, *, gpu: bool) -> int:
@@ -111,38 +95,6 @@ def reported(reply: dict[str, Any], calls: int) -> tuple[list[float], list[float
     return (dev, host) if len(dev) == len(host) == calls else None
 
 
-def measure_overhead(runner: Any, flush_bytes: int, *, gpu: bool, judge_work: Callable[[], None],
-                     inputs: Callable[[int], dict[str, Any]] = lambda k: {},
-                     call_bytes: int = 0) -> Overhead:  # fmt: skip
-    """Time up to NULL_CALLS calibration spans through the runner's `go` path, each of the calls a timed span
-    holds (`inputs(k)`: the request's fields that say which inputs, of the problem's own shapes, from seeds no
-    timed call uses, and which model to call on them); at least MIN_NULL_CALLS, then until NULL_BUDGET_S have
-    passed. The excess per call is the span's excess over its calls. Only valid before `load`: the runner
-    refuses it afterwards, and until then it holds no submitted code that could slow these calls down.
-
-    Before each, the judge does what it does before a timed kernel call (`judge_work`: stop the runner, run GPU
-    work in its own context, let the runner go on), so the calls pay the same wake-up and the same switch
-    between two processes' CUDA contexts; measured on the H200 that switch is most of an honest call's excess."""
-    excess = []
-    started = timing._perf_counter()
-    for k in range(NULL_CALLS):
-        if k >= MIN_NULL_CALLS and timing._perf_counter() - started > NULL_BUDGET_S:
-            break  # a slow reference: fewer calls, each a larger share of the time it costs
-        judge_work()
-        request = {"op": "null", "flush_bytes": flush_bytes, "interpret": not gpu, **inputs(k)}
-        calls = len(request.get("inputs") or [None])
-        t0 = timing._perf_counter()
-        reply = runner.request(request)
-        span = (timing._perf_counter() - t0) * 1e3
-        times = reported(reply, calls)
-        dev = sum(max(d, 0.0) for d in times[0]) if times else 0.0
-        excess.append((span - min(dev, span)) / calls)
-    excess = excess[1:]  # the first pays for allocating the flush buffer and the reference's first call
-    median = float(np.median(excess))
-    cap = OVERHEAD_CAP_MS + call_bytes / CAP_BYTES_PER_MS if gpu else CPU_FLOOR_MS
-    return Overhead(min(median, cap), min(median_se(excess), cap))
-
-
 def median_se(values: list[float]) -> float:
     """Standard error of the median, from the median absolute deviation (robust to a few disturbed calls)."""
     data = np.asarray(values, dtype=float)
@@ -153,19 +105,23 @@ def median_se(values: list[float]) -> float:
 
 
 def span_verdict(ker_ms: list[float], spans_ms: list[float], allowance_ms: float,
-                 relative: float = SPAN_RELATIVE, quantile: float = 0.5) -> Check:  # fmt: skip
-    """`timing-unverified` when the `quantile` (the median unless told) of (judge's span - reported device time)
-    exceeds the allowance."""
+                 relative: float = SPAN_RELATIVE, quantile: float = 0.5, *,
+                 honest_ms: list[float] | None = None) -> Check:  # fmt: skip
+    """`timing-unverified` when the `quantile` (the median unless told) of the rounds' (judge's span - reported
+    device time - `honest_ms`, the twin's excess in the same round) exceeds the allowance."""
     if not ker_ms:
         return PASSED
-    excess = float(np.quantile(np.asarray(spans_ms) - np.asarray(ker_ms), quantile))
+    honest = np.asarray(honest_ms if honest_ms is not None else [0.0] * len(ker_ms))
+    excess = float(np.quantile(np.asarray(spans_ms) - np.asarray(ker_ms) - honest, quantile))
     allowed = allowance_ms + relative * float(np.median(ker_ms))
     if excess > allowed:
-        which = {0.5: "", 0.0: " (on its least delayed call)"}.get(quantile, f" (at the {quantile:.0%} quantile of "
-                                                                               "its calls)")
+        which = {0.5: "", 0.0: " (on its least delayed round)"}.get(quantile, f" (at the {quantile:.0%} quantile "
+                                                                                "of its rounds)")
+        beyond = ", beyond what the reference's honest calls cost on the same path in the same rounds," \
+            if honest_ms is not None else ""
         return Check(False, "timing-unverified", f"the runner reported a median of {np.median(ker_ms):.4f} ms per "
-                     f"call, but the judge's own clock saw {excess:.4f} ms more per call than that{which} (allowed "
-                     f"{allowed:.4f} ms of harness overhead): the reported times are not the calls' times")
+                     f"call, but the judge's own clock saw {excess:.4f} ms more per call than that{beyond}{which} "
+                     f"(allowed {allowed:.4f} ms): the reported times are not the calls' times")
     return PASSED
 
 
@@ -231,32 +187,34 @@ def _traced(reference: Any, args: list[Any], flush: torch.Tensor | None) -> tupl
 
 
 class JudgeSide:
-    def __init__(self, reference: Any, runner: Any, *, inputs: Callable[[int, int], list[Any]],
+    def __init__(self, reference: Any, runner: Any, twin: Any, *, inputs: Callable[[int, int], list[Any]],
                  spec: Callable[[int, int], dict[str, Any]], shape: Any, tolerances: dict[str, Any],
-                 device: torch.device, overhead: Overhead,
-                 read_clocks: Callable[[], Any] = no_clocks,
+                 device: torch.device, read_clocks: Callable[[], Any] = no_clocks,
                  compare: Callable[[list, list], Check] | None = None,
                  own_pids: Callable[[], set[int]] = lambda: {os.getpid()}, calls: int = 1) -> None:  # fmt: skip
-        self.reference, self.runner, self.inputs, self.spec = reference, runner, inputs, spec
-        """`inputs(i, j)` and `spec(i, j)`: call j of round i's span (call 0's inputs are the reference's too)."""
+        self.reference, self.runner, self.twin, self.inputs, self.spec = reference, runner, twin, inputs, spec
+        """`reference`: the judge's own model, for the outputs a fetched call is compared with; `twin`: the runner
+        that holds the same reference and times it as `runner` times the kernel. `inputs(i, j)` and `spec(i, j)`:
+        call j of round i's span, on both sides."""
         self.calls = calls
-        """Calls of the kernel per timed span (`span_calls`)."""
+        """Calls per timed span (`span_calls`), the reference's as the kernel's."""
         self.own_pids = own_pids
-        """The judge's and its runner's processes: any other on the GPU is named when the bound fails."""
+        """The judge's and its runners' processes: any other on the GPU is named when the bound fails."""
         self.shape, self.tolerances, self.device, self.read_clocks = shape, tolerances, device, read_clocks
-        self.overhead = overhead
         self.compare = compare or (lambda outs, expected: check_values(outs, expected, tolerances))
         """How a checked timed call's outputs are judged (the judge's: each rule the kernel still passes)."""
-        self.allowance_ms = self.excess_ms = self.unseen_ms = 0.0
-        """`unseen_ms`: how much of a call's time, at most over the blocks, the bound could not have seen: the
-        allowance above the calibration's median, and as much again where this kernel's calls exceeded their
-        reported time by less than that median (the calibration was too high for them, and a call could have
-        hidden the difference)."""
+        self.allowance_ms = self.excess_ms = self.honest_ms = self.unseen_ms = 0.0
+        """Of the last block bounded: the allowance, the kernel's median excess per call and the twin's (`honest_ms`).
+        `unseen_ms`: how much of a call's time, at most over the blocks, the bound could not have seen: the
+        allowance, and as much again where the kernel's calls exceeded their reported time by less than the
+        twin's (a call could have hidden the difference)."""
         self.committed: list[str | None] = []
         """The runner's digests of the last span's calls' outputs, sent inside the span (see digest.py)."""
         self.relative = SPAN_RELATIVE
         self.flush: torch.Tensor | None = None
         self.timed = self.warmed = 0  # input indices used so far: every round gets inputs never used before
+        self.fresh: set[str] = set()
+        """The sides whose runner has not yet been told, at its `prepare`, to make its allocations anew."""
         self.unstable: list[str] = []
         """Blocks still down-clocked or throttled after every attempt, described."""
 
@@ -325,26 +283,28 @@ class JudgeSide:
         return Block(tuple(samples), stop, kernel_first, before, after, None if verdict.ok else verdict)
 
     def bound(self, series: timing.Series) -> Check:
-        """The judge's bound on one block's reported times: the allowance for the harness's own overhead and
-        the verdict (the one place the allowance formula lives)."""
+        """The judge's bound on one block's reported times, paired round by round with the twin's honest calls:
+        the allowance and the verdict (the one place the allowance formula lives)."""
         floor, self.relative = (SPAN_FLOOR_MS, SPAN_RELATIVE) if self.gpu else (CPU_FLOOR_MS, CPU_RELATIVE)
-        excess = list(np.asarray(series.spans_ms) - np.asarray(series.ker_ms))
-        self.excess_ms = float(np.median(excess)) if excess else 0.0
-        spread = 3.0 * math.hypot(self.overhead.median_se_ms, median_se(excess))
-        # The median, like the excess it is compared with (the minimum left an honest 6.4 GB ReLU on an H100
-        # 0.015 ms over); the relative slack covers the calibration too, most of it the digest's GPU work on
-        # outputs of gigabytes.
-        self.allowance_ms = self.overhead.median_ms * (1 + self.relative) + max(floor, spread)
-        unseen = self.allowance_ms - self.overhead.median_ms + max(0.0, self.overhead.median_ms - self.excess_ms)
-        self.unseen_ms = max(self.unseen_ms, unseen)
+        kernel = np.asarray(series.spans_ms) - np.asarray(series.ker_ms)
+        honest = np.asarray(series.ref_spans_ms) - np.asarray(series.ref_ms)
+        if not kernel.size or kernel.size != honest.size:
+            return PASSED if not kernel.size else Check(False, "timing-unverified", "rounds without both spans")
+        self.excess_ms, self.honest_ms = float(np.median(kernel)), float(np.median(honest))
+        difference = float(np.median(kernel - honest))
+        # Both sides' excess moves with the machine (clocks, load), so the pairs' spread, not each side's, is the
+        # noise; the relative slack covers what differs between two processes' identical paths.
+        spread = 3.0 * median_se(list(kernel - honest))
+        self.allowance_ms = self.relative * self.honest_ms + max(floor, spread)
+        self.unseen_ms = max(self.unseen_ms, self.allowance_ms + max(0.0, -difference))
         verdict = span_verdict(list(series.ker_ms), list(series.spans_ms), self.allowance_ms, self.relative,
-                               0.5 if self.gpu else CPU_QUANTILE)
+                               0.5 if self.gpu else CPU_QUANTILE, honest_ms=list(honest))
         if verdict.ok:
             return verdict
-        return dataclasses.replace(verdict, message=f"{verdict.message} [allowed: an honest call's excess "
-                                   f"{self.overhead.median_ms:.4f} ms (the reference, timed by the runner before "
-                                   f"the kernel loaded), noise {max(floor, spread):.4f} ms, {self.relative:.0%} of "
-                                   "that and of the kernel's time]")
+        return dataclasses.replace(verdict, message=f"{verdict.message} [the twin's honest calls exceeded their "
+                                   f"device time by {self.honest_ms:.4f} ms per call, this kernel's by "
+                                   f"{self.excess_ms:.4f} ms; allowed: noise {max(floor, spread):.4f} ms, "
+                                   f"{self.relative:.0%} of the twin's excess and of the kernel's time]")
 
     def series(self, kept: list[Block]) -> timing.Series:
         """The kept blocks as one series: rounds labelled by block, and each block summarised."""
@@ -362,8 +322,8 @@ class JudgeSide:
         return dataclasses.replace(timing._series(samples, stop, None), block_of=block_of, blocks=tuple(summaries))
 
     def fresh_allocations(self, protocol: Any) -> None:
-        """A new flush buffer here, and the runner told to make its own anew at its next `prepare`."""
-        self.fresh = True
+        """A new flush buffer here, and both runners told to make their own anew at their next `prepare`."""
+        self.fresh = {"kernel", "reference"}
         if not self.gpu:
             return
         self.flush = None
@@ -371,63 +331,69 @@ class JudgeSide:
         self.flush = timing.flush_buffer(self.device, protocol.l2_flush_factor)
 
     def round(self, i: int, *, kernel_first: bool, check: Any) -> tuple[tuple[float, ...], Check]:
-        inputs = self.inputs(i, 0)
-        ref_out = None
-        values: dict[str, tuple[float, float]] = {}
-        for side in ("ker", "ref") if kernel_first else ("ref", "ker"):
-            if side == "ref":
-                ref_out, dev, host = self.time_reference(inputs)
-                values["ref"] = (dev, host)
-            else:
-                values["ker"] = self.time_kernel(i)
-        verdict = PASSED
-        if values["ker"][0] < 0:
-            return (0.0,) * 5, Check(False, "timing-unverified", "the runner reported an impossible device time "
+        values: dict[str, tuple[float, float, float]] = {}
+        for side in ("kernel", "reference") if kernel_first else ("reference", "kernel"):
+            values[side] = self.time_kernel(i) if side == "kernel" else self.time_reference(i)
+        if values["kernel"][0] < 0:
+            return (0.0,) * 6, Check(False, "timing-unverified", "the runner reported an impossible device time "
                                      "(not a positive number no larger than the judge's span of the call)")
+        verdict = PASSED
         checked = check is True or (check is not False and check.random() < self.check_share)
         if checked:
             call = check.randrange(self.calls) if check is not True and self.calls > 1 else 0
-            expected = self.expected(ref_out if call == 0 else self.call_reference(i, call))
+            ref_out = self.call_reference(i, call)
             outs = self.runner.outputs(self.runner.request({"op": "fetch", "call": call}), self.shape, self.device)
-            verdict = self.compare(outs, expected)
+            verdict = self.compare(outs, self.expected(ref_out))
             if not verdict.ok:
                 verdict = Check(False, "timed-output-mismatch", verdict.message)
             elif self.committed[call] != str(output_digest(outs)):
                 verdict = Check(False, "timed-output-mismatch", "the outputs fetched after a timed call are not "
                                 "the ones the runner committed to inside it: computed after the span, not in it")
-        poison(ref_out)
-        (ref_dev, ref_host), (ker_dev, ker_host, span) = values["ref"], values["ker"]
-        return (ref_dev, ker_dev, ref_host, ker_host, span), verdict
+            poison(ref_out)
+        (ref_dev, ref_host, ref_span), (ker_dev, ker_host, span) = values["reference"], values["kernel"]
+        return (ref_dev, ker_dev, ref_host, ker_host, span, ref_span), verdict
 
     def expected(self, out: Any) -> list[Any]:
         return list(out) if self.shape.container else [out]
 
     def call_reference(self, i: int, call: int) -> Any:
-        """The reference's outputs for a fetched call other than a span's first (untimed)."""
+        """The reference's outputs for a fetched call, computed here (untimed) on the call's inputs."""
         with torch.no_grad():
             return self.reference(*self.inputs(i, call))
 
-    def time_reference(self, inputs: list[Any]) -> tuple[Any, float, float]:
-        """The reference on a fresh copy of the round's inputs, with the runner's processes stopped."""
-        return time_stopped(self.runner, self.reference, clone_inputs(inputs), self.flush, gpu=self.gpu,
-                            trace=self.trace)
+    def time_reference(self, i: int) -> tuple[float, float, float]:
+        """The twin's timed span of round i, on the kernel's seeds, with the kernel's runner stopped. The twin runs
+        no submitted code: a reply it cannot account for is the harness's failure, not the kernel's."""
+        self.runner.pause()
+        try:
+            times = self.span(self.twin, "reference", i)
+        finally:
+            self.runner.resume()
+        if times[0] < 0:
+            raise RuntimeError("the twin runner's timed span of the reference reported impossible device times")
+        return times
 
     def time_kernel(self, i: int) -> tuple[float, float, float]:
-        """One timed span of `calls` calls: (device ms, host ms, the judge's span) per call."""
-        self.runner.request({"op": "prepare", "fresh": self.fresh, "trace": self.trace,
-                             "flush_bytes": self.flush.numel() * 4 if self.flush is not None else 0})
-        self.fresh = False
-        specs = [self.spec(i, j) for j in range(self.calls)]  # the seeds, first seen inside the span
-        t0 = timing._perf_counter()
-        reply = self.runner.request({"op": "go", "inputs": specs})
-        span = (timing._perf_counter() - t0) * 1e3
-        digests = reply.get("digests")
+        times = self.span(self.runner, "kernel", i)
+        digests = self.last_reply.get("digests")
         self.committed = [d if isinstance(d, str) else None for d in digests] \
             if isinstance(digests, list) and len(digests) == self.calls else [None] * self.calls
+        return times
+
+    def span(self, runner: Any, side: str, i: int) -> tuple[float, float, float]:
+        """One timed span of `calls` calls through `runner`: (device ms, host ms, the judge's span) per call; a
+        negative device time for a reply that is unreadable or impossible (more than the judge saw)."""
+        runner.request({"op": "prepare", "fresh": side in self.fresh, "trace": self.trace,
+                        "flush_bytes": self.flush.numel() * 4 if self.flush is not None else 0})
+        self.fresh.discard(side)
+        specs = [self.spec(i, j) for j in range(self.calls)]  # the seeds, first seen inside the span
+        t0 = timing._perf_counter()
+        reply = self.last_reply = runner.request({"op": "go", "inputs": specs})
+        span = (timing._perf_counter() - t0) * 1e3
         times = reported(reply, self.calls)
         if times is not None and self.trace:  # the all-stream span, read after the judge's span closed
             try:
-                times = ([float(self.runner.request({"op": "trace"})["span_ms"])], times[1])
+                times = ([float(runner.request({"op": "trace"})["span_ms"])], times[1])
             except (KeyError, TypeError, ValueError):
                 times = None
         if times is None or not all(math.isfinite(d) and d > 0 for d in times[0]) or sum(times[0]) > span \
@@ -436,7 +402,7 @@ class JudgeSide:
         return sum(times[0]) / self.calls, sum(times[1]) / self.calls, span / self.calls
 
     def describe_bound(self) -> str:
-        return (f"reported kernel times bounded by the judge's spans: overhead allowed {self.allowance_ms:.3f} ms "
-                f"per call + {self.relative:.0%} (an honest call's excess, the reference timed by the runner before "
-                f"the kernel loaded: {self.overhead.median_ms:.3f} ms ± {self.overhead.median_se_ms:.3f}; this "
-                f"kernel's calls: {self.excess_ms:.3f} ms; {self.calls} call(s) per span)")
+        return (f"reported kernel times bounded by the judge's spans: per call, this kernel's calls exceeded their "
+                f"reported time by {self.excess_ms:.3f} ms, the reference's honest calls, timed by the twin runner on "
+                f"the same path in the same rounds, by {self.honest_ms:.3f} ms; allowed {self.allowance_ms:.3f} ms "
+                f"more + {self.relative:.0%} of the kernel's time; {self.calls} call(s) per span")

@@ -14,11 +14,11 @@ NEEDS: dict[str, tuple[str, ...]] = {
     "compute_references": ("setup",),
     # the reference timed alone while no submitted code can have work on the GPU
     "time_reference_alone": ("compute_references", "start_runner"),
-    # the allowance is measured through a runner that holds no submitted code yet, with as many calls per span
-    # as the reference's time asks for
-    "measure_overhead": ("start_runner", "compute_references", "time_reference_alone"),
-    # no submitted code before every reference the judge computes up front, and the allowance, exist
-    "load_kernel": ("compute_references", "measure_overhead", "time_reference_alone"),
+    # the twin of the reference, timed beside the kernel, with as many calls per span as the reference's time asks
+    "load_twin": ("start_runner", "compute_references", "time_reference_alone"),
+    # no submitted code before every reference the judge computes up front, and the twin that times the reference,
+    # exist
+    "load_kernel": ("compute_references", "load_twin", "time_reference_alone"),
     "arm_deadline": ("compute_references", "load_kernel"),
     # no call of the kernel without its deadline
     "check_correctness": ("load_kernel", "arm_deadline"),

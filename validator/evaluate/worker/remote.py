@@ -89,31 +89,37 @@ def copy_verified(source: Path, sha256: str, target: Path) -> None:
 
 
 class Runner:
-    """One sandboxed runner process for one job; `close()` ends its whole tree."""
+    """One sandboxed runner process for one job; `close()` ends its whole tree. A `twin` is the judge's own runner
+    of the reference: started and confined as the kernel's runner is, it never sees the kernel, and the judge
+    times the reference through it on the same path, in the same rounds, as the kernel (`judge_timing`)."""
 
-    def __init__(self, job: Job, workdir: Path, isolation: str) -> None:
-        self.job, self.isolation = job, isolation
+    def __init__(self, job: Job, workdir: Path, isolation: str, *, twin: bool = False) -> None:
+        self.job, self.isolation, self.twin = job, isolation, twin
         self.confined = isolation == "bubblewrap"
-        self.base = Path(job.runner_dir) if job.runner_dir and self.confined else None
-        if self.base is not None:  # started ahead by the scheduler, waiting for this judge
+        ahead, pid = (job.twin_dir, job.twin_pid) if twin else (job.runner_dir, job.runner_pid)
+        self.base = Path(ahead) if ahead and self.confined else None
+        if self.base is not None:  # started ahead (by the scheduler, or by this judge's start), waiting for it
             self.dir, self.cache = self.base / "job", self.base / "cache"
         else:
-            self.dir, self.cache = workdir / "runner", workdir / "runner-cache"
+            name = "twin" if twin else "runner"
+            self.dir, self.cache = workdir / name, workdir / f"{name}-cache"
             self.dir.mkdir(mode=0o700)
             self.cache.mkdir(mode=0o700)
-        copy_verified(Path(job.kernel_path), job.kernel_sha256, self.dir / "kernel.py")
+        if not twin:
+            copy_verified(Path(job.kernel_path), job.kernel_sha256, self.dir / "kernel.py")
         copy_verified(Path(job.problem_path), job.problem_sha256, self.dir / "problem.py")
         triton_seen_as = Path(bwrap.CACHE_MOUNT if self.confined else self.cache) / "triton"
         self.seeded = seed_harness_cache(self.cache / "triton", triton_seen_as)
         """The files of the judges' Triton cache copied in, relative to it: never merged back into a kernel's."""
-        _copy_cache(job, self.cache)
+        if not twin:
+            _copy_cache(job, self.cache)
         self.root = Path(bwrap.JOB_MOUNT) if self.confined else self.dir
         ring_dir = self._make_ring()
         self.network, self.log = "", None
         if self.base is not None:
             bwrap.prepare_job_dir(self.dir)  # the copies, for the runner's uid
             bwrap.prepare_job_dir(self.cache)
-            self.process: Any = launch.Adopted(self.base, job.runner_pid)
+            self.process: Any = launch.Adopted(self.base, pid)
         elif self.confined:
             pipe = subprocess.PIPE
             self.process = launch.spawn_confined(self.dir, self.cache, launch.runner_env(os.environ),
@@ -149,7 +155,7 @@ class Runner:
         ring_dir = None
         if self.base is not None:
             ring_dir = launch.adopted_ring_dir(self.base)
-        elif self.confined and self.job.ring_dir:
+        elif self.confined and self.job.ring_dir and not self.twin:  # the scheduler's is the kernel runner's
             ring_dir = Path(self.job.ring_dir)
         self.ring = channel.Ring.create((ring_dir or self.dir) / RING_NAME)
         if not self.job.interpret:

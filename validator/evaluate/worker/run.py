@@ -77,7 +77,6 @@ class Evaluation(TrialInputs, Attributing):
         self.max_abs: float | None = None
         self.max_rel: float | None = None
         self.series: Any = None
-        self.overhead: Any = None
         self.own_fraction: float | None = None
         self.expected: list[list[Any]] = []
         self.container: type | None = None
@@ -90,11 +89,13 @@ class Evaluation(TrialInputs, Attributing):
         self.call_bytes = 0
         """One call's inputs and outputs, in bytes (`compute_references`)."""
         self.span_calls = 1
-        """Calls of the kernel per timed span (`measure_overhead` sets it: `judge_timing.span_calls`)."""
+        """Calls of the kernel, and of the reference, per timed span (`load_twin` sets it: `span_calls`)."""
         self.unseen_ms = 0.0
         """What the timing bound could not see of a call (`JudgeSide.unseen_ms`), once timed."""
         self.deadline_s: float | None = None
         self.runner: Any = None
+        self.twin: Any = None
+        """The twin runner of the reference: the reference timed through the kernel's own path (`remote.Runner`)."""
         self.tolerances: dict[str, Any] = dict(protocol.tolerances)
         """The protocol's, widened where the problem declares TOLERANCES (set in `compute_references`)."""
         self.phase_seconds: dict[str, float] = {}
@@ -108,7 +109,7 @@ class Evaluation(TrialInputs, Attributing):
         if self.job.warm_only:
             return [self.setup, self.start_runner, self.warm]
         return [self.setup, self.start_runner,  # the runner's imports overlap the reference work below
-                self.compute_references, self.time_reference_alone, self.measure_overhead, self.load_kernel,
+                self.compute_references, self.time_reference_alone, self.load_twin, self.load_kernel,
                 self.arm_deadline,
                 self.check_correctness, self.compute_precision_references, self.drop_reference,
                 self.check_precision, *([self.attribute] if self.gpu else []), self.time]
@@ -125,10 +126,11 @@ class Evaluation(TrialInputs, Attributing):
                     print(f"judge: {phase.__name__} {self.phase_seconds[phase.__name__]:.3f} s", file=sys.stderr)
 
     def own_pids(self) -> set[int]:
-        """This judge and every process of its runner's tree: whatever else computes on the GPU is another's."""
+        """This judge and every process of its runners' trees: whatever else computes on the GPU is another's."""
         from validator.isolation import process_tree
 
-        return {os.getpid(), *process_tree.members(self.runner.process.pid)}
+        twin = process_tree.members(self.twin.process.pid) if self.twin is not None else set()
+        return {os.getpid(), *process_tree.members(self.runner.process.pid), *twin}
 
     def drop_reference(self) -> None:  # the timing phase builds its own
         del self.reference
@@ -164,33 +166,19 @@ class Evaluation(TrialInputs, Attributing):
 
             digest.warm(self.device)
         self.runner = Runner(self.job, self.workdir, self.job.sandbox)
+        if not self.job.warm_only:  # a warm-up times nothing
+            self.twin = Runner(self.job, self.workdir, self.job.sandbox, twin=True)
         self.note("sandbox", self.runner.describe_isolation())  # a run without one says so once, in its environment
 
-    def measure_overhead(self) -> None:
-        """Honest spans (the reference, on inputs the runner makes) timed through the runner before it loads the
-        kernel: the timing bound's allowance. As many calls per span as the timed spans will hold."""
-        from validator.evaluate.worker import judge_timing, timing
+    def load_twin(self) -> None:
+        """The twin runner builds the reference (the problem's Model, from the model seed, as the judge built it),
+        to be timed in every round through the path the kernel is timed on, with as many calls per span."""
+        from validator.evaluate.worker import judge_timing
 
-        size = timing.flush_bytes(self.device, self.protocol.l2_flush_factor) if self.gpu else 0
-        own = timing.flush_buffer(self.device, self.protocol.l2_flush_factor) if self.gpu else None
         self.span_calls = judge_timing.span_calls(self.reference_warm_s() * 1e3, self.call_bytes, self.protocol,
                                                   gpu=self.gpu)
-
-        def judge_work() -> None:  # as before a timed kernel call: the runner stopped while the judge works
-            self.runner.pause()
-            try:
-                if own is not None:
-                    own.zero_()
-                    self.sync()
-            finally:
-                self.runner.resume()
-
-        def request(k: int) -> dict[str, Any]:
-            return {"inputs": [self.spec(span_purpose("overhead", j), k) for j in range(self.span_calls)],
-                    "model_seed": self.model_seed, **self.problem_request()}
-
-        self.overhead = judge_timing.measure_overhead(self.runner, size, gpu=self.gpu, judge_work=judge_work,
-                                                      inputs=request, call_bytes=self.call_bytes)
+        self.twin.request({"op": "load", "reference": True, "backend": self.job.backend, "model_seed": self.model_seed,
+                           "interpret": self.job.interpret, **self.problem_request(self.twin)})
 
     def time_reference_alone(self) -> None:
         """The reference timed before any submitted code is loaded, as in the timed rounds (the runner stopped,
@@ -241,11 +229,12 @@ class Evaluation(TrialInputs, Attributing):
                              "kernel_sha256": self.job.kernel_sha256, "backend": self.job.backend,
                              "model_seed": self.model_seed, "interpret": self.job.interpret, **self.problem_request()})
 
-    def problem_request(self) -> dict[str, Any]:
-        """Which problem file the runner loads (its copy, hash-checked there) and at which sizes."""
+    def problem_request(self, runner: Any = None) -> dict[str, Any]:
+        """Which problem file the runner (the kernel's unless told) loads (its copy, hash-checked there) and at
+        which sizes."""
         from validator.catalogue.problem_module import reduced_sizes
 
-        return {"problem": self.runner.inside("problem.py"), "problem_sha256": self.job.problem_sha256,
+        return {"problem": (runner or self.runner).inside("problem.py"), "problem_sha256": self.job.problem_sha256,
                 "reduced": self.reduced, "reduced_sizes": reduced_sizes(self.problem) if self.reduced else None}
 
     def warm(self) -> None:
@@ -314,8 +303,9 @@ class Evaluation(TrialInputs, Attributing):
         warm_s = self.reference_warm_s()
         self.deadline_s = deadline.call_deadline(warm_s, self.protocol, interpret=not self.gpu)
         span_s = deadline.call_deadline(warm_s * self.span_calls, self.protocol, interpret=not self.gpu)
-        deadline.arm(self.runner, self.deadline_s, self.protocol, interpret=not self.gpu, backend=self.job.backend,
-                     payload_bytes=self.shape.nbytes, span_seconds=span_s)
+        for runner in (self.runner, self.twin):
+            deadline.arm(runner, self.deadline_s, self.protocol, interpret=not self.gpu, backend=self.job.backend,
+                         payload_bytes=self.shape.nbytes, span_seconds=span_s)
 
     def expected_for(self, trial: int) -> list[Any]:
         from validator.evaluate.worker.correctness import reference_outputs
@@ -395,9 +385,9 @@ class Evaluation(TrialInputs, Attributing):
     # -- GPU-only phases ----------------------------------------------------------------------------------
 
     def time(self) -> None:
-        """Interleaved rounds: the reference timed here with the runner stopped, the kernel in the runner
-        bounded by the judge's own span. Under --interpret a few rounds run on CPU clocks so the bound is
-        exercised; those times mean nothing and are not recorded."""
+        """Interleaved rounds: the reference timed in the twin runner with the kernel's runner stopped, the kernel
+        in its runner, both through the same path and bounded by the judge's own spans. Under --interpret a few
+        rounds run on CPU clocks so the bound is exercised; those times mean nothing and are not recorded."""
         from validator.evaluate.worker import clocks, timing
         from validator.evaluate.worker.judge_timing import JudgeSide
 
@@ -406,10 +396,10 @@ class Evaluation(TrialInputs, Attributing):
             # CPU clocks: blocks disagree for reasons no further block would settle
             protocol = dataclasses.replace(protocol, warmup_calls=1, min_rounds=2, max_rounds=6, block_gap_s=0.0,
                                            max_timing_blocks=protocol.timing_blocks)
-        judge = JudgeSide(self.reference_model(), self.runner,
+        judge = JudgeSide(self.reference_model(), self.runner, self.twin,
                           inputs=lambda i, j: self.inputs(span_purpose("timing", j), i),
                           spec=lambda i, j: self.spec(span_purpose("timing", j), i), shape=self.shape,
-                          tolerances=self.tolerances, device=self.device, overhead=self.overhead,
+                          tolerances=self.tolerances, device=self.device,
                           compare=self.verdicts.timed,
                           read_clocks=clocks.device_reader(self.device) if self.gpu else lambda: None,
                           own_pids=self.own_pids, calls=self.span_calls)
@@ -445,8 +435,9 @@ class Evaluation(TrialInputs, Attributing):
         self.flags.append(Flag(code, message, "error"))
 
     def close(self) -> None:
-        if self.runner is not None:
-            self.runner.close()
+        for runner in (self.runner, self.twin):
+            if runner is not None:
+                runner.close()
 
     def sync(self, release: bool = False) -> None:
         """Wait for the judge's GPU work; `release` hands the judge's cached blocks back to the runner's use."""
@@ -539,27 +530,34 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def start_runner_early(job: Job, stack: contextlib.ExitStack, workdir: Path) -> Job:
-    """A confined runner started before this judge imports torch, so the two start-ups (interpreter, torch, the
-    compilers' modules: about 5 s on the GPU machine) overlap; it waits in `workdir/runner-early`, as one the
-    scheduler starts ahead waits in its base, and `stack` ends it. Its directory lies in the job's directory and
-    its ring in `job.ring_dir`, both the scheduler's: a judge killed at its time limit unwinds nothing, and the
-    scheduler removes both after it (a directory of the judge's own in /tmp was left behind then). A job with
-    such a runner already, or without bubblewrap, is returned as it is; so is one whose early start fails (the
-    judge then starts its runner itself)."""
-    if job.sandbox != "bubblewrap" or job.runner_dir:
+    """Confined runners started before this judge imports torch, so the start-ups (interpreter, torch, the
+    compilers' modules: about 5 s on the GPU machine) overlap: the kernel's runner, unless the scheduler started
+    one ahead, and the twin of the reference. Each waits in a directory of `workdir` (`runner-early`, `twin-early`),
+    as one the scheduler starts ahead waits in its base, and `stack` ends it. They lie in the job's directory and
+    the kernel runner's ring in `job.ring_dir`, both the scheduler's: a judge killed at its time limit unwinds
+    nothing, and the scheduler removes both after it (a directory of the judge's own in /tmp was left behind
+    then). Without bubblewrap the job is returned as it is; a runner whose early start fails is started by the
+    judge itself."""
+    if job.sandbox != "bubblewrap":
         return job
     from validator.evaluate.worker import launch
     from validator.isolation import process_tree
 
-    base = workdir / "runner-early"
-    try:
-        process = launch.prepare(base, os.environ, gpu=not job.interpret, hold=stack,
-                                 ring=Path(job.ring_dir) if job.ring_dir else None)
-    except (OSError, subprocess.SubprocessError):
-        return job
+    def early(name: str, ring: Path | None) -> tuple[str, int]:
+        try:
+            process = launch.prepare(workdir / name, os.environ, gpu=not job.interpret, hold=stack, ring=ring)
+        except (OSError, subprocess.SubprocessError):
+            return "", 0
+        stack.callback(process_tree.kill_and_reap, process)
+        return str(workdir / name), process.pid
 
-    stack.callback(process_tree.kill_and_reap, process)
-    return dataclasses.replace(job, runner_dir=str(base), runner_pid=process.pid)
+    if not job.runner_dir:
+        runner_dir, runner_pid = early("runner-early", Path(job.ring_dir) if job.ring_dir else None)
+        job = dataclasses.replace(job, runner_dir=runner_dir, runner_pid=runner_pid)
+    if not job.twin_dir and not job.warm_only:
+        twin_dir, twin_pid = early("twin-early", None)
+        job = dataclasses.replace(job, twin_dir=twin_dir, twin_pid=twin_pid)
+    return job
 
 
 if __name__ == "__main__":

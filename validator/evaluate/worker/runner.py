@@ -71,38 +71,39 @@ class Runner:
         """Where replies' tensors cross, once `load` has opened it."""
         self.problem: types.ModuleType | None = None
         """The problem module (trusted, hash-checked), loaded by the first request that needs its inputs."""
-        self.reference: Any = None
-        """The problem's Model, while the calls that calibrate the bound run (before `load`)."""
 
     # -- requests -----------------------------------------------------------------------------------------
 
     def load(self, req: dict[str, Any]) -> dict[str, Any]:
+        """Build the model that `go` times: ModelNew from the kernel's hashed bytes; or, in the judge's twin runner
+        (`reference`), the problem's own Model, so the reference is timed through exactly the kernel's path."""
         from validator.catalogue.problem_module import make_model
 
         self.ring = channel.Ring.open(req["ring"]) if req.get("ring") else None  # before any submitted code runs
-        self.reference = None  # the calibration's model: its memory is the kernel's now
         self._start_device(req["interpret"])
         if self.ring is not None and self.gpu:
             self.ring.pin()  # else its replies are written with pwrite, which the judge reads the same
         _preimport(req["backend"])
         integrity.force_full_precision()
         problem = self._load_problem(req)
+        if self.gpu:
+            digest.warm(self.device)  # compiled (or read from the harness's Triton cache) before a timed call
         self.guard = integrity.Guard(integrity.PersistingL2() if self.gpu else None)
-        module = self._import_kernel(req, problem)
-        model_new = getattr(module, "ModelNew", None)
-        if not callable(model_new):
-            raise Refused("runtime_error", "no-modelnew", "the kernel file defines no ModelNew class")
-        shim = types.SimpleNamespace(Model=model_new, get_init_inputs=problem.get_init_inputs)
+        if req.get("reference"):
+            model_class = problem.Model
+        else:
+            model_class = getattr(self._import_kernel(req, problem), "ModelNew", None)
+            if not callable(model_class):
+                raise Refused("runtime_error", "no-modelnew", "the kernel file defines no ModelNew class")
+        shim = types.SimpleNamespace(Model=model_class, get_init_inputs=problem.get_init_inputs)
         # parameters drawn on the CPU, as the judge draws the reference's (see Evaluation.reference_model)
         self.kernel = self._untrusted("constructing ModelNew", lambda: make_model(shim, req["model_seed"], self.device))
         return {"ok": True}
 
     def null(self, req: dict[str, Any]) -> dict[str, Any]:
-        """A timed span through `go`'s own path, before any submitted code is here to shape it: the judge's measure
-        of the harness's overhead per timed call. With seeds and a model seed, honest calls of this very problem:
-        each call's inputs made from its seed as `go` makes them, the reference model called on them, its outputs
-        digested inside the span; bare, one call of nothing (the judge's way to switch GPU contexts). Served only
-        before `load`."""
+        """One timed call of nothing through `go`'s own timing, before any submitted code is here: the judge's way
+        to have this runner's context run GPU work before it times the reference alone. Served only before
+        `load`."""
         if self.guard is not None:
             raise Refused("runtime_error", "runner-protocol", "a call of nothing after the kernel was loaded")
         first = self.flush is None
@@ -113,22 +114,8 @@ class Runner:
         digest.warm(self.device)  # compiled (or read from the harness's Triton cache) before a timed call needs it
         if _TRACING and first:
             _trace(f"null: device started {device - started:.3f} s, digest warmed {_perf_counter() - device:.3f} s")
-        if req.get("inputs") is None:
-            _, dev, host = self._timed(_nothing, [])
-            return {"ok": True, "device_ms": [dev], "host_ms": [host], "digests": [None]}
-        problem = self._load_problem(req)
-        call = self._reference(problem, int(req["model_seed"])) if req.get("model_seed") is not None else _nothing
-        reply, _ = self._span(call, req["inputs"])
-        return reply
-
-    def _reference(self, problem: types.ModuleType, seed: int) -> Any:
-        """The problem's own Model, for the honest calls that calibrate the bound, built as the judge has just built
-        it (so it builds here too), and dropped when the kernel loads."""
-        from validator.catalogue.problem_module import make_model
-
-        if self.reference is None:
-            self.reference = make_model(problem, seed, self.device)
-        return self.reference
+        _, dev, host = self._timed(_nothing, [])
+        return {"ok": True, "device_ms": [dev], "host_ms": [host], "digests": [None]}
 
     def _load_problem(self, req: dict[str, Any]) -> types.ModuleType:
         """The problem module from the judge's hash-checked copy, once (its copy of the file has no overlay beside
