@@ -5,6 +5,8 @@
 #     redteam   the red-team corpus on the GPU (escape cases included), then the timing bound on the team kernels
 #     bound     the timing forgeries and two honest controls on the GPU, then the bound's excess and allowance on
 #               the examples' and the team's Triton kernels
+#     parts     where an honest span's time goes per call, the reference's and a kernel's (bench/span_parts.py): the
+#               red-team's ReLU size with the Triton control and with PyTorch itself, and the diagonal matmul
 #     diagnose  the honest red-team kernels and the forged timing reply, with the timing bound's reasons
 #     examples  the example submission end to end (wall time), twice: cold, then with a warm build cache
 #     trace     the honest ReLU through the timing bound with the runner's own step times (KB_RUNNER_TRACE),
@@ -65,19 +67,32 @@ case "${1:-tests}" in
       > "$OUT/honest.log" 2>&1; echo "honest: rc=$?" | tee "$OUT/summary.txt"
     python3 -c "import json,sys; d=json.load(open(sys.argv[1])); [print(k, v['status'], [m for m in v['messages'] if 'timing' in m]) for k, v in d['outcomes'].items()]" "$OUT/honest.json"
     tail -n 8 "$OUT/honest.log" ;;
+  parts)
+    for spec in "level1/19_ReLU tests/redteam/control/relu_triton.py --reduced" \
+                "level1/19_ReLU tests/redteam/no-custom-kernel/plain_pytorch.py --reduced" \
+                "level1/12_Matmul_with_diagonal_matrices_ submissions/kernelbench-team/level1_12_diag_matmul_triton.py --calls 7"; do
+      timeout --signal=INT 120 python3 bench/span_parts.py $spec >> "$OUT/parts.log" 2>&1
+      echo "parts $spec: rc=$?" | tee -a "$OUT/summary.txt"
+    done
+    cat "$OUT/parts.log" | grep -v "^  File\|^    " | tail -n 30 ;;
   bound)  # the timing forgeries, then every honest Triton team kernel against the bound (excess, allowance)
     # one case at a time (JOBS=3 shares the GPU, as the whole corpus's run does), with the two honest controls
     # that run at the same tiny size: a tie with the reference must stay correct
-    timeout --signal=INT 200 python3 tests/redteam/runner.py --mode gpu -j "${JOBS:-1}" --json "$OUT/forged.json" \
+    timeout --signal=INT 160 python3 tests/redteam/runner.py --mode gpu -j "${JOBS:-1}" --json "$OUT/forged.json" \
       --only sandbox-escape/forged_timing_reply sandbox-escape/compute_on_fetch sandbox-escape/compute_in_prepare \
       control/relu_triton no-custom-kernel/plain_pytorch > "$OUT/forged.log" 2>&1
     echo "forgeries and controls: rc=$?" | tee "$OUT/summary.txt"
+    # the two controls again under the full protocol, each round's excess on both sides and its order recorded
+    timeout --signal=INT 80 python3 bench/judge_bound.py --reduced --json "$OUT/controls.json" \
+      --case level1/19_ReLU tests/redteam/control/relu_triton.py \
+      --case level1/19_ReLU tests/redteam/no-custom-kernel/plain_pytorch.py > "$OUT/controls.log" 2>&1
+    echo "controls: rc=$?" | tee -a "$OUT/summary.txt"
     timeout --signal=INT 130 python3 bench/judge_bound.py submissions/kernelbench-team-examples.json \
-      > "$OUT/examples.log" 2>&1; echo "examples: rc=$?" | tee -a "$OUT/summary.txt"
-    timeout --signal=INT "${BOUND_S:-200}" python3 bench/judge_bound.py submissions/kernelbench-team.json \
+      --json "$OUT/examples.json" > "$OUT/examples.log" 2>&1; echo "examples: rc=$?" | tee -a "$OUT/summary.txt"
+    timeout --signal=INT "${BOUND_S:-150}" python3 bench/judge_bound.py submissions/kernelbench-team.json \
       > "$OUT/bound.log" 2>&1; echo "bound: rc=$?" | tee -a "$OUT/summary.txt"
     python3 -c "import json,sys; d=json.load(open(sys.argv[1])); [print(k, v['status'], [m[:300] for m in v['messages'] if 'timing' in m or 'speedup' in m]) for k, v in d['outcomes'].items()]" "$OUT/forged.json"
-    tail -n 3 "$OUT/forged.log"; for f in examples bound; do grep -v "^runner: \|^judge: \|^    why" "$OUT/$f.log" | tail -n 30; done ;;
+    tail -n 3 "$OUT/forged.log"; for f in controls examples bound; do grep -v "^runner: \|^judge: \|^    why" "$OUT/$f.log" | tail -n 30; done ;;
   examples)
     for pass in cold warm; do
       rm -rf "$OUT/results-$pass"; t0=$(date +%s.%N)

@@ -361,7 +361,7 @@ def test_the_judge_s_own_making_of_the_inputs_never_shortens_the_span_it_bounds(
                      device=torch.device("cpu"))
     side.gpu, side.trace = False, False
     side.fresh_allocations(PROTO)
-    (_, ker_dev, _, _, span, _), verdict = side.round(0, kernel_first=True, check=False)
+    (_, ker_dev, _, _, span, _, _), verdict = side.round(0, kernel_first=True, check=False)
     assert verdict.ok and ker_dev == 1.0
     assert span >= 10.0
 
@@ -454,7 +454,7 @@ def test_a_span_of_several_calls_brings_a_seed_for_each_and_any_of_them_may_be_f
     side = span_judge(runner, 3)
     order = random.Random(5)
     for i in range(12):
-        (_, ker_dev, _, _, span, _), verdict = side.round(i, kernel_first=True, check=order)
+        (_, ker_dev, _, _, span, _, _), verdict = side.round(i, kernel_first=True, check=order)
         assert verdict.ok, verdict.message
         assert ker_dev == pytest.approx(1e-6) and span > 0  # per call: the span's sum over its three calls
     assert all(len(set(seeds)) == 3 for seeds in runner.spans)
@@ -506,3 +506,35 @@ def test_what_the_bound_cannot_see_is_its_slack_and_any_shortfall_below_the_twin
     assert side.unseen_ms == pytest.approx(slack)
     assert side.bound(rounds(ker, [k + 0.8 for k in ker], [1.0] * 8)).ok
     assert side.unseen_ms == pytest.approx(slack + 0.2)  # the largest over the blocks
+
+
+def test_rounds_come_in_pairs_of_opposite_order_so_each_side_goes_first_as_often():
+    side, _ = judge()
+    series = side.run(PROTO, seed=4, gpu=False)
+    assert len(series.kernel_first) == len(series.ker_ms)
+    for b, block in enumerate(series.blocks):
+        firsts = [f for f, of in zip(series.kernel_first, series.block_of, strict=True) if of == b]
+        assert firsts[0] == block.kernel_first  # a block opens with the side the block before did not
+        assert all(firsts[j] != firsts[j + 1] for j in range(0, len(firsts) - 1, 2))
+
+
+def test_the_crossover_estimate_cancels_what_the_first_span_of_a_round_pays():
+    """Whichever side goes first in a round pays 0.2 ms more per call (the GPU's state after the judge's own work):
+    with five rounds of one order and two of the other, the plain median takes the penalty for a difference; the
+    crossover estimate does not."""
+    from validator.evaluate.worker.judge_timing import crossover
+
+    true, penalty = 0.03, 0.2
+    firsts = [True] * 5 + [False] * 2
+    differences = [true + penalty if first else true - penalty for first in firsts]
+    assert float(np.median(differences)) == pytest.approx(true + penalty)
+    estimate, se = crossover(differences, firsts)
+    assert estimate == pytest.approx(true) and se == pytest.approx(0.0)
+    assert crossover(differences, None)[0] == pytest.approx(true + penalty)  # without the orders: the median
+    side, _ = judge()
+    side.gpu = True
+    ker = [0.07] * 7
+    spans = [k + 0.7 + d for k, d in zip(ker, differences, strict=True)]
+    series = timing._series([(0.05, k, 0.05, k, s, 0.75, float(f)) for k, s, f in zip(ker, spans, firsts,
+                                                                                      strict=True)], "budget", None)
+    assert side.bound(series).ok and side.difference_ms == pytest.approx(true)

@@ -104,15 +104,33 @@ def median_se(values: list[float]) -> float:
     return 1.2533 * sigma / math.sqrt(data.size)
 
 
+def crossover(differences: list[float], kernel_first: list[bool] | None) -> tuple[float, float]:
+    """The paired difference between the sides' excess, and its standard error, as a crossover design estimates it:
+    the mean of its medians over the rounds the kernel went first and over those the reference did, so whatever the
+    first span of a round pays (the GPU's state after the judge's own work between rounds) cancels. The plain median
+    where the rounds do not hold both orders."""
+    data = np.asarray(differences, dtype=float)
+    order = np.asarray(kernel_first if kernel_first is not None and len(kernel_first) == data.size else [],
+                       dtype=bool)
+    if not order.size or order.all() or not order.any():
+        return float(np.median(data)), median_se(list(data))
+    first, second = data[order], data[~order]
+    estimate = 0.5 * (float(np.median(first)) + float(np.median(second)))
+    return estimate, 0.5 * math.hypot(median_se(list(first)), median_se(list(second)))
+
+
 def span_verdict(ker_ms: list[float], spans_ms: list[float], allowance_ms: float,
                  relative: float = SPAN_RELATIVE, quantile: float = 0.5, *,
-                 honest_ms: list[float] | None = None) -> Check:  # fmt: skip
-    """`timing-unverified` when the `quantile` (the median unless told) of the rounds' (judge's span - reported
-    device time - `honest_ms`, the twin's excess in the same round) exceeds the allowance."""
+                 honest_ms: list[float] | None = None, kernel_first: list[bool] | None = None) -> Check:  # fmt: skip
+    """`timing-unverified` when the rounds' (judge's span - reported device time - `honest_ms`, the twin's excess
+    in the same round) exceeds the allowance: at the `quantile` of the rounds, or at the median, estimated as a
+    crossover (`crossover`, with each round's order)."""
     if not ker_ms:
         return PASSED
     honest = np.asarray(honest_ms if honest_ms is not None else [0.0] * len(ker_ms))
-    excess = float(np.quantile(np.asarray(spans_ms) - np.asarray(ker_ms) - honest, quantile))
+    differences = np.asarray(spans_ms) - np.asarray(ker_ms) - honest
+    excess = crossover(list(differences), kernel_first)[0] if quantile == 0.5 else \
+        float(np.quantile(differences, quantile))
     allowed = allowance_ms + relative * float(np.median(ker_ms))
     if excess > allowed:
         which = {0.5: "", 0.0: " (on its least delayed round)"}.get(quantile, f" (at the {quantile:.0%} quantile "
@@ -203,8 +221,9 @@ class JudgeSide:
         self.shape, self.tolerances, self.device, self.read_clocks = shape, tolerances, device, read_clocks
         self.compare = compare or (lambda outs, expected: check_values(outs, expected, tolerances))
         """How a checked timed call's outputs are judged (the judge's: each rule the kernel still passes)."""
-        self.allowance_ms = self.excess_ms = self.honest_ms = self.unseen_ms = 0.0
-        """Of the last block bounded: the allowance, the kernel's median excess per call and the twin's (`honest_ms`).
+        self.allowance_ms = self.excess_ms = self.honest_ms = self.difference_ms = self.unseen_ms = 0.0
+        """Of the last block bounded: the allowance, the kernel's median excess per call, the twin's (`honest_ms`) and
+        the crossover estimate of their difference (`difference_ms`).
         `unseen_ms`: how much of a call's time, at most over the blocks, the bound could not have seen: the
         allowance, and as much again where the kernel's calls exceeded their reported time by less than the
         twin's (a call could have hidden the difference)."""
@@ -259,9 +278,11 @@ class JudgeSide:
         rule = timing.per_block(protocol)
         cap, budget_s = rule.max_rounds, rule.time_budget_s
         started, stop = timing._perf_counter(), "max-rounds"
+        first = kernel_first
         for j in range(cap):
             index, self.timed = self.timed, self.timed + 1
-            first = kernel_first if j == 0 else order.random() < 0.5
+            # Rounds in pairs, the second in the other order: each side goes first as often (see `crossover`).
+            first = not first if j % 2 else (kernel_first if j == 0 else order.random() < 0.5)
             sample, verdict = self.round(index, kernel_first=first, check=order)
             if not verdict.ok:
                 return Block(tuple(samples), "failed", kernel_first, failure=verdict)
@@ -291,14 +312,16 @@ class JudgeSide:
         if not kernel.size or kernel.size != honest.size:
             return PASSED if not kernel.size else Check(False, "timing-unverified", "rounds without both spans")
         self.excess_ms, self.honest_ms = float(np.median(kernel)), float(np.median(honest))
-        difference = float(np.median(kernel - honest))
+        firsts = list(series.kernel_first) or None
+        difference, se = crossover(list(kernel - honest), firsts)
         # Both sides' excess moves with the machine (clocks, load), so the pairs' spread, not each side's, is the
         # noise; the relative slack covers what differs between two processes' identical paths.
-        spread = 3.0 * median_se(list(kernel - honest))
+        spread = 3.0 * se
         self.allowance_ms = self.relative * self.honest_ms + max(floor, spread)
         self.unseen_ms = max(self.unseen_ms, self.allowance_ms + max(0.0, -difference))
+        self.difference_ms = difference
         verdict = span_verdict(list(series.ker_ms), list(series.spans_ms), self.allowance_ms, self.relative,
-                               0.5 if self.gpu else CPU_QUANTILE, honest_ms=list(honest))
+                               0.5 if self.gpu else CPU_QUANTILE, honest_ms=list(honest), kernel_first=firsts)
         if verdict.ok:
             return verdict
         return dataclasses.replace(verdict, message=f"{verdict.message} [the twin's honest calls exceeded their "
@@ -335,7 +358,7 @@ class JudgeSide:
         for side in ("kernel", "reference") if kernel_first else ("reference", "kernel"):
             values[side] = self.time_kernel(i) if side == "kernel" else self.time_reference(i)
         if values["kernel"][0] < 0:
-            return (0.0,) * 6, Check(False, "timing-unverified", "the runner reported an impossible device time "
+            return (0.0,) * 7, Check(False, "timing-unverified", "the runner reported an impossible device time "
                                      "(not a positive number no larger than the judge's span of the call)")
         verdict = PASSED
         checked = check is True or (check is not False and check.random() < self.check_share)
@@ -351,7 +374,7 @@ class JudgeSide:
                                 "the ones the runner committed to inside it: computed after the span, not in it")
             poison(ref_out)
         (ref_dev, ref_host, ref_span), (ker_dev, ker_host, span) = values["reference"], values["kernel"]
-        return (ref_dev, ker_dev, ref_host, ker_host, span, ref_span), verdict
+        return (ref_dev, ker_dev, ref_host, ker_host, span, ref_span, float(kernel_first)), verdict
 
     def expected(self, out: Any) -> list[Any]:
         return list(out) if self.shape.container else [out]

@@ -186,6 +186,8 @@ class Series:
     """The judge's own wall-clock span of each timed kernel call (request to reply, per call), round by round."""
     ref_spans_ms: tuple[float, ...] = ()
     """The same span of the reference's calls, timed through the twin runner on the kernel's path."""
+    kernel_first: tuple[bool, ...] = ()
+    """Whether the kernel's span came first in each round."""
     block_of: tuple[int, ...] = ()
     """The block each round belongs to (empty: one block)."""
     blocks: tuple[BlockTiming, ...] = ()
@@ -284,7 +286,8 @@ def _series(samples: list[tuple[float, ...]], stop: str, failure: Check | None) 
     width = len(samples[0]) if samples else 4
     columns = list(zip(*samples, strict=True)) if samples else [()] * width
     return Series(*(tuple(c) for c in columns[:4]), stop=stop, failure=failure,
-                  spans_ms=tuple(columns[4]) if width > 4 else (), ref_spans_ms=tuple(columns[5]) if width > 5 else ())
+                  spans_ms=tuple(columns[4]) if width > 4 else (), ref_spans_ms=tuple(columns[5]) if width > 5 else (),
+                  kernel_first=tuple(bool(v) for v in columns[6]) if width > 6 else ())
 
 
 def result_fields(series: Series, protocol: Any, seed: int) -> dict[str, Any]:
