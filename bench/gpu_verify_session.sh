@@ -67,6 +67,14 @@ case "${1:-tests}" in
       > "$OUT/honest.log" 2>&1; echo "honest: rc=$?" | tee "$OUT/summary.txt"
     python3 -c "import json,sys; d=json.load(open(sys.argv[1])); [print(k, v['status'], [m for m in v['messages'] if 'timing' in m]) for k, v in d['outcomes'].items()]" "$OUT/honest.json"
     tail -n 8 "$OUT/honest.log" ;;
+  gc)  # the bound's difference on the two kernels it refused, with no collection inside the spans
+    timeout --signal=INT 100 python3 bench/judge_bound.py --json "$OUT/gc.json" \
+      --case level1/12_Matmul_with_diagonal_matrices_ submissions/kernelbench-team/level1_12_diag_matmul_triton.py \
+      > "$OUT/gc.log" 2>&1; echo "diag matmul: rc=$?" | tee "$OUT/summary.txt"
+    timeout --signal=INT 60 python3 bench/judge_bound.py --reduced --json "$OUT/gc-relu.json" \
+      --case level1/19_ReLU tests/redteam/control/relu_triton.py >> "$OUT/gc.log" 2>&1
+    echo "relu control: rc=$?" | tee -a "$OUT/summary.txt"
+    grep -v "^runner: \|^judge: \|^    why\|^  File\|^    " "$OUT/gc.log" | tail -n 12 ;;
   parts)
     for spec in "level1/19_ReLU tests/redteam/control/relu_triton.py --reduced" \
                 "level1/19_ReLU tests/redteam/no-custom-kernel/plain_pytorch.py --reduced" \

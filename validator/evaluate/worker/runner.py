@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import faulthandler
+import gc
 import hashlib
 import os
 import sys
@@ -254,14 +255,21 @@ class Runner:
 
     def _span(self, fn: Any, specs: list[dict[str, Any]]) -> tuple[dict[str, Any], list[tuple[Any, list[Any]]]]:
         calls, devs, hosts, digests = [], [], [], []
-        for spec in specs:
-            args = self.make(spec)
-            with torch.no_grad():
-                out, dev, host = self._timed(fn, args)
-            calls.append((out, args))
-            devs.append(dev)
-            hosts.append(host)
-            digests.append(_digest_of(out))
+        # As timeit does, no garbage collection inside a span: a collection is the interpreter's work, lands on
+        # whichever side's span allocated past the threshold, and a process that has run more (the kernel's runner,
+        # its correctness trials; a Triton launch allocates more than an operator's) would pay it more often.
+        gc.disable()
+        try:
+            for spec in specs:
+                args = self.make(spec)
+                with torch.no_grad():
+                    out, dev, host = self._timed(fn, args)
+                calls.append((out, args))
+                devs.append(dev)
+                hosts.append(host)
+                digests.append(_digest_of(out))
+        finally:
+            gc.enable()
         return {"ok": True, "device_ms": devs, "host_ms": hosts, "digests": digests}, calls
 
     def _timed(self, fn: Any, args: list[Any]) -> tuple[Any, float, float]:
