@@ -144,11 +144,11 @@ class Protocol:
     problem is flagged `clock-unstable`."""
     bound_attempts: int = 2
     """Judgings of a problem at most while the timing bound refuses it (`timing-unverified`), each by a fresh
-    judge and runner with a seed of its own. The calls that calibrate the bound are measured once per runner,
-    before the kernel loads, and their median (calls of nothing then) moved 0.38-0.67 ms between problems of one
-    run on an H200 while each burst claimed a standard error near 0.03 ms; a kernel whose reports are forged
-    beyond the allowance is refused at every attempt, and what a second attempt gives it is one more draw of that
-    calibration."""
+    judge and runners with a seed of its own. Until protocol 13 the bound's calibration was measured once per
+    runner, before the kernel loaded, and its median moved 0.38-0.67 ms between problems of one run on an H200
+    while each burst claimed a standard error near 0.03 ms; the twin now measures the honest side in the same
+    rounds, and a second judging is a second draw of the rounds' noise. A kernel whose reports are forged beyond
+    the allowance is refused at every attempt."""
     bootstrap_resamples: int = 2000
     span_target_ms: float = 2.0
     """A timed span holds as many calls of the kernel, each on inputs of its own, as it takes for the reference's

@@ -309,7 +309,7 @@ def _device_loop(device: Device, queue: _Queue, config: SchedulerConfig,
 
 
 def refused_by_bound(result: ProblemResult) -> bool:
-    """Rejected by the judge's timing bound alone, the one verdict a noisy calibration can get wrong."""
+    """Rejected by the judge's timing bound alone, the one verdict the rounds' noise can get wrong."""
     return result.status == Status.REJECTED and any(f.code == "timing-unverified" for f in result.flags)
 
 
@@ -329,7 +329,7 @@ def after_refusal(again: ProblemResult, refused: ProblemResult, attempt: int) ->
     earlier = next((f for f in refused.flags if f.code == "timing-unverified"), None)
     why = earlier.message if earlier else refused.error
     flag = Flag("timing-rejudged", f"judging {attempt - 1} was refused by the timing bound ({why}); judged again "
-                "by a fresh judge and runner with a new seed and its calibration measured anew", "info")
+                "by a fresh judge and runners with a new seed", "info")
     return dataclasses.replace(again, flags=(*again.flags, flag))
 
 

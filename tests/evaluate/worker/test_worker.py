@@ -250,6 +250,17 @@ def test_a_claim_to_beat_the_reference_by_a_kernel_the_judge_s_clock_cannot_reso
         result = evaluation.result(1.0)
         assert result.status is status, (ref, ker)
         assert ("timing-unresolved" in {f.code for f in result.flags}) == (status is Status.NEEDS_REVIEW)
+    # calls above the twin's by more than the noise, within the skew tolerated: a win is held, a tie is not
+    for ref, status in (([2.0] * 10, Status.NEEDS_REVIEW), (tie, Status.CORRECT)):
+        evaluation = worker.Evaluation(job, PROTOCOL)
+        ker = [1.0] * 10 if status is Status.NEEDS_REVIEW else tie[::-1]
+        evaluation.series = Series(tuple(ref), tuple(ker), tuple(ref), tuple(ker), "converged")
+        evaluation.unseen_ms, evaluation.over_ms = 0.3, 0.12
+        result = evaluation.result(1.0)
+        assert result.status is status
+        held = [f.message for f in result.flags if f.code == "timing-unresolved"]
+        assert bool(held) == (status is Status.NEEDS_REVIEW)
+        assert not held or "more than the noise allows" in held[0]
 
 
 @pytest.mark.gpu

@@ -53,6 +53,14 @@ from validator.evaluate.worker.digest import output_digest
 from validator.results.records import BlockTiming
 
 SPAN_FLOOR_MS = 0.05
+SPAN_SKEW_MS = 1.0
+"""How far a kernel's calls may exceed the twin's, per call, beyond the noise allowance, before the bound rejects
+them; in between, a claim to beat the reference is held for review (`timing-unresolved`), never published on the
+runner's word. Measured between two runner processes on honest paths in the same rounds (protocol 13, one H100 and
+one H200): PyTorch's own ReLU as the kernel 0.48 ms per call above the twin (32 calls per span, the red-team's short
+protocol), the team's Triton diagonal matmul 0.30 ms (7 calls), the red-team's Triton ReLU 0.31 ms; the timing
+forgeries came out 0.09 to 0.45 ms above it. No threshold separates those, so the zone between the noise and this
+costs a maintainer's look, not a wrong verdict either way."""
 SPAN_BYTES = 1 << 30
 """The inputs and outputs of one span's calls together at most: the runner holds them all until the judge has
 chosen which call to fetch."""
@@ -222,11 +230,14 @@ class JudgeSide:
         self.compare = compare or (lambda outs, expected: check_values(outs, expected, tolerances))
         """How a checked timed call's outputs are judged (the judge's: each rule the kernel still passes)."""
         self.allowance_ms = self.excess_ms = self.honest_ms = self.difference_ms = self.unseen_ms = 0.0
+        self.over_ms = 0.0
+        """How far the kernel's calls exceeded the twin's beyond the noise allowance, at most over the blocks: above
+        zero, inside the skew the bound tolerates (`SPAN_SKEW_MS`), so a win is held rather than published."""
         """Of the last block bounded: the allowance, the kernel's median excess per call, the twin's (`honest_ms`) and
         the crossover estimate of their difference (`difference_ms`).
         `unseen_ms`: how much of a call's time, at most over the blocks, the bound could not have seen: the
         allowance, and as much again where the kernel's calls exceeded their reported time by less than the
-        twin's (a call could have hidden the difference)."""
+        twin's, or more by less than the skew the bound tolerates (a call could have hidden the difference)."""
         self.committed: list[str | None] = []
         """The runner's digests of the last span's calls' outputs, sent inside the span (see digest.py)."""
         self.relative = SPAN_RELATIVE
@@ -318,16 +329,20 @@ class JudgeSide:
         # noise; the relative slack covers what differs between two processes' identical paths.
         spread = 3.0 * se
         self.allowance_ms = self.relative * self.honest_ms + max(floor, spread)
-        self.unseen_ms = max(self.unseen_ms, self.allowance_ms + max(0.0, -difference))
+        skew = SPAN_SKEW_MS if self.gpu else 0.0
+        self.unseen_ms = max(self.unseen_ms, self.allowance_ms + abs(difference))
         self.difference_ms = difference
-        verdict = span_verdict(list(series.ker_ms), list(series.spans_ms), self.allowance_ms, self.relative,
+        noise = self.allowance_ms + self.relative * float(np.median(series.ker_ms))
+        self.over_ms = max(self.over_ms, difference - noise)
+        verdict = span_verdict(list(series.ker_ms), list(series.spans_ms), self.allowance_ms + skew, self.relative,
                                0.5 if self.gpu else CPU_QUANTILE, honest_ms=list(honest), kernel_first=firsts)
         if verdict.ok:
             return verdict
         return dataclasses.replace(verdict, message=f"{verdict.message} [the twin's honest calls exceeded their "
                                    f"device time by {self.honest_ms:.4f} ms per call, this kernel's by "
                                    f"{self.excess_ms:.4f} ms; allowed: noise {max(floor, spread):.4f} ms, "
-                                   f"{self.relative:.0%} of the twin's excess and of the kernel's time]")
+                                   f"{self.relative:.0%} of the twin's excess and of the kernel's time, and "
+                                   f"{skew:.2f} ms that honest kernels' runners have shown against the twin]")
 
     def series(self, kept: list[Block]) -> timing.Series:
         """The kept blocks as one series: rounds labelled by block, and each block summarised."""
@@ -427,5 +442,7 @@ class JudgeSide:
     def describe_bound(self) -> str:
         return (f"reported kernel times bounded by the judge's spans: per call, this kernel's calls exceeded their "
                 f"reported time by {self.excess_ms:.3f} ms, the reference's honest calls, timed by the twin runner on "
-                f"the same path in the same rounds, by {self.honest_ms:.3f} ms; allowed {self.allowance_ms:.3f} ms "
-                f"more + {self.relative:.0%} of the kernel's time; {self.calls} call(s) per span")
+                f"the same path in the same rounds, by {self.honest_ms:.3f} ms; noise allowed {self.allowance_ms:.3f} "
+                f"ms more + {self.relative:.0%} of the kernel's time"
+                + (f", exceeded by {self.over_ms:.3f} ms (within the skew tolerated, so a win is held)"
+                   if self.over_ms > 0 else "") + f"; {self.calls} call(s) per span")

@@ -90,8 +90,9 @@ class Evaluation(TrialInputs, Attributing):
         """One call's inputs and outputs, in bytes (`compute_references`)."""
         self.span_calls = 1
         """Calls of the kernel, and of the reference, per timed span (`load_twin` sets it: `span_calls`)."""
-        self.unseen_ms = 0.0
-        """What the timing bound could not see of a call (`JudgeSide.unseen_ms`), once timed."""
+        self.unseen_ms = self.over_ms = 0.0
+        """What the timing bound could not see of a call (`JudgeSide.unseen_ms`), and how far the kernel's calls
+        exceeded the twin's beyond the noise (`JudgeSide.over_ms`), once timed."""
         self.deadline_s: float | None = None
         self.runner: Any = None
         self.twin: Any = None
@@ -417,7 +418,7 @@ class Evaluation(TrialInputs, Attributing):
                       f"the judge's bound ({judge.describe_bound()}); no time is recorded")
             return
         self.series = series
-        self.unseen_ms = judge.unseen_ms
+        self.unseen_ms, self.over_ms = judge.unseen_ms, judge.over_ms
         self.note("timing-bound", judge.describe_bound())
         self.compare_reference(series.ref_ms)
         mismatch = timing.host_device_excess(series.ker_ms, series.ker_host_ms, series.ref_ms,
@@ -466,15 +467,23 @@ class Evaluation(TrialInputs, Attributing):
 
     def unresolved(self, kernel_ms: float, speedup_low: float) -> None:
         """Hold a claim to beat the reference (the low end of the speedup's interval above 1: a clear win, not a
-        tie within the noise) by a kernel whose median is below what the judge's clock could not have seen
-        (`JudgeSide.unseen_ms`): its time cannot be told from less, so the claim rests on the runner's word alone.
-        On an H100, runners patched to report a thousandth of a 0.004 ms ReLU's time, or to compute it before each
-        call's events, stayed inside the bound by 0.2 and 0.3 ms."""
-        if speedup_low > 1.0 and kernel_ms < self.unseen_ms:
+        tie within the noise) that the judge's clock cannot vouch for: a median below what the clock could not have
+        seen (`JudgeSide.unseen_ms`), or calls that exceeded the twin's by more than the noise allows, though less
+        than the skew honest runners have shown (`JudgeSide.over_ms`). The claim then rests on the runner's word
+        alone. On an H100, runners patched to report a thousandth of a 0.004 ms ReLU's time, or to compute it before
+        each call's events, stayed inside protocol 12's bound by 0.2 and 0.3 ms."""
+        if speedup_low <= 1.0:
+            return
+        if kernel_ms < self.unseen_ms:
             self.note("timing-unresolved", f"median {kernel_ms:.4g} ms is below the {self.unseen_ms:.4g} ms per call "
                       "that the judge's clock cannot see: its time cannot be told from less, so the claim to beat "
                       "the reference rests on the runner's report alone: held until a maintainer reviews it",
                       "warning")
+        elif self.over_ms > 0:
+            self.note("timing-unresolved", f"its calls exceeded the reference's honest calls (the twin's, in the "
+                      f"same rounds) by {self.over_ms:.4g} ms per call more than the noise allows: within what honest "
+                      "kernels' runners have shown, so not rejected, but the claim to beat the reference rests on the "
+                      "runner's report alone: held until a maintainer reviews it", "warning")
 
     def result(self, seconds: float) -> ProblemResult:
         from validator.evaluate.worker.integrity import REVIEW_CODES

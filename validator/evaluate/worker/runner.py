@@ -4,7 +4,8 @@ Started by the judge (`worker/run.py`) inside the sandbox, it speaks `validator.
 original stdin (requests) and stdout (replies); fd 1 is then pointed at stderr so a kernel's prints never
 reach the channel. It imports exactly the kernel bytes the judge hashed (re-hashed here before import),
 builds ModelNew with the model seed the judge gives it, and serves calls on inputs the judge sends or on
-seeds it derives them from.
+seeds it derives them from. The judge's twin is the same program told to build the problem's own Model
+instead, and never given a kernel: the reference is timed through exactly the kernel's path.
 
 Nothing it says is a verdict, a status the judge adopts in the kernel's favour, or a published time:
 the judge compares every output itself and bounds every reported time by its own clock. The guards here
