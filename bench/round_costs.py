@@ -1,5 +1,5 @@
 """Where a timed round's milliseconds go: every request to the runner (by op), the pauses and resumes, reading
-outputs back, and the judge's own steps of a round (inputs, copies, poisoning, digests, comparisons), for
+outputs back, and the judge's own steps of a round (the reference's outputs, poisoning, digests, comparisons), for
 the example kernels, through the real judge (bench/bench_worker_phases.py's run, these timers added).
 
 A problem's `time` phase costs tens of milliseconds per round on the H200 where the calls themselves take about
@@ -61,7 +61,8 @@ def round_timers() -> Iterator[Timings]:
         (remote.Runner, "outputs", None),
         (judge_timing.JudgeSide, "round", None), (judge_timing.JudgeSide, "time_reference", None),
         (judge_timing.JudgeSide, "time_kernel", None), (judge_timing.JudgeSide, "fresh_allocations", None),
-        (judge_timing, "clone_inputs", None), (judge_timing, "poison", None), (judge_timing, "output_digest", None),
+        (judge_timing.JudgeSide, "call_reference", None),
+        (judge_timing, "poison", None), (judge_timing, "output_digest", None),
         (judge_timing, "check_values", None), (judge_timing.timing, "timed_call", None),
         (judge_timing.timing, "converged", None),
         (judge_timing.JudgeSide, "bound", None), (verdicts.Verdicts, "timed", None),
