@@ -561,3 +561,37 @@ def test_calls_above_the_twin_s_within_the_skew_are_held_not_rejected_and_beyond
     quiet, _ = judge()
     quiet.gpu = True
     assert quiet.bound(rounds(ker, [k + 0.41 for k in ker], twin)).ok and quiet.over_ms <= 0
+
+
+def test_the_kernel_s_runner_is_stopped_for_the_whole_of_the_twin_s_span_and_only_then():
+    """The reference's time comes from the twin's span, so nothing of the kernel's runner may run meanwhile: it is
+    stopped before the twin's `prepare` and continued after its `go`, and never stopped around its own span."""
+    events: list[str] = []
+
+    class Logged(FakeRunner):
+        def __init__(self, name: str) -> None:
+            super().__init__()
+            self.name = name
+
+        def request(self, header: dict) -> dict:
+            events.append(f"{self.name}:{header['op']}")
+            return super().request(header)
+
+        def pause(self) -> None:
+            events.append(f"{self.name}:pause")
+
+        def resume(self) -> None:
+            events.append(f"{self.name}:resume")
+
+    side = JudgeSide(lambda x: x.clone(), Logged("kernel"), Logged("twin"), inputs=lambda i, j: [torch.ones(4)],
+                     spec=lambda i, j: {"seed": i}, shape=SimpleNamespace(container=None, nbytes=16),
+                     tolerances={"float32": Tolerance(1e-4, 1e-4)}, device=torch.device("cpu"))
+    assert side.run(PROTO, seed=2, gpu=False).failure is None
+    twin_spans = [i for i, e in enumerate(events) if e == "twin:prepare"]
+    assert twin_spans and all(events[i - 1:i + 3] == ["kernel:pause", "twin:prepare", "twin:go", "kernel:resume"]
+                              for i in twin_spans)
+    assert "twin:pause" not in events and "twin:fetch" not in events  # the twin is never stopped nor fetched from
+    stopped = False
+    for e in events:
+        stopped = {"kernel:pause": True, "kernel:resume": False}.get(e, stopped)
+        assert not (stopped and e.startswith("kernel:") and e not in ("kernel:pause",)), events

@@ -524,3 +524,29 @@ def test_a_runner_the_judge_starts_early_waits_in_the_job_directory_that_the_sch
     assert made == [other / "twin-early"] and ahead.runner_dir == "ahead" and ahead.twin_pid == 4242
     warm = replace(job, runner_dir="ahead", runner_pid=7, warm_only=True)
     assert worker.start_runner_early(warm, contextlib.ExitStack(), tmp_path / "warm").twin_dir == ""
+
+
+def test_the_twin_runner_is_never_given_the_kernel_nor_its_compiled_caches(tmp_path: Path):
+    """The twin holds the problem's own model only: its directory has the hash-checked problem file and no kernel,
+    and the kernel's build and compiler caches are not copied into its cache; it loads the reference and serves
+    timed spans of it."""
+    from validator.catalogue.problem_module import load_problem_module, reduced_sizes
+    from validator.evaluate.worker.remote import Runner
+
+    job = make_job("level1/19_ReLU", RELU, tmp_path, interpret=True)
+    sizes = reduced_sizes(load_problem_module(Path(job.problem_path), reduced=True))
+    workdir = tmp_path / "judge"
+    workdir.mkdir()
+    twin = Runner(job, workdir, "none", twin=True)
+    try:
+        assert sorted(p.name for p in twin.dir.iterdir() if p.name != "ring") == ["problem.py"]
+        assert not (twin.cache / "ext").exists()
+        load = {"op": "load", "reference": True, "backend": job.backend, "model_seed": 3, "interpret": True,
+                "problem": twin.inside("problem.py"), "problem_sha256": job.problem_sha256, "reduced": True,
+                "reduced_sizes": sizes}
+        assert twin.request(load)["ok"] is True
+        twin.request({"op": "prepare", "fresh": True, "flush_bytes": 0})
+        reply = twin.request({"op": "go", "inputs": [{"seed": 1}, {"seed": 2}]})
+        assert len(reply["device_ms"]) == 2 and all(isinstance(d, str) for d in reply["digests"])
+    finally:
+        twin.close()
