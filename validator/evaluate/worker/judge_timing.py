@@ -179,22 +179,17 @@ def check_share(output_bytes: int, rounds: int) -> float:
     return max(floor, min(CHECK_FRACTION, CHECK_BYTES / max(output_bytes * rounds, 1)))
 
 
-def time_stopped(runner: Any, reference: Any, args: list[Any], flush: torch.Tensor | None, *, gpu: bool,
+def time_stopped(runner: Any, reference: Any, args: list[Any], flush: torch.Tensor | None, *,
                  trace: bool) -> tuple[Any, float, float]:  # fmt: skip
-    """(out, device ms, host ms) of one reference call with the runner's processes stopped: CUDA events, or under
-    all-stream timing (`trace`) its span of GPU activity on any stream, as the kernel is timed; the host clock on
-    the CPU. The rounds and `run.Evaluation.time_reference_alone` time the reference through here alike."""
+    """(out, device ms, host ms) of one reference call in the judge's own process with the runner's processes
+    stopped: CUDA events, or under all-stream timing (`trace`) its span of GPU activity on any stream. Only
+    `run.Evaluation.time_reference_alone` times through here, on a GPU; the rounds time the reference in the twin."""
     runner.pause()
     try:
         with torch.no_grad():
-            if gpu and trace:
+            if trace:
                 return _traced(reference, args, flush)
-            if gpu:
-                return timing.timed_call(reference, args, flush)
-            t0 = timing._perf_counter()
-            out = reference(*args)
-            host = (timing._perf_counter() - t0) * 1e3
-            return out, host, host
+            return timing.timed_call(reference, args, flush)
     finally:
         runner.resume()
 
@@ -230,14 +225,14 @@ class JudgeSide:
         self.compare = compare or (lambda outs, expected: check_values(outs, expected, tolerances))
         """How a checked timed call's outputs are judged (the judge's: each rule the kernel still passes)."""
         self.allowance_ms = self.excess_ms = self.honest_ms = self.difference_ms = self.unseen_ms = 0.0
-        self.over_ms = 0.0
-        """How far the kernel's calls exceeded the twin's beyond the noise allowance, at most over the blocks: above
-        zero, inside the skew the bound tolerates (`SPAN_SKEW_MS`), so a win is held rather than published."""
         """Of the last block bounded: the allowance, the kernel's median excess per call, the twin's (`honest_ms`) and
         the crossover estimate of their difference (`difference_ms`).
         `unseen_ms`: how much of a call's time, at most over the blocks, the bound could not have seen: the
         allowance, and as much again where the kernel's calls exceeded their reported time by less than the
         twin's, or more by less than the skew the bound tolerates (a call could have hidden the difference)."""
+        self.over_ms = 0.0
+        """How far the kernel's calls exceeded the twin's beyond the noise allowance, at most over the blocks: above
+        zero, inside the skew the bound tolerates (`SPAN_SKEW_MS`), so a win is held rather than published."""
         self.committed: list[str | None] = []
         """The runner's digests of the last span's calls' outputs, sent inside the span (see digest.py)."""
         self.relative = SPAN_RELATIVE
@@ -404,7 +399,7 @@ class JudgeSide:
         no submitted code: a reply it cannot account for is the harness's failure, not the kernel's."""
         self.runner.pause()
         try:
-            times = self.span(self.twin, "reference", i)
+            times, _ = self.span(self.twin, "reference", i)
         finally:
             self.runner.resume()
         if times[0] < 0:
@@ -412,21 +407,22 @@ class JudgeSide:
         return times
 
     def time_kernel(self, i: int) -> tuple[float, float, float]:
-        times = self.span(self.runner, "kernel", i)
-        digests = self.last_reply.get("digests")
+        times, reply = self.span(self.runner, "kernel", i)
+        digests = reply.get("digests")
         self.committed = [d if isinstance(d, str) else None for d in digests] \
             if isinstance(digests, list) and len(digests) == self.calls else [None] * self.calls
         return times
 
-    def span(self, runner: Any, side: str, i: int) -> tuple[float, float, float]:
-        """One timed span of `calls` calls through `runner`: (device ms, host ms, the judge's span) per call; a
-        negative device time for a reply that is unreadable or impossible (more than the judge saw)."""
+    def span(self, runner: Any, side: str, i: int) -> tuple[tuple[float, float, float], dict[str, Any]]:
+        """One timed span of `calls` calls through `runner`: (device ms, host ms, the judge's span) per call, with
+        a negative device time for a reply that is unreadable or impossible (more than the judge saw); and the
+        reply."""
         runner.request({"op": "prepare", "fresh": side in self.fresh, "trace": self.trace,
                         "flush_bytes": self.flush.numel() * 4 if self.flush is not None else 0})
         self.fresh.discard(side)
         specs = [self.spec(i, j) for j in range(self.calls)]  # the seeds, first seen inside the span
         t0 = timing._perf_counter()
-        reply = self.last_reply = runner.request({"op": "go", "inputs": specs})
+        reply = runner.request({"op": "go", "inputs": specs})
         span = (timing._perf_counter() - t0) * 1e3
         times = reported(reply, self.calls)
         if times is not None and self.trace:  # the all-stream span, read after the judge's span closed
@@ -436,8 +432,8 @@ class JudgeSide:
                 times = None
         if times is None or not all(math.isfinite(d) and d > 0 for d in times[0]) or sum(times[0]) > span \
                 or not all(math.isfinite(h) and h >= 0 for h in times[1]):
-            return -1.0, 0.0, span / self.calls  # unreadable or impossible (more than the judge saw): refused
-        return sum(times[0]) / self.calls, sum(times[1]) / self.calls, span / self.calls
+            return (-1.0, 0.0, span / self.calls), reply  # unreadable or impossible (more than the judge saw)
+        return (sum(times[0]) / self.calls, sum(times[1]) / self.calls, span / self.calls), reply
 
     def describe_bound(self) -> str:
         return (f"reported kernel times bounded by the judge's spans: per call, this kernel's calls exceeded their "

@@ -182,9 +182,11 @@ class Evaluation(TrialInputs, Attributing):
                            "interpret": self.job.interpret, **self.problem_request(self.twin)})
 
     def time_reference_alone(self) -> None:
-        """The reference timed before any submitted code is loaded, as in the timed rounds (the runner stopped,
-        each call after GPU work of the runner's): its time when nothing of the kernel's can be running on the GPU
-        (`compare_reference` checks the rounds' against it). A few calls, about a second at most; GPU only."""
+        """The reference timed in the judge's own process before any submitted code is loaded (the runner stopped,
+        each call after GPU work of the runner's): its warm time, which sets the calls per span and the deadlines,
+        and its time when nothing of the kernel's can be running on the GPU (`compare_reference` records the rounds'
+        beside it; the rounds time it in the twin, over a span of calls). A few calls, about a second at most; GPU
+        only."""
         if not self.gpu:
             return
         import numpy as np
@@ -200,7 +202,7 @@ class Evaluation(TrialInputs, Attributing):
             # As in a round: the runner's context has just run GPU work (here a timed call of nothing), so the
             # reference pays the same switch between the two processes' contexts (tens of microseconds).
             self.runner.request({"op": "null", "flush_bytes": flush.numel() * 4, "interpret": self.job.interpret})
-            _, device_ms, _ = time_stopped(self.runner, self.reference, clone_inputs(inputs), flush, gpu=True,
+            _, device_ms, _ = time_stopped(self.runner, self.reference, clone_inputs(inputs), flush,
                                            trace=self.protocol.all_stream_timing)
             if i:  # the first call only warms up
                 times.append(device_ms)
