@@ -7,6 +7,8 @@
 #               the examples' and the team's Triton kernels
 #     parts     where an honest span's time goes per call, the reference's and a kernel's (bench/span_parts.py): the
 #               red-team's ReLU size with the Triton control and with PyTorch itself, and the diagonal matmul
+#     residue   the same spans before and after the kernel runner's profiler pass (span_parts.py --attribute): does a
+#               torch.profiler pass leave the process slower per call, on PyTorch's own ReLU and a Triton kernel?
 #     diagnose  the honest red-team kernels and the forged timing reply, with the timing bound's reasons
 #     examples  the example submission end to end (wall time), twice: cold, then with a warm build cache
 #     trace     the honest ReLU through the timing bound with the runner's own step times (KB_RUNNER_TRACE),
@@ -83,6 +85,14 @@ case "${1:-tests}" in
       echo "parts $spec: rc=$?" | tee -a "$OUT/summary.txt"
     done
     cat "$OUT/parts.log" | grep -v "^  File\|^    " | tail -n 30 ;;
+  residue)
+    for spec in "level1/19_ReLU tests/redteam/no-custom-kernel/plain_pytorch.py --reduced --calls 32" \
+                "level1/19_ReLU tests/redteam/control/relu_triton.py --reduced --calls 32" \
+                "level1/12_Matmul_with_diagonal_matrices_ submissions/kernelbench-team/level1_12_diag_matmul_triton.py --calls 7"; do
+      timeout --signal=INT 150 python3 bench/span_parts.py $spec --attribute >> "$OUT/residue.log" 2>&1
+      echo "residue $spec: rc=$?" | tee -a "$OUT/summary.txt"
+    done
+    grep -v "^  File\|^    " "$OUT/residue.log" | tail -n 30 ;;
   bound)  # the timing forgeries, then every honest Triton team kernel against the bound (excess, allowance)
     # one case at a time (JOBS=3 shares the GPU, as the whole corpus's run does), with the two honest controls
     # that run at the same tiny size: a tie with the reference must stay correct

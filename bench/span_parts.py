@@ -7,7 +7,10 @@ making, the timed call (flush, events, call, synchronize) and the digest; the ex
 device time. If the two sides' excess differs here, the difference is the harness's own work around the calls
 (not the crossing between processes), and the twin cannot pair it away.
 
-    python bench/span_parts.py PROBLEM_KEY KERNEL.py [--calls K] [--spans N] [--reduced] [--json OUT]
+With --attribute, the same spans again after the kernel's runner ran the judge's profiler pass (`attribute`, as
+it does before timing): a profiler leaves CUPTI's callbacks in the process, and only the kernel's runner runs one.
+
+    python bench/span_parts.py PROBLEM_KEY KERNEL.py [--calls K] [--spans N] [--reduced] [--attribute] [--json OUT]
 """
 
 from __future__ import annotations
@@ -103,19 +106,25 @@ def main() -> int:
     parser.add_argument("--reduced", action="store_true", help="the problem's reduced sizes (the red-team's)")
     parser.add_argument("--json", type=Path, default=None)
     parser.add_argument("--interpret", action="store_true", help="a dry run on the CPU (TRITON_INTERPRET=1 set)")
+    parser.add_argument("--attribute", action="store_true",
+                        help="measure again after a profiler pass over the kernel's calls (GPU only)")
     args = parser.parse_args()
     twin, kernel = runners(args.problem, args.kernel, args.reduced, args.interpret)
-    parts = measure(twin, kernel, args.calls, args.spans, args.interpret)
     print(f"{args.problem} ({'reduced' if args.reduced else 'full'} sizes), {args.kernel.name}, {args.calls} calls "
           f"per span, {args.spans} spans per side; per call, median ms:")
-    print(f"{'side':<10} {'make':>8} {'timed':>8} {'device':>8} {'digest':>8} {'excess':>8}")
-    summary = {}
-    for side, row in parts.items():
-        summary[side] = {k: statistics.median(v) for k, v in row.items()}
-        print(f"{side:<10} " + " ".join(f"{summary[side][k]:>8.4f}" for k in row))
+    print(f"{'side':<22} {'make':>8} {'timed':>8} {'device':>8} {'digest':>8} {'excess':>8}")
+    stages = ["before"] + (["after-profiler"] if args.attribute and not args.interpret else [])
+    record: dict[str, object] = {"problem": args.problem, "kernel": args.kernel.name, "calls": args.calls}
+    for stage in stages:
+        if stage == "after-profiler":
+            kernel.attribute({"inputs": [{"seed": 99_000 + j} for j in range(3)], "own": []})
+        parts = measure(twin, kernel, args.calls, args.spans, args.interpret)
+        summary = {side: {k: statistics.median(v) for k, v in row.items()} for side, row in parts.items()}
+        for side, row in summary.items():
+            print(f"{side + ' ' + stage:<22} " + " ".join(f"{row[k]:>8.4f}" for k in row))
+        record[stage] = {"summary": summary, "parts": parts}
     if args.json:
-        args.json.write_text(json.dumps({"problem": args.problem, "kernel": args.kernel.name, "calls": args.calls,
-                                         "summary": summary, "parts": parts}, indent=1))
+        args.json.write_text(json.dumps(record, indent=1))
     return 0
 
 
