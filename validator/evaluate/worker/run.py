@@ -106,14 +106,15 @@ class Evaluation(TrialInputs, Attributing):
 
     def phases(self) -> list[Any]:
         """The phases in the order that makes them safe: every input and reference exists before the runner
-        loads the kernel, the allowance is measured before that load, and timing comes after both checks."""
+        loads the kernel, the twin is loaded before it, timing comes after both checks, and the profiler pass after
+        timing (see `phase_order.NEEDS`)."""
         if self.job.warm_only:
             return [self.setup, self.start_runner, self.warm]
         return [self.setup, self.start_runner,  # the runner's imports overlap the reference work below
                 self.compute_references, self.time_reference_alone, self.load_twin, self.load_kernel,
                 self.arm_deadline,
                 self.check_correctness, self.compute_precision_references, self.drop_reference,
-                self.check_precision, *([self.attribute] if self.gpu else []), self.time]
+                self.check_precision, self.time, *([self.attribute] if self.gpu else [])]
 
     def run(self) -> None:
         for phase in self.phases():
