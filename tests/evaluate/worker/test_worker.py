@@ -167,12 +167,13 @@ def _timed_on_cpu(tmp_path: Path, monkeypatch, alone_ms: float | None = None) ->
         monkeypatch.setattr(evaluation, "sync", lambda release=False: None)
         for phase in ("setup", "start_runner", "compute_references", "time_reference_alone", "load_twin",
                       "load_kernel", "check_correctness"):
-            evaluation.gpu = phase == "time_reference_alone"  # the GPU path where it differs
+            evaluation.gpu = phase in ("time_reference_alone", "load_twin")  # the GPU path where it differs
             getattr(evaluation, phase)()
         evaluation.gpu = True  # from here on the GPU path: interleaved rounds, a recorded series
         assert evaluation.reference_alone_ms is not None and evaluation.reference_alone_ms > 0
+        assert evaluation.twin_alone_ms is not None and evaluation.twin_alone_ms > 0
         if alone_ms is not None:
-            evaluation.reference_alone_ms = alone_ms
+            evaluation.twin_alone_ms = alone_ms
         evaluation.time()
     finally:
         evaluation.close()
@@ -186,7 +187,7 @@ def test_the_timing_phase_interleaves_verifies_and_fills_the_result(tmp_path: Pa
     assert [b.kernel_first for b in result.blocks] == [True, False, True]  # blocks open with alternating sides
     assert all(b.rounds >= 2 and b.attempts == 1 and b.sm_clock_mhz is None for b in result.blocks)
     drift = next(f for f in result.flags if f.code == "reference-drift")
-    assert drift.severity == "info" and "timed alone before the kernel was loaded" in drift.message
+    assert drift.severity == "info" and "in the twin's spans before the kernel was loaded" in drift.message
 
 
 def test_the_reference_s_drift_from_its_time_alone_is_recorded_and_decides_nothing(tmp_path: Path, monkeypatch):
@@ -195,7 +196,8 @@ def test_the_reference_s_drift_from_its_time_alone_is_recorded_and_decides_nothi
     result = _timed_on_cpu(tmp_path, monkeypatch, alone_ms=1e-6)
     assert result.status is Status.CORRECT and result.speedup is not None
     drift = next(f for f in result.flags if f.code == "reference-drift")
-    assert drift.severity == "info" and "0.000001 ms timed alone" in drift.message.replace("1e-06", "0.000001")
+    assert drift.severity == "info" and "0.000001 ms in the twin's spans" in drift.message.replace("1e-06",
+                                                                                                     "0.000001")
 
 
 def test_an_implausible_speedup_or_unseen_host_time_holds_a_correct_result_for_review(tmp_path: Path):
