@@ -9,8 +9,14 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
-PROTOCOL_VERSION = "13"
-"""13: the reference is timed by a twin runner, started and confined as the kernel's runner is, through the very
+PROTOCOL_VERSION = "14"
+"""14: no garbage collection inside a timed span (as `timeit`), the profiler pass after timing, and the reference's
+drift read against the twin's own spans before the kernel loads. On an H200, the kernel's runner had run the
+profiler before it was timed and the twin had not: every later launch of a PyTorch operator there cost more (the
+red-team's ReLU 0.028 -> 0.051 ms per call in one process, `bench/span_parts.py --attribute`), so PyTorch itself,
+submitted as the kernel, lost to its own reference (0.69x; 0.988x once the pass moved), and collections landing in
+the kernel's spans put its calls 0.30 ms above the twin's on the diagonal matmul (-0.03 ms with none).
+13: the reference is timed by a twin runner, started and confined as the kernel's runner is, through the very
 path of a timed kernel call, with as many calls per span on the same seeds, in every round; the bound pairs each
 round's kernel excess with the twin's (the calibration before the kernel loaded is gone). On an H200 protocol 12
 held PyTorch itself, submitted as the kernel, for `timing-unresolved` (its 31 calls per span timed faster than the

@@ -56,11 +56,11 @@ SPAN_FLOOR_MS = 0.05
 SPAN_SKEW_MS = 1.0
 """How far a kernel's calls may exceed the twin's, per call, beyond the noise allowance, before the bound rejects
 them; in between, a claim to beat the reference is held for review (`timing-unresolved`), never published on the
-runner's word. Measured between two runner processes on honest paths in the same rounds (protocol 13, one H100 and
-one H200): PyTorch's own ReLU as the kernel 0.48 ms per call above the twin (32 calls per span, the red-team's short
-protocol), the team's Triton diagonal matmul 0.30 ms (7 calls), the red-team's Triton ReLU 0.31 ms; the timing
-forgeries came out 0.09 to 0.45 ms above it. No threshold separates those, so the zone between the noise and this
-costs a maintainer's look, not a wrong verdict either way."""
+runner's word. Under protocol 13 honest kernels' calls came out up to 0.48 ms above the twin's, from collections
+inside the kernel's spans and the profiler pass run before its timing; protocol 14 removed both, and every honest
+kernel since stays inside its noise allowance (an H200: -0.29 to +0.07 ms). Kept wide: a forgery in the middle
+zone is held either way, and narrowing it on a few runs would risk refusing an honest kernel (threat model, "A
+skew the bound tolerates")."""
 SPAN_BYTES = 1 << 30
 """The inputs and outputs of one span's calls together at most: the runner holds them all until the judge has
 chosen which call to fetch."""
