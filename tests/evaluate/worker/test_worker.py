@@ -17,7 +17,7 @@ import pytest
 from tests.paths import REPO
 from validator.evaluate.jobs import Job, write_job
 from validator.evaluate.worker import run as worker
-from validator.evaluate.worker.stops import describe
+from validator.evaluate.worker.stops import Stop, describe
 from validator.isolation.bwrap import machine_isolation
 from validator.protocol import PROTOCOL, protocol_from_dict
 from validator.results.records import Status, problem_from_dict
@@ -212,6 +212,26 @@ def test_an_implausible_speedup_or_unseen_host_time_holds_a_correct_result_for_r
     hidden = worker.Evaluation(job, PROTOCOL)
     hidden.note("host-device-mismatch", "host 1.4 ms vs device 0.01 ms", "warning")
     assert hidden.result(1.0).status is Status.NEEDS_REVIEW
+
+
+def test_a_side_stream_found_after_timing_publishes_no_time(tmp_path: Path):
+    """The profiler pass runs after timing (phase_order says why), so its rejection arrives with a series already
+    measured: the verdict is the rejection and no time or speedup of that series is published."""
+    from validator.evaluate.worker.timing import Series
+
+    job = make_job("level1/19_ReLU", EXAMPLES / "level1_23_softmax_triton.py", tmp_path, interpret=False)
+    evaluation = worker.Evaluation(replace(job, own_kernel_names=("relu_kernel",)), PROTOCOL)
+    evaluation.series = Series((2.0,) * 10, (1.0,) * 10, (2.1,) * 10, (1.1,) * 10, "converged")
+    found = {"own_ms": 1.0, "total_ms": 2.0, "streams": [7, 9], "kernels": ["relu_kernel"],
+             "side_work": ["relu_kernel"]}
+    evaluation.runner = type("Runner", (), {"request": lambda self, req: {"ok": True, "found": found}})()
+    with pytest.raises(Stop) as stop:
+        evaluation.attribute()
+    evaluation.stopped(stop.value.status, stop.value.code, stop.value.message)
+    result = evaluation.result(1.0)
+    assert (result.status, result.speedup) == (Status.REJECTED, None)
+    assert result.kernel is None and result.reference is None
+    assert "side-stream" in {f.code for f in result.flags}
 
 
 def test_a_correct_kernel_faster_than_the_problem_s_speed_of_light_is_held_for_review(tmp_path: Path):
