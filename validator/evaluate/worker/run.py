@@ -190,7 +190,8 @@ class Evaluation(TrialInputs, Attributing):
         """The twin's timed spans of the reference before the kernel loads, through the path and with the calls per
         span of the rounds: the baseline `compare_reference` sets the rounds' median beside. (The judge's own calls
         alone are one call each in another process: on an H200 the red-team's ReLU timed 0.06 ms that way and 0.035
-        ms in the twin's rounds, a drift of -43% that no kernel caused.) GPU only; a few spans, the first a warm-up."""
+        ms in the twin's rounds, a drift of -43% that no kernel caused.) GPU only; a few spans, the first a warm-up,
+        about a second at most beyond it."""
         if not self.gpu:
             return
         from validator.evaluate.worker import judge_timing, timing
@@ -198,7 +199,9 @@ class Evaluation(TrialInputs, Attributing):
         flush_bytes = timing.flush_bytes(self.device, self.protocol.l2_flush_factor) if self.device.type == "cuda" \
             else 0
         per_call = []
-        for s in range(self.protocol.reference_alone_calls + 1):
+        span_s = max(self.reference_warm_s() * self.span_calls, 1e-6)
+        spans = max(2, min(self.protocol.reference_alone_calls, int(1.0 / span_s)))
+        for s in range(spans + 1):
             self.twin.request({"op": "prepare", "fresh": s == 0, "flush_bytes": flush_bytes})
             reply = self.twin.request({"op": "go", "inputs": [self.spec(span_purpose("alone", j), s)
                                                               for j in range(self.span_calls)]})
