@@ -191,8 +191,9 @@ def test_the_timing_phase_interleaves_verifies_and_fills_the_result(tmp_path: Pa
 
 
 def test_the_reference_s_drift_from_its_time_alone_is_recorded_and_decides_nothing(tmp_path: Path, monkeypatch):
-    """A record, not a check (run.compare_reference says why): even a reference a million times slower in the
-    rounds than alone leaves a correct result correct, with both medians stated."""
+    """A record where the kernel claims no win (a win is held, `reference-slowed`, tested below): even a reference a
+    million times slower in the rounds than before the kernel loaded leaves a slower kernel's result correct, with
+    both medians stated."""
     result = _timed_on_cpu(tmp_path, monkeypatch, alone_ms=1e-6)
     assert result.status is Status.CORRECT and result.speedup is not None
     drift = next(f for f in result.flags if f.code == "reference-drift")
@@ -232,6 +233,27 @@ def test_a_side_stream_found_after_timing_publishes_no_time(tmp_path: Path):
     assert (result.status, result.speedup) == (Status.REJECTED, None)
     assert result.kernel is None and result.reference is None
     assert "side-stream" in {f.code for f in result.flags}
+
+
+def test_a_win_over_a_reference_slowed_in_the_rounds_is_held_and_a_tie_is_not(tmp_path: Path):
+    """GPU work a kernel's runner leaves queued when it is stopped slows the twin's spans: a claim to beat the
+    reference whose median in the rounds exceeds the twin's before the kernel loaded by more than the protocol's
+    margin is held (`reference-slowed`); within the margin, with no baseline, or for a tie, nothing is held."""
+    from validator.evaluate.worker.timing import Series
+
+    job = make_job("level1/19_ReLU", EXAMPLES / "level1_23_softmax_triton.py", tmp_path, interpret=False)
+    win = Series((2.0,) * 10, (1.0,) * 10, (2.1,) * 10, (1.1,) * 10, "converged")
+    tie = Series((2.0, 2.01, 1.99) * 4, (2.0, 1.99, 2.01) * 4, (2.1,) * 12, (2.1,) * 12, "converged")
+    margin = 2.0 / (1 + PROTOCOL.reference_slowed) - PROTOCOL.reference_slowed_ms  # the baseline at the edge
+    for series, alone, held in ((win, 1.5, True), (win, margin * 1.01, False), (win, margin * 0.99, True),
+                                (win, None, False), (tie, 1.0, False)):
+        evaluation = worker.Evaluation(job, PROTOCOL)
+        evaluation.series, evaluation.twin_alone_ms = series, alone
+        result = evaluation.result(1.0)
+        slowed = [f for f in result.flags if f.code == "reference-slowed"]
+        assert (result.status is Status.NEEDS_REVIEW) == held and bool(slowed) == held, (alone, result.error)
+        if held:
+            assert "before the kernel was loaded" in slowed[0].message and result.speedup == 2.0
 
 
 def test_a_correct_kernel_faster_than_the_problem_s_speed_of_light_is_held_for_review(tmp_path: Path):
