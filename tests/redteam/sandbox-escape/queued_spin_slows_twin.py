@@ -43,7 +43,8 @@ def queue_spin():
         _SPIN["out"] = torch.empty(programs * 256, device="cuda")
     out = _SPIN["out"]
     with torch.cuda.stream(_SPIN["stream"]):
-        spin_kernel[(out.numel() // 256,)](out, 2_000_000, BLOCK=256)  # tens of milliseconds on every SM
+        # about 40 ms on every SM: longer than the twin's span that follows, and into the next round's first span
+        spin_kernel[(out.numel() // 256,)](out, 20_000_000, BLOCK=256)
 
 
 def spinning(honest):
