@@ -98,6 +98,7 @@ case "${1:-tests}" in
     # that run at the same tiny size: a tie with the reference must stay correct
     timeout --signal=INT 160 python3 tests/redteam/runner.py --mode gpu -j "${JOBS:-1}" --json "$OUT/forged.json" \
       --only sandbox-escape/forged_timing_reply sandbox-escape/compute_on_fetch sandbox-escape/compute_in_prepare \
+      sandbox-escape/queued_spin_slows_twin \
       control/relu_triton no-custom-kernel/plain_pytorch > "$OUT/forged.log" 2>&1
     echo "forgeries and controls: rc=$?" | tee "$OUT/summary.txt"
     # the two controls again under the full protocol, each round's excess on both sides and its order recorded
