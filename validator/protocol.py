@@ -15,8 +15,8 @@ drift read against the twin's own spans before the kernel loads. On an H200, the
 profiler before it was timed and the twin had not: every later launch of a PyTorch operator there cost more (the
 red-team's ReLU 0.028 -> 0.051 ms per call in one process, `bench/span_parts.py --attribute`), so PyTorch itself,
 submitted as the kernel, lost to its own reference (0.69x; 0.988x once the pass moved), and collections landing in
-the kernel's spans put its calls 0.30 ms above the twin's on the diagonal matmul (-0.03 ms with none). A win over a
-reference slowed in the rounds beyond `reference_slowed` is held for review (`reference-slowed`).
+the kernel's spans put its calls 0.30 ms above the twin's on the diagonal matmul (-0.03 ms with none). A result
+whose reference ran slower in the rounds beyond `reference_slowed` is held for review (`reference-slowed`).
 13: the reference is timed by a twin runner, started and confined as the kernel's runner is, through the very
 path of a timed kernel call, with as many calls per span on the same seeds, in every round; the bound pairs each
 round's kernel excess with the twin's (the calibration before the kernel loaded is gone). On an H200 protocol 12
@@ -176,12 +176,12 @@ class Protocol:
     """Calls of the reference timed before the kernel loads (after one untimed call), within about a second."""
     reference_slowed: float = 0.10
     reference_slowed_ms: float = 0.02
-    """A claim to beat the reference is held for review (`reference-slowed`) when the reference's median in the
-    rounds exceeds its time in the twin's spans before the kernel loaded by more than this fraction plus this many
-    ms. A kernel that leaves GPU work queued when its runner is stopped slows the twin's spans of the reference and
-    so raises its own speedup; honest kernels moved the reference by -15% to +22% on 0.04 ms references (+0.008
-    ms) and by under 1% on references of milliseconds (an H200, protocol 14), so a slowed reference lifts a win by
-    at most this much before it is held."""
+    """A result is held for review (`reference-slowed`) when the reference's median in the rounds exceeds its time
+    in the twin's spans before the kernel loaded by more than this fraction plus this many ms. A kernel that leaves
+    GPU work queued when its runner is stopped slows the twin's spans of the reference and so raises its own
+    speedup; honest kernels moved the reference by -15% to +22% on 0.04 ms references (+0.008 ms) and by under 1%
+    on references of milliseconds (an H200, protocol 14), so a slowed reference lifts a speedup by at most this
+    much before it is held."""
     build_timeout_s: float = 600.0
     problem_timeout_s: float = 300.0
     """The parent's outer bound on one judge (imports, build loading, every phase); the judge's own deadline

@@ -158,7 +158,10 @@ def _timed_on_cpu(tmp_path: Path, monkeypatch, alone_ms: float | None = None) ->
     monkeypatch.setattr(judge_timing, "SPAN_FLOOR_MS", judge_timing.CPU_FLOOR_MS)
     monkeypatch.setattr(judge_timing, "SPAN_RELATIVE", judge_timing.CPU_RELATIVE)
     # CPU clocks make blocks disagree: no further blocks (test_judge_blocks tests those)
-    protocol = PROTOCOL.to_dict() | {"time_budget_s": 2.0, "min_rounds": 5, "max_rounds": 12, "max_timing_blocks": 3}
+    # CPU clocks move the reference between its spans alone and the rounds: the hold on a slowed reference is tested
+    # on fixed series below
+    protocol = PROTOCOL.to_dict() | {"time_budget_s": 2.0, "min_rounds": 5, "max_rounds": 12, "max_timing_blocks": 3,
+                                     "reference_slowed": 1e6}
     kernel = REPO / "tests" / "redteam" / "control" / "relu_triton.py"
     job = make_job("level1/19_ReLU", kernel, tmp_path, interpret=True, protocol=protocol)
     monkeypatch.setenv("TRITON_INTERPRET", "1")
@@ -190,15 +193,13 @@ def test_the_timing_phase_interleaves_verifies_and_fills_the_result(tmp_path: Pa
     assert drift.severity == "info" and "in the twin's spans before the kernel was loaded" in drift.message
 
 
-def test_the_reference_s_drift_from_its_time_alone_is_recorded_and_decides_nothing(tmp_path: Path, monkeypatch):
-    """A record where the kernel claims no win (a win is held, `reference-slowed`, tested below): even a reference a
-    million times slower in the rounds than before the kernel loaded leaves a slower kernel's result correct, with
-    both medians stated."""
-    result = _timed_on_cpu(tmp_path, monkeypatch, alone_ms=1e-6)
+def test_the_reference_s_drift_is_recorded_and_a_faster_reference_holds_nothing(tmp_path: Path, monkeypatch):
+    """Recorded on every result, with both medians stated; a reference a million times faster in the rounds than
+    before the kernel loaded is no cause to hold (a slowed one is, tested below)."""
+    result = _timed_on_cpu(tmp_path, monkeypatch, alone_ms=1e6)
     assert result.status is Status.CORRECT and result.speedup is not None
     drift = next(f for f in result.flags if f.code == "reference-drift")
-    assert drift.severity == "info" and "0.000001 ms in the twin's spans" in drift.message.replace("1e-06",
-                                                                                                     "0.000001")
+    assert drift.severity == "info" and "1e+06 ms in the twin's spans" in drift.message
 
 
 def test_an_implausible_speedup_or_unseen_host_time_holds_a_correct_result_for_review(tmp_path: Path):
@@ -235,25 +236,25 @@ def test_a_side_stream_found_after_timing_publishes_no_time(tmp_path: Path):
     assert "side-stream" in {f.code for f in result.flags}
 
 
-def test_a_win_over_a_reference_slowed_in_the_rounds_is_held_and_a_tie_is_not(tmp_path: Path):
-    """GPU work a kernel's runner leaves queued when it is stopped slows the twin's spans: a claim to beat the
-    reference whose median in the rounds exceeds the twin's before the kernel loaded by more than the protocol's
-    margin is held (`reference-slowed`); within the margin, with no baseline, or for a tie, nothing is held."""
+def test_a_result_over_a_reference_slowed_in_the_rounds_is_held(tmp_path: Path):
+    """GPU work a kernel's runner leaves queued when it is stopped slows the twin's spans: a result whose reference
+    median in the rounds exceeds the twin's before the kernel loaded by more than the protocol's margin is held
+    (`reference-slowed`), a win and a loss alike; within the margin, or with no baseline, nothing is held."""
     from validator.evaluate.worker.timing import Series
 
     job = make_job("level1/19_ReLU", EXAMPLES / "level1_23_softmax_triton.py", tmp_path, interpret=False)
     win = Series((2.0,) * 10, (1.0,) * 10, (2.1,) * 10, (1.1,) * 10, "converged")
-    tie = Series((2.0, 2.01, 1.99) * 4, (2.0, 1.99, 2.01) * 4, (2.1,) * 12, (2.1,) * 12, "converged")
-    margin = 2.0 / (1 + PROTOCOL.reference_slowed) - PROTOCOL.reference_slowed_ms  # the baseline at the edge
-    for series, alone, held in ((win, 1.5, True), (win, margin * 1.01, False), (win, margin * 0.99, True),
-                                (win, None, False), (tie, 1.0, False)):
+    loss = Series((2.0,) * 10, (4.0,) * 10, (2.1,) * 10, (4.1,) * 10, "converged")
+    edge = 2.0 / (1 + PROTOCOL.reference_slowed) - PROTOCOL.reference_slowed_ms  # the baseline at the margin
+    for series, alone, held in ((win, 1.5, True), (win, edge * 1.01, False), (win, edge * 0.99, True),
+                                (win, None, False), (loss, 1.0, True), (loss, 2.0, False)):
         evaluation = worker.Evaluation(job, PROTOCOL)
         evaluation.series, evaluation.twin_alone_ms = series, alone
         result = evaluation.result(1.0)
         slowed = [f for f in result.flags if f.code == "reference-slowed"]
         assert (result.status is Status.NEEDS_REVIEW) == held and bool(slowed) == held, (alone, result.error)
         if held:
-            assert "before the kernel was loaded" in slowed[0].message and result.speedup == 2.0
+            assert "before the kernel was loaded" in slowed[0].message and result.speedup in (2.0, 0.5)
 
 
 def test_a_correct_kernel_faster_than_the_problem_s_speed_of_light_is_held_for_review(tmp_path: Path):

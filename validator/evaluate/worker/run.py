@@ -241,8 +241,8 @@ class Evaluation(TrialInputs, Attributing):
         self.sync(release=True)
 
     def compare_reference(self, rounds_ms: Any) -> None:
-        """Record the reference's median in the rounds beside the twin's before the kernel loaded. A record for
-        every result; for a win, `slowed_reference` holds it beyond the protocol's margin."""
+        """Record the reference's median in the rounds beside the twin's before the kernel loaded, on every result
+        (`slowed_reference` holds one beyond the protocol's margin)."""
         import numpy as np
 
         if not self.twin_alone_ms or not len(rounds_ms):
@@ -515,20 +515,20 @@ class Evaluation(TrialInputs, Attributing):
                       "kernels' runners have shown, so not rejected, but the claim to beat the reference rests on the "
                       "runner's report alone: held until a maintainer reviews it", "warning")
 
-    def slowed_reference(self, rounds_ms: float, speedup_low: float) -> None:
-        """Hold a claim to beat the reference when the reference ran slower in the rounds than in the twin's spans
-        before the kernel loaded, beyond `Protocol.reference_slowed`: GPU work the kernel's runner left queued when
-        it was stopped runs beside the twin's spans, and a win measured against a slowed reference is the kernel's
-        doing as much as its speed. A tie or a loss is published with the drift noted (`reference-drift`)."""
+    def slowed_reference(self, rounds_ms: float) -> None:
+        """Hold a result whose reference ran slower in the rounds than in the twin's spans before the kernel loaded,
+        beyond `Protocol.reference_slowed`: GPU work the kernel's runner left queued when it was stopped runs beside
+        the twin's spans, and a speedup over a slowed reference is the kernel's doing as much as its speed. A win
+        and a loss alike: a loss lifted toward a tie moves the board's averages."""
         alone = self.twin_alone_ms
-        if speedup_low <= 1.0 or not alone:
+        if not alone:
             return
         allowed = alone * (1.0 + self.protocol.reference_slowed) + self.protocol.reference_slowed_ms
         if rounds_ms > allowed:
             self.note("reference-slowed", f"the reference's median in the rounds, {rounds_ms:.4g} ms, is above the "
                       f"{allowed:.4g} ms allowed by its {alone:.4g} ms in the twin's spans before the kernel was "
-                      "loaded: GPU work left queued by the kernel's runner would slow it so, and the claim to beat "
-                      "it cannot be told from that: held until a maintainer reviews it", "warning")
+                      "loaded: GPU work left queued by the kernel's runner would slow it so, and the speedup cannot "
+                      "be told from that: held until a maintainer reviews it", "warning")
 
     def result(self, seconds: float) -> ProblemResult:
         from validator.evaluate.worker.integrity import REVIEW_CODES
@@ -550,7 +550,7 @@ class Evaluation(TrialInputs, Attributing):
                           f"{self.protocol.review_speedup:g}x: held until a maintainer reviews it", "warning")
             self.speed_of_light(values["kernel"].median, values["reference"].median)
             self.unresolved(values["kernel"].median, values["speedup_ci"][0])
-            self.slowed_reference(values["reference"].median, values["speedup_ci"][0])
+            self.slowed_reference(values["reference"].median)
         review = [f for f in self.flags if f.code in REVIEW_CODES]
         if status is Status.CORRECT and review:
             status, error = Status.NEEDS_REVIEW, "; ".join(f.message for f in review)
