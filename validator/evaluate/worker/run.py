@@ -214,9 +214,9 @@ class Evaluation(TrialInputs, Attributing):
 
     def time_reference_alone(self) -> None:
         """The reference timed in the judge's own process before any submitted code is loaded (the runner stopped,
-        each call after GPU work of the runner's): its warm time, which sets the calls per span and the deadlines,
-        its calls per span. (The drift recorded beside the rounds is the twin's, `time_twin_alone`: the same path as
-        the rounds.) A few calls, about a second at most; GPU only."""
+        each call after GPU work of the runner's): its warm time, which sets the calls per span and the deadlines.
+        (The drift recorded beside the rounds is against the twin's spans, `time_twin_alone`: the rounds' path.) A
+        few calls, about a second at most; GPU only."""
         if not self.gpu:
             return
         import numpy as np
