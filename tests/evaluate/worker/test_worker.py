@@ -155,6 +155,7 @@ def _timed_on_cpu(tmp_path: Path, monkeypatch, alone_ms: float | None = None) ->
     monkeypatch.setattr(timing, "_Event", FakeEvent)
     monkeypatch.setattr(timing, "_synchronize", lambda: None)
     monkeypatch.setattr(timing, "flush_buffer", lambda device, factor: torch.empty(1 << 16))
+    monkeypatch.setattr(timing, "flush_bytes", lambda device, factor: 0)
     monkeypatch.setattr(judge_timing, "SPAN_FLOOR_MS", judge_timing.CPU_FLOOR_MS)
     monkeypatch.setattr(judge_timing, "SPAN_RELATIVE", judge_timing.CPU_RELATIVE)
     # CPU clocks make blocks disagree: no further blocks (test_judge_blocks tests those)
@@ -250,6 +251,7 @@ def test_a_result_over_a_reference_slowed_in_the_rounds_is_held(tmp_path: Path):
                                 (win, None, False), (loss, 1.0, True), (loss, 2.0, False)):
         evaluation = worker.Evaluation(job, PROTOCOL)
         evaluation.series, evaluation.twin_alone_ms = series, alone
+        evaluation.compare_reference(series.ref_ms)  # as the timing phase does, once its series is measured
         result = evaluation.result(1.0)
         slowed = [f for f in result.flags if f.code == "reference-slowed"]
         assert (result.status is Status.NEEDS_REVIEW) == held and bool(slowed) == held, (alone, result.error)

@@ -151,6 +151,29 @@ def span_verdict(ker_ms: list[float], spans_ms: list[float], allowance_ms: float
     return PASSED
 
 
+def timed_span(runner: Any, specs: list[dict[str, Any]], *, fresh: bool, trace: bool,
+               flush_bytes: int) -> tuple[tuple[float, float, float], dict[str, Any]]:  # fmt: skip
+    """One timed span through `runner`: `prepare` (untimed), then `go` on `specs` inside the judge's clock.
+    (device ms, host ms, the judge's span) per call, with a negative device time for a reply that is unreadable or
+    impossible (more than the judge saw); and the reply. The rounds time both sides through here, and the twin's
+    spans before the kernel loads (`run.Evaluation.time_twin_alone`)."""
+    calls = len(specs)
+    runner.request({"op": "prepare", "fresh": fresh, "trace": trace, "flush_bytes": flush_bytes})
+    t0 = timing._perf_counter()
+    reply = runner.request({"op": "go", "inputs": specs})
+    span = (timing._perf_counter() - t0) * 1e3
+    times = reported(reply, calls)
+    if times is not None and trace:  # the all-stream span, read after the judge's span closed
+        try:
+            times = ([float(runner.request({"op": "trace"})["span_ms"])], times[1])
+        except (KeyError, TypeError, ValueError):
+            times = None
+    if times is None or not all(math.isfinite(d) and d > 0 for d in times[0]) or sum(times[0]) > span \
+            or not all(math.isfinite(h) and h >= 0 for h in times[1]):
+        return (-1.0, 0.0, span / calls), reply  # unreadable or impossible (more than the judge saw)
+    return (sum(times[0]) / calls, sum(times[1]) / calls, span / calls), reply
+
+
 def block_speedup(block: Block) -> float:
     return timing.speedup([s[0] for s in block.samples], [s[1] for s in block.samples])
 
@@ -414,26 +437,12 @@ class JudgeSide:
         return times
 
     def span(self, runner: Any, side: str, i: int) -> tuple[tuple[float, float, float], dict[str, Any]]:
-        """One timed span of `calls` calls through `runner`: (device ms, host ms, the judge's span) per call, with
-        a negative device time for a reply that is unreadable or impossible (more than the judge saw); and the
-        reply."""
-        runner.request({"op": "prepare", "fresh": side in self.fresh, "trace": self.trace,
-                        "flush_bytes": self.flush.numel() * 4 if self.flush is not None else 0})
+        """Round i's timed span of `calls` calls through `runner` (`timed_span`)."""
+        fresh = side in self.fresh
         self.fresh.discard(side)
-        specs = [self.spec(i, j) for j in range(self.calls)]  # the seeds, first seen inside the span
-        t0 = timing._perf_counter()
-        reply = runner.request({"op": "go", "inputs": specs})
-        span = (timing._perf_counter() - t0) * 1e3
-        times = reported(reply, self.calls)
-        if times is not None and self.trace:  # the all-stream span, read after the judge's span closed
-            try:
-                times = ([float(runner.request({"op": "trace"})["span_ms"])], times[1])
-            except (KeyError, TypeError, ValueError):
-                times = None
-        if times is None or not all(math.isfinite(d) and d > 0 for d in times[0]) or sum(times[0]) > span \
-                or not all(math.isfinite(h) and h >= 0 for h in times[1]):
-            return (-1.0, 0.0, span / self.calls), reply  # unreadable or impossible (more than the judge saw)
-        return (sum(times[0]) / self.calls, sum(times[1]) / self.calls, span / self.calls), reply
+        specs = [self.spec(i, j) for j in range(self.calls)]  # the seeds, first seen by the runner inside the span
+        return timed_span(runner, specs, fresh=fresh, trace=self.trace,
+                          flush_bytes=self.flush.numel() * 4 if self.flush is not None else 0)
 
     def describe_bound(self) -> str:
         return (f"reported kernel times bounded by the judge's spans: per call, this kernel's calls exceeded their "

@@ -196,20 +196,18 @@ class Evaluation(TrialInputs, Attributing):
             return
         from validator.evaluate.worker import judge_timing, timing
 
-        flush_bytes = timing.flush_bytes(self.device, self.protocol.l2_flush_factor) if self.device.type == "cuda" \
-            else 0
+        flush_bytes = timing.flush_bytes(self.device, self.protocol.l2_flush_factor)
         per_call = []
         span_s = max(self.reference_warm_s() * self.span_calls, 1e-6)
         spans = max(2, min(self.protocol.reference_alone_calls, int(1.0 / span_s)))
         for s in range(spans + 1):
-            self.twin.request({"op": "prepare", "fresh": s == 0, "flush_bytes": flush_bytes})
-            reply = self.twin.request({"op": "go", "inputs": [self.spec(span_purpose("alone", j), s)
-                                                              for j in range(self.span_calls)]})
-            times = judge_timing.reported(reply, self.span_calls)
-            if times is None:
-                raise RuntimeError("the twin runner's span of the reference alone gave no device times")
+            specs = [self.spec(span_purpose("alone", j), s) for j in range(self.span_calls)]
+            times, _ = judge_timing.timed_span(self.twin, specs, fresh=s == 0, trace=self.protocol.all_stream_timing,
+                                               flush_bytes=flush_bytes)
+            if times[0] < 0:
+                raise RuntimeError("the twin runner's span of the reference alone gave no readable device times")
             if s:
-                per_call.append(sum(times[0]) / self.span_calls)
+                per_call.append(times[0])
         self.twin_alone_ms = statistics.median(per_call)
 
     def time_reference_alone(self) -> None:
@@ -242,15 +240,24 @@ class Evaluation(TrialInputs, Attributing):
 
     def compare_reference(self, rounds_ms: Any) -> None:
         """Record the reference's median in the rounds beside the twin's before the kernel loaded, on every result
-        (`slowed_reference` holds one beyond the protocol's margin)."""
+        (`reference-drift`), and hold the result where the rounds' is slower beyond `Protocol.reference_slowed`
+        (`reference-slowed`): GPU work the kernel's runner left queued when it was stopped runs beside the twin's
+        spans, and a speedup over a slowed reference is the kernel's doing as much as its speed. A win and a loss
+        alike: a loss lifted toward a tie moves the board's averages."""
         import numpy as np
 
-        if not self.twin_alone_ms or not len(rounds_ms):
+        alone = self.twin_alone_ms
+        if not alone or not len(rounds_ms):
             return
         rounds = float(np.median(rounds_ms))
         self.note("reference-drift", f"the reference's median: {rounds:.4g} ms in the timed rounds, "
-                  f"{self.twin_alone_ms:.4g} ms in the twin's spans before the kernel was loaded "
-                  f"({rounds / self.twin_alone_ms - 1:+.1%})")
+                  f"{alone:.4g} ms in the twin's spans before the kernel was loaded ({rounds / alone - 1:+.1%})")
+        allowed = alone * (1.0 + self.protocol.reference_slowed) + self.protocol.reference_slowed_ms
+        if rounds > allowed:
+            self.note("reference-slowed", f"the reference's median in the rounds, {rounds:.4g} ms, is above the "
+                      f"{allowed:.4g} ms allowed by its {alone:.4g} ms in the twin's spans before the kernel was "
+                      "loaded: GPU work left queued by the kernel's runner would slow it so, and the speedup cannot "
+                      "be told from that: held until a maintainer reviews it", "warning")
 
     def load_kernel(self) -> None:
         from validator.evaluate.worker import deadline
@@ -515,21 +522,6 @@ class Evaluation(TrialInputs, Attributing):
                       "kernels' runners have shown, so not rejected, but the claim to beat the reference rests on the "
                       "runner's report alone: held until a maintainer reviews it", "warning")
 
-    def slowed_reference(self, rounds_ms: float) -> None:
-        """Hold a result whose reference ran slower in the rounds than in the twin's spans before the kernel loaded,
-        beyond `Protocol.reference_slowed`: GPU work the kernel's runner left queued when it was stopped runs beside
-        the twin's spans, and a speedup over a slowed reference is the kernel's doing as much as its speed. A win
-        and a loss alike: a loss lifted toward a tie moves the board's averages."""
-        alone = self.twin_alone_ms
-        if not alone:
-            return
-        allowed = alone * (1.0 + self.protocol.reference_slowed) + self.protocol.reference_slowed_ms
-        if rounds_ms > allowed:
-            self.note("reference-slowed", f"the reference's median in the rounds, {rounds_ms:.4g} ms, is above the "
-                      f"{allowed:.4g} ms allowed by its {alone:.4g} ms in the twin's spans before the kernel was "
-                      "loaded: GPU work left queued by the kernel's runner would slow it so, and the speedup cannot "
-                      "be told from that: held until a maintainer reviews it", "warning")
-
     def result(self, seconds: float) -> ProblemResult:
         from validator.evaluate.worker.integrity import REVIEW_CODES
         from validator.evaluate.worker.timing import result_fields
@@ -550,7 +542,6 @@ class Evaluation(TrialInputs, Attributing):
                           f"{self.protocol.review_speedup:g}x: held until a maintainer reviews it", "warning")
             self.speed_of_light(values["kernel"].median, values["reference"].median)
             self.unresolved(values["kernel"].median, values["speedup_ci"][0])
-            self.slowed_reference(values["reference"].median)
         review = [f for f in self.flags if f.code in REVIEW_CODES]
         if status is Status.CORRECT and review:
             status, error = Status.NEEDS_REVIEW, "; ".join(f.message for f in review)
