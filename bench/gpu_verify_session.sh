@@ -9,6 +9,8 @@
 #               red-team's ReLU size with the Triton control and with PyTorch itself, and the diagonal matmul
 #     residue   the same spans before and after the kernel runner's profiler pass (span_parts.py --attribute): does a
 #               torch.profiler pass leave the process slower per call, on PyTorch's own ReLU and a Triton kernel?
+#     spin      the queued-spin forgery (a side-stream spin left running into the twin's spans) beside the two honest
+#               controls at its size: the one case of protocol 14 not yet run on a GPU
 #     diagnose  the honest red-team kernels and the forged timing reply, with the timing bound's reasons
 #     examples  the example submission end to end (wall time), twice: cold, then with a warm build cache
 #     trace     the honest ReLU through the timing bound with the runner's own step times (KB_RUNNER_TRACE),
@@ -61,6 +63,12 @@ case "${1:-tests}" in
     timeout --signal=INT 150 python3 bench/judge_bound.py submissions/kernelbench-team-examples.json \
       --json "$OUT/bound.json" > "$OUT/bound.log" 2>&1; echo "bound: rc=$?" | tee -a "$OUT/summary.txt"
     tail -n 45 "$OUT/redteam.log"; tail -n 15 "$OUT/bound.log" ;;
+  spin)
+    timeout --signal=INT 150 python3 tests/redteam/runner.py --mode gpu -j 1 --json "$OUT/spin.json" \
+      --only sandbox-escape/queued_spin_slows_twin control/relu_triton no-custom-kernel/plain_pytorch \
+      > "$OUT/spin.log" 2>&1; echo "queued spin and controls: rc=$?" | tee "$OUT/summary.txt"
+    python3 -c "import json,sys; d=json.load(open(sys.argv[1])); [print(k, v['status'], [m[:300] for m in v['messages'] if 'timing' in m or 'speedup' in m or 'reference' in m]) for k, v in d['outcomes'].items()]" "$OUT/spin.json"
+    tail -n 6 "$OUT/spin.log" ;;
   diagnose)  # the honest kernels the GPU red-team misjudged, with every reason, then the bound on the examples
     timeout --signal=INT 200 python3 tests/redteam/runner.py --mode gpu -j 3 --json "$OUT/honest.json" \
       --only control/relu_triton submissions/kernelbench-team-examples/level1_40_layernorm_triton \
