@@ -10,7 +10,7 @@
 #     residue   the same spans before and after the kernel runner's profiler pass (span_parts.py --attribute): does a
 #               torch.profiler pass leave the process slower per call, on PyTorch's own ReLU and a Triton kernel?
 #     spin      the queued-spin forgery (a side-stream spin left running into the twin's spans) beside the two honest
-#               controls at its size: the one case of protocol 14 not yet run on a GPU
+#               controls at its size, then the twin's drift (device time and span) on the examples and the team
 #     diagnose  the honest red-team kernels and the forged timing reply, with the timing bound's reasons
 #     examples  the example submission end to end (wall time), twice: cold, then with a warm build cache
 #     trace     the honest ReLU through the timing bound with the runner's own step times (KB_RUNNER_TRACE),
@@ -68,7 +68,13 @@ case "${1:-tests}" in
       --only sandbox-escape/queued_spin_slows_twin control/relu_triton no-custom-kernel/plain_pytorch \
       > "$OUT/spin.log" 2>&1; echo "queued spin and controls: rc=$?" | tee "$OUT/summary.txt"
     python3 -c "import json,sys; d=json.load(open(sys.argv[1])); [print(k, v['status'], [m[:300] for m in v['messages'] if 'timing' in m or 'speedup' in m or 'reference' in m]) for k, v in d['outcomes'].items()]" "$OUT/spin.json"
-    tail -n 6 "$OUT/spin.log" ;;
+    tail -n 6 "$OUT/spin.log"
+    # the twin's medians in the rounds against before the kernel loaded, on honest kernels at full size
+    timeout --signal=INT 140 python3 bench/judge_bound.py submissions/kernelbench-team-examples.json \
+      > "$OUT/examples.log" 2>&1; echo "examples: rc=$?" | tee -a "$OUT/summary.txt"
+    timeout --signal=INT "${BOUND_S:-120}" python3 bench/judge_bound.py submissions/kernelbench-team.json \
+      > "$OUT/bound.log" 2>&1; echo "team: rc=$?" | tee -a "$OUT/summary.txt"
+    for f in examples bound; do grep -v "^runner: \|^judge: \|^  File\|^    why" "$OUT/$f.log" | tail -n 16; done ;;
   diagnose)  # the honest kernels the GPU red-team misjudged, with every reason, then the bound on the examples
     timeout --signal=INT 200 python3 tests/redteam/runner.py --mode gpu -j 3 --json "$OUT/honest.json" \
       --only control/relu_triton submissions/kernelbench-team-examples/level1_40_layernorm_triton \

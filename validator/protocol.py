@@ -9,8 +9,13 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
-PROTOCOL_VERSION = "14"
-"""14: no garbage collection inside a timed span (as `timeit`), the profiler pass after timing, and the reference's
+PROTOCOL_VERSION = "15"
+"""15: the twin's spans before the kernel loads run as a round runs them (after GPU work of the kernel's runner,
+that runner stopped), and the judge's span of the reference's calls in the rounds is compared with them as its
+device time was: on an H200 a kernel that left a spin queued on a side stream put 7.2 ms per call on the twin's
+spans while the twin's device time fell, inflating the excess the bound takes as honest; such a result is held
+(`reference-slowed`, `span_slowed`), and any rise of the twin's excess below that margin counts as unseen.
+14: no garbage collection inside a timed span (as `timeit`), the profiler pass after timing, and the reference's
 drift read against the twin's own spans before the kernel loads. On an H200, the kernel's runner had run the
 profiler before it was timed and the twin had not: every later launch of a PyTorch operator there cost more (the
 red-team's ReLU 0.028 -> 0.051 ms per call in one process, `bench/span_parts.py --attribute`), so PyTorch itself,
@@ -182,6 +187,15 @@ class Protocol:
     speedup; honest kernels moved the reference by -15% to +22% on 0.04 ms references (+0.008 ms) and by under 1%
     on references of milliseconds (an H200, protocol 14), so a slowed reference lifts a speedup by at most this
     much before it is held."""
+    span_slowed: float = 0.25
+    span_slowed_ms: float = 0.1
+    """A result is also held (`reference-slowed`) when the judge's span of the twin's calls in the rounds, per call,
+    exceeds its span before the kernel loaded (each after GPU work of the kernel's runner, that runner stopped, as
+    in a round) by more than this fraction plus this many ms. The GPU time-slices between processes, so work another
+    context left queued lengthens the twin's spans and barely its device time: on an H200 a side-stream spin queued
+    by the kernel's runner put 7.2 ms per call on the twin's spans of the red-team's ReLU while its device time fell
+    (0.032 -> 0.004 ms: the spin held the clocks up). Below the margin, whatever the twin's calls exceed their device
+    time by beyond their excess before the kernel loaded counts as unseen by the bound (`timing-unresolved`)."""
     build_timeout_s: float = 600.0
     problem_timeout_s: float = 300.0
     """The parent's outer bound on one judge (imports, build loading, every phase); the judge's own deadline

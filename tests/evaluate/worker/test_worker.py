@@ -176,6 +176,7 @@ def _timed_on_cpu(tmp_path: Path, monkeypatch, alone_ms: float | None = None) ->
         evaluation.gpu = True  # from here on the GPU path: interleaved rounds, a recorded series
         assert evaluation.reference_alone_ms is not None and evaluation.reference_alone_ms > 0
         assert evaluation.twin_alone_ms is not None and evaluation.twin_alone_ms > 0
+        assert evaluation.twin_alone_span_ms is not None and evaluation.twin_alone_span_ms >= evaluation.twin_alone_ms
         if alone_ms is not None:
             evaluation.twin_alone_ms = alone_ms
         evaluation.time()
@@ -251,12 +252,47 @@ def test_a_result_over_a_reference_slowed_in_the_rounds_is_held(tmp_path: Path):
                                 (win, None, False), (loss, 1.0, True), (loss, 2.0, False)):
         evaluation = worker.Evaluation(job, PROTOCOL)
         evaluation.series, evaluation.twin_alone_ms = series, alone
-        evaluation.compare_reference(series.ref_ms)  # as the timing phase does, once its series is measured
+        evaluation.compare_reference(series)  # as the timing phase does, once its series is measured
         result = evaluation.result(1.0)
         slowed = [f for f in result.flags if f.code == "reference-slowed"]
         assert (result.status is Status.NEEDS_REVIEW) == held and bool(slowed) == held, (alone, result.error)
         if held:
             assert "before the kernel was loaded" in slowed[0].message and result.speedup in (2.0, 0.5)
+
+
+def test_a_reference_whose_spans_were_slowed_is_held_and_a_smaller_rise_counts_as_unseen(tmp_path: Path):
+    """Another process's queued GPU work lengthens the judge's spans of the twin's calls, not their device time:
+    a result whose twin spans per call in the rounds exceed those before the kernel loaded beyond the protocol's
+    margin is held (`reference-slowed`) though the device medians agree; below the margin, the rise of the twin's
+    excess over its device time is added to what the bound could not see, which holds a win it could explain."""
+    from validator.evaluate.worker.timing import Series
+
+    job = make_job("level1/19_ReLU", EXAMPLES / "level1_23_softmax_triton.py", tmp_path, interpret=False)
+
+    def evaluate(ref_span: float, alone_span: float, kernel_ms: float = 1.0):
+        series = Series((2.0,) * 10, (kernel_ms,) * 10, (2.1,) * 10, (kernel_ms + 0.1,) * 10, "converged",
+                        spans_ms=(kernel_ms + 0.5,) * 10, ref_spans_ms=(ref_span,) * 10)
+        evaluation = worker.Evaluation(job, PROTOCOL)
+        evaluation.series, evaluation.twin_alone_ms, evaluation.twin_alone_span_ms = series, 2.0, alone_span
+        evaluation.unseen_ms = 0.2
+        evaluation.compare_reference(series)
+        return evaluation, evaluation.result(1.0)
+
+    edge = 2.5 * (1 + PROTOCOL.span_slowed) + PROTOCOL.span_slowed_ms
+    for ref_span, held in ((9.0, True), (edge * 1.01, True), (edge * 0.99, False), (2.5, False), (2.2, False)):
+        evaluation, result = evaluate(ref_span, 2.5)
+        slowed = [f for f in result.flags if f.code == "reference-slowed"]
+        assert bool(slowed) == held and (result.status is Status.NEEDS_REVIEW) == held, (ref_span, result.flags)
+        if held:
+            assert "the judge's span of its calls" in slowed[0].message
+        assert evaluation.unseen_ms == pytest.approx(0.2 + max(0.0, ref_span - 2.5))  # a shrinking excess adds none
+        drift = next(f for f in result.flags if f.code == "reference-drift")
+        assert "the judge's span per call" in drift.message
+    # A rise under the margin that could hide the kernel's whole median: the win rests on the runner's report alone.
+    evaluation, result = evaluate(3.1, 2.5, kernel_ms=0.7)
+    assert "reference-slowed" not in {f.code for f in result.flags}
+    assert result.status is Status.NEEDS_REVIEW and "timing-unresolved" in {f.code for f in result.flags}
+    assert evaluate(2.5, 2.5, kernel_ms=0.7)[1].status is Status.CORRECT
 
 
 def test_a_correct_kernel_faster_than_the_problem_s_speed_of_light_is_held_for_review(tmp_path: Path):

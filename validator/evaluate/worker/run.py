@@ -88,7 +88,9 @@ class Evaluation(TrialInputs, Attributing):
         self.reference_alone_ms: float | None = None
         """The reference's median device time before the kernel was loaded (`time_reference_alone`)."""
         self.twin_alone_ms: float | None = None
-        """The reference's per-call time in the twin's spans before the kernel loaded (`time_twin_alone`)."""
+        self.twin_alone_span_ms: float | None = None
+        """The reference's per-call device time in the twin's spans before the kernel loaded, and the judge's span of
+        those calls per call (`time_twin_alone`)."""
         self.call_bytes = 0
         """One call's inputs and outputs, in bytes (`compute_references`)."""
         self.span_calls = 1
@@ -188,27 +190,34 @@ class Evaluation(TrialInputs, Attributing):
 
     def time_twin_alone(self) -> None:
         """The twin's timed spans of the reference before the kernel loads, through the path and with the calls per
-        span of the rounds: the baseline `compare_reference` sets the rounds' median beside. (The judge's own calls
-        alone are one call each in another process: on an H200 the red-team's ReLU timed 0.06 ms that way and 0.035
-        ms in the twin's rounds, a drift of -43% that no kernel caused.) GPU only; a few spans, the first a warm-up,
-        about a second at most beyond it."""
+        span of the rounds, each after GPU work of the kernel's runner and with that runner stopped, as a round times
+        the twin: the baseline `compare_reference` sets the rounds' medians beside, of the device time and of the
+        judge's span. (The judge's own calls alone are one call each in another process: on an H200 the red-team's
+        ReLU timed 0.06 ms that way and 0.035 ms in the twin's rounds, a drift of -43% that no kernel caused.) GPU
+        only; a few spans, the first a warm-up, about a second at most beyond it."""
         if not self.gpu:
             return
         from validator.evaluate.worker import judge_timing, timing
 
         flush_bytes = timing.flush_bytes(self.device, self.protocol.l2_flush_factor)
-        per_call = []
+        device, spans = [], []
         span_s = max(self.reference_warm_s() * self.span_calls, 1e-6)
-        spans = max(2, min(self.protocol.reference_alone_calls, int(1.0 / span_s)))
-        for s in range(spans + 1):
+        count = max(2, min(self.protocol.reference_alone_calls, int(1.0 / span_s)))
+        for s in range(count + 1):
             specs = [self.spec(span_purpose("alone", j), s) for j in range(self.span_calls)]
-            times, _ = judge_timing.timed_span(self.twin, specs, fresh=s == 0, trace=self.protocol.all_stream_timing,
-                                               flush_bytes=flush_bytes)
+            self.runner.request({"op": "null", "flush_bytes": flush_bytes, "interpret": self.job.interpret})
+            self.runner.pause()
+            try:
+                times, _ = judge_timing.timed_span(self.twin, specs, fresh=s == 0,
+                                                   trace=self.protocol.all_stream_timing, flush_bytes=flush_bytes)
+            finally:
+                self.runner.resume()
             if times[0] < 0:
                 raise RuntimeError("the twin runner's span of the reference alone gave no readable device times")
             if s:
-                per_call.append(times[0])
-        self.twin_alone_ms = statistics.median(per_call)
+                device.append(times[0])
+                spans.append(times[2])
+        self.twin_alone_ms, self.twin_alone_span_ms = statistics.median(device), statistics.median(spans)
 
     def time_reference_alone(self) -> None:
         """The reference timed in the judge's own process before any submitted code is loaded (the runner stopped,
@@ -238,26 +247,44 @@ class Evaluation(TrialInputs, Attributing):
         del flush, inputs
         self.sync(release=True)
 
-    def compare_reference(self, rounds_ms: Any) -> None:
-        """Record the reference's median in the rounds beside the twin's before the kernel loaded, on every result
-        (`reference-drift`), and hold the result where the rounds' is slower beyond `Protocol.reference_slowed`
-        (`reference-slowed`): GPU work the kernel's runner left queued when it was stopped runs beside the twin's
-        spans, and a speedup over a slowed reference is the kernel's doing as much as its speed. A win and a loss
-        alike: a loss lifted toward a tie moves the board's averages."""
+    def compare_reference(self, series: Any) -> None:
+        """Record the reference's medians in the rounds beside the twin's before the kernel loaded, device time and
+        the judge's span per call, on every result (`reference-drift`), and hold the result where the rounds' are
+        slower beyond `Protocol.reference_slowed` (`reference-slowed`): GPU work the kernel's runner left queued
+        when it was stopped runs beside the twin's spans. Another context's work mostly lengthens the twin's spans,
+        not its device time (the GPU time-slices between processes), and the bound takes the twin's excess in the
+        rounds as the honest cost of a call: whatever of it the baseline does not show is added to what the bound
+        could not see (`unseen_ms`). A win and a loss alike: a loss lifted toward a tie moves the board's
+        averages."""
         import numpy as np
 
-        alone = self.twin_alone_ms
-        if not alone or not len(rounds_ms):
+        alone, alone_span = self.twin_alone_ms, self.twin_alone_span_ms
+        if not alone or not len(series.ref_ms):
             return
-        rounds = float(np.median(rounds_ms))
-        self.note("reference-drift", f"the reference's median: {rounds:.4g} ms in the timed rounds, "
-                  f"{alone:.4g} ms in the twin's spans before the kernel was loaded ({rounds / alone - 1:+.1%})")
+        rounds = float(np.median(series.ref_ms))
+        span = float(np.median(series.ref_spans_ms)) if len(series.ref_spans_ms) else None
+        spans = "" if span is None or not alone_span else (
+            f"; the judge's span per call: {span:.4g} ms in the rounds, {alone_span:.4g} ms before "
+            f"({span / alone_span - 1:+.1%})")
+        self.note("reference-drift", f"the reference's median: {rounds:.4g} ms in the timed rounds, {alone:.4g} ms in "
+                  f"the twin's spans before the kernel was loaded ({rounds / alone - 1:+.1%}){spans}")
+        slowed = []
         allowed = alone * (1.0 + self.protocol.reference_slowed) + self.protocol.reference_slowed_ms
         if rounds > allowed:
-            self.note("reference-slowed", f"the reference's median in the rounds, {rounds:.4g} ms, is above the "
-                      f"{allowed:.4g} ms allowed by its {alone:.4g} ms in the twin's spans before the kernel was "
-                      "loaded: GPU work left queued by the kernel's runner would slow it so, and the speedup cannot "
-                      "be told from that: held until a maintainer reviews it", "warning")
+            slowed.append(f"its median in the rounds, {rounds:.4g} ms, is above the {allowed:.4g} ms allowed by its "
+                          f"{alone:.4g} ms in the twin's spans before the kernel was loaded")
+        if span is not None and alone_span:
+            inflated = float(np.median(np.asarray(series.ref_spans_ms) - np.asarray(series.ref_ms))) \
+                - (alone_span - alone)
+            self.unseen_ms += max(0.0, inflated)
+            allowed = alone_span * (1.0 + self.protocol.span_slowed) + self.protocol.span_slowed_ms
+            if span > allowed:
+                slowed.append(f"the judge's span of its calls in the rounds, {span:.4g} ms per call, is above the "
+                              f"{allowed:.4g} ms allowed by {alone_span:.4g} ms before the kernel was loaded")
+        if slowed:
+            self.note("reference-slowed", "the reference was slowed in the rounds: " + "; ".join(slowed) + ". GPU "
+                      "work left queued by the kernel's runner would slow it so, and the speedup cannot be told from "
+                      "that: held until a maintainer reviews it", "warning")
 
     def load_kernel(self) -> None:
         from validator.evaluate.worker import deadline
@@ -457,7 +484,7 @@ class Evaluation(TrialInputs, Attributing):
         self.series = series
         self.unseen_ms, self.over_ms = judge.unseen_ms, judge.over_ms
         self.note("timing-bound", judge.describe_bound())
-        self.compare_reference(series.ref_ms)
+        self.compare_reference(series)
         mismatch = timing.host_device_excess(series.ker_ms, series.ker_host_ms, series.ref_ms,
                                              series.ref_host_ms, self.protocol.host_device_mismatch)
         if mismatch:
