@@ -188,14 +188,17 @@ class Protocol:
     on references of milliseconds (an H200, protocol 14), so a slowed reference lifts a speedup by at most this
     much before it is held."""
     span_slowed: float = 0.25
-    span_slowed_ms: float = 0.1
+    span_slowed_ms: float = 0.25
     """A result is also held (`reference-slowed`) when the judge's span of the twin's calls in the rounds, per call,
     exceeds its span before the kernel loaded (each after GPU work of the kernel's runner, that runner stopped, as
     in a round) by more than this fraction plus this many ms. The GPU time-slices between processes, so work another
     context left queued lengthens the twin's spans and barely its device time: on an H200 a side-stream spin queued
-    by the kernel's runner put 7.2 ms per call on the twin's spans of the red-team's ReLU while its device time fell
-    (0.032 -> 0.004 ms: the spin held the clocks up). Below the margin, whatever the twin's calls exceed their device
-    time by beyond their excess before the kernel loaded counts as unseen by the bound (`timing-unresolved`)."""
+    by the kernel's runner put 7.2 ms per call on the twin's spans of the red-team's ReLU (0.38 ms before the kernel
+    loaded) while its device time fell (0.025 -> 0.004 ms: the spin held the clocks up). Honest kernels moved the
+    span by -0.5% to +4.8% (at most +0.27 ms) on the examples' and the team's references of 0.1 to 8 ms, and by
+    +36% and -34% (0.15 and 0.23 ms) on the red-team's 0.03 ms ReLU, hence the fixed part. Below the margin, whatever
+    the twin's calls exceed their device time by beyond their excess before the kernel loaded counts as unseen by
+    the bound (`unseen_ms`, so a win it could explain is held: `timing-unresolved`)."""
     build_timeout_s: float = 600.0
     problem_timeout_s: float = 300.0
     """The parent's outer bound on one judge (imports, build loading, every phase); the judge's own deadline

@@ -269,7 +269,7 @@ def test_a_reference_whose_spans_were_slowed_is_held_and_a_smaller_rise_counts_a
 
     job = make_job("level1/19_ReLU", EXAMPLES / "level1_23_softmax_triton.py", tmp_path, interpret=False)
 
-    def evaluate(ref_span: float, alone_span: float, kernel_ms: float = 1.0):
+    def evaluate(ref_span: float, alone_span: float, kernel_ms: float = 1.5):
         series = Series((2.0,) * 10, (kernel_ms,) * 10, (2.1,) * 10, (kernel_ms + 0.1,) * 10, "converged",
                         spans_ms=(kernel_ms + 0.5,) * 10, ref_spans_ms=(ref_span,) * 10)
         evaluation = worker.Evaluation(job, PROTOCOL)
