@@ -9,7 +9,6 @@ for the evaluation with the cache warm. Stage times come from the CLI's --json r
     python bench/bench_throughput.py --kernels 100 [--build-only] [--out DIR]
     python bench/bench_throughput.py --kernels 100 --workdir DIR --phase cold    # one device call
     python bench/bench_throughput.py --kernels 100 --workdir DIR --phase warm    # the next one
-    python bench/bench_throughput.py --kernels 50 --build-only [--shared-pch]    # the precompiled-header lever
     python bench/bench_throughput.py --kernels 100 --dim 131072 ...   # 2 GiB tensors, the size of issue 18's bar
 
 Each copy keeps upstream's ReLU file with its `dim` line set by --dim (default upstream's 393216: 6.4 GB per
@@ -134,7 +133,6 @@ def main() -> None:
     parser.add_argument("--out", type=Path, help="directory for logs and reports (default: a temporary one)")
     parser.add_argument("--workdir", type=Path, help="keep the generated tree and build cache here")
     parser.add_argument("--phase", choices=["cold", "warm", "both"], default="both")
-    parser.add_argument("--shared-pch", action="store_true", help="build with kb-validate --shared-pch")
     parser.add_argument("--dim", type=int, help="the ReLU copies' row length (default upstream's, 393216)")
     args = parser.parse_args()
     if args.build_only:
@@ -151,8 +149,7 @@ def main() -> None:
             shutil.rmtree(root, ignore_errors=True)
             document = generate(root, args.kernels, args.dim)
         common = [str(document), "--problems-dir", str(root / "problems"), "--cache-dir", str(root / "cache"),
-                  "--results-dir", str(out / "results"), "--timeout-scale", args.timeout_scale,
-                  *(["--shared-pch"] if args.shared_pch else [])]
+                  "--results-dir", str(out / "results"), "--timeout-scale", args.timeout_scale]
         rows = []
         if args.phase != "warm":
             rows.append(("cold build (--build-only)",

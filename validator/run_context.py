@@ -38,8 +38,6 @@ class BuildOptions:
     """Stop after the build (`--build-only`)."""
     timeout_scale: float = 1.0
     """Multiplies the protocol's build time limit (slow machines)."""
-    shared_pch: bool = False
-    """Compile torch/extension.h once into the cache and force it into every C++ compile (`build/pch.py`)."""
 
 
 @dataclass(frozen=True)

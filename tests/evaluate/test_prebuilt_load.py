@@ -4,7 +4,6 @@ sets CC and CXX, every CUDA kernel of a KernelBench run took 63-77 s in `load_ke
 
 from __future__ import annotations
 
-import dataclasses
 import os
 import shutil
 import subprocess
@@ -20,7 +19,7 @@ from validator.build.toolchain import HOST_COMPILERS, Toolchain, compiler_env
 from validator.evaluate.worker import launch
 from validator.isolation import sandbox
 
-TOOLS = Toolchain("2.x", "13.0", "9.0", "/usr/local/cuda", None, "/cache/pch/key")
+TOOLS = Toolchain("2.x", "13.0", "9.0", "/usr/local/cuda", None)
 
 
 def test_every_variable_the_build_sets_for_torch_reaches_judges_and_runners(monkeypatch):
@@ -28,7 +27,7 @@ def test_every_variable_the_build_sets_for_torch_reaches_judges_and_runners(monk
         monkeypatch.setenv(name, f"/opt/tool/bin/{name.lower()}")
     env = compiler_env(TOOLS)
     assert {"CC", "CXX", "CUDA_HOME", "TORCH_CUDA_ARCH_LIST"} <= set(env)
-    assert env["CXX"] == "/cache/pch/key/c++"  # the shared header's wrapper wins over the host's CXX
+    assert env["CXX"] == "/opt/tool/bin/cxx"
     assert env["CC"] == "/opt/tool/bin/cc"
     assert set(env) <= set(launch.PASSED_THROUGH)  # runners
     assert set(env) <= set(sandbox.ALLOWED_ENV)  # judges
@@ -38,7 +37,7 @@ def test_every_variable_the_build_sets_for_torch_reaches_judges_and_runners(monk
 def test_no_host_compiler_set_means_none_passed(monkeypatch):
     for name in HOST_COMPILERS:
         monkeypatch.delenv(name, raising=False)
-    assert not set(HOST_COMPILERS) & set(compiler_env(dataclasses.replace(TOOLS, pch_dir=None)))
+    assert not set(HOST_COMPILERS) & set(compiler_env(TOOLS))
 
 
 KERNEL = '''

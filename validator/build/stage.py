@@ -14,7 +14,6 @@ extension was built by then, that is reported as "needs a GPU to import", not as
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 import json
 import os
@@ -30,7 +29,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from validator import progress
-from validator.build import interrupts, pch
+from validator.build import interrupts
 from validator.build.toolchain import (
     Toolchain,
     cache_root,
@@ -221,7 +220,7 @@ def _run_build(build: KernelBuild, tools: Toolchain, workdir: Path, timeout_s: f
                            timeout_s=timeout_s, limits=limits, env=env, pass_fds=(lock,))
     with bwrap.seccomp_fd() as fd:
         argv = bwrap.command([sys.executable, "-c", IMPORT_SCRIPT, f"{bwrap.JOB_MOUNT}/kernel.py"], workdir,
-                             gpu=False, seccomp_fd=fd, extra_ro=[*(p for p in (tools.cuda_home, tools.pch_dir) if p),
+                             gpu=False, seccomp_fd=fd, extra_ro=[*([tools.cuda_home] if tools.cuda_home else []),
                                                                  *compiler_dirs({**os.environ, **env})],
                              cache_dir=build.cache_dir)
         bwrap.prepare_job_dir(workdir)
@@ -345,9 +344,6 @@ def run_stage(context: StageContext) -> StageRun:
     options = context.options
     tools = toolchain(context.machine, options)
     builds = plan(context, tools)
-    if options.build.shared_pch and any(b.backend == "cuda" for b in builds):
-        found = pch.prepare(cache_root(options.build), tools.torch)
-        tools = dataclasses.replace(tools, pch_dir=str(found) if found else None)
     timeout_s = PROTOCOL.build_timeout_s * options.build.timeout_scale
     started = time.perf_counter()
     with progress.counter(options.console, len(builds), "building kernels") as advance:

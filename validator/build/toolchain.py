@@ -29,8 +29,6 @@ class Toolchain:
     """TORCH_CUDA_ARCH_LIST value (`9.0a`); None when no target is known."""
     cuda_home: str | None
     cannot_build_cuda: str | None
-    pch_dir: str | None = None
-    """The shared precompiled header and its compiler wrapper (`build/pch.py`), with --shared-pch."""
 
 
 def cache_root(options: BuildOptions) -> Path:
@@ -107,8 +105,6 @@ def compiler_env(tools: Toolchain) -> dict[str, str]:
         env["TORCH_CUDA_ARCH_LIST"] = tools.arch
     if tools.cuda_home:
         env["CUDA_HOME"] = tools.cuda_home
-    if tools.pch_dir:
-        env["CXX"] = str(Path(tools.pch_dir) / "c++")
     return env
 
 

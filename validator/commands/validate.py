@@ -52,9 +52,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="mark the results verified (a maintainer's runner; needs --provenance)")
     parser.add_argument("--compile-baseline", action="store_true",
                         help="also time torch.compile of each reference (cached per hardware and problem hash)")
-    parser.add_argument("--shared-pch", action="store_true",
-                        help="compile torch/extension.h once into the build cache and reuse it in every CUDA "
-                             "kernel's host compile (faster cold builds; GCC falls back where it does not match)")
     parser.add_argument("--lock-clocks", action="store_true",
                         help="lock each GPU's SM clock at its application clock for the run (needs permission); "
                              "the results record whether it was locked, and the clocks are unlocked at the end")
@@ -115,7 +112,7 @@ def run_options(args: argparse.Namespace, out: Console) -> RunOptions:
     _directory_option(args.results_dir, "--results-dir")
     _directory_option(args.cache_dir, "--cache-dir")
     build = BuildOptions(arch=args.arch, cache_dir=args.cache_dir, jobs=args.build_jobs, only=args.build_only,
-                         timeout_scale=args.timeout_scale, shared_pch=args.shared_pch)
+                         timeout_scale=args.timeout_scale)
     evaluate = EvaluateOptions(
         results_dir=args.results_dir, gpus=_gpus(args.gpus), force=args.force, timeout_scale=args.timeout_scale,
         time_budget_s=args.time_budget,
