@@ -182,8 +182,9 @@ class Protocol:
     reference_slowed: float = 0.10
     reference_slowed_ms: float = 0.02
     """A result is held for review (`reference-slowed`) when the reference's median in the rounds exceeds its time
-    in the twin's spans before the kernel loaded by more than this fraction plus this many ms. A kernel that leaves
-    GPU work queued when its runner is stopped slows the twin's spans of the reference and so raises its own
+    in the twin's spans before the kernel loaded by more than this fraction plus this many ms. GPU work a kernel
+    leaves queued when its runner is stopped shares the GPU with the twin's calls and could slow their device time
+    (through memory or clocks; time-slicing mostly lengthens the spans instead, `span_slowed`), raising the kernel's
     speedup; honest kernels moved the reference by -15% to +22% on 0.04 ms references (+0.008 ms) and by under 1%
     on references of milliseconds (an H200, protocol 14), so a slowed reference lifts a speedup by at most this
     much before it is held."""
