@@ -201,9 +201,7 @@ class Evaluation(TrialInputs, Attributing):
 
         flush_bytes = timing.flush_bytes(self.device, self.protocol.l2_flush_factor)
         device, spans = [], []
-        span_s = max(self.reference_warm_s() * self.span_calls, 1e-6)
-        count = max(2, min(self.protocol.reference_alone_calls, int(1.0 / span_s)))
-        for s in range(count + 1):
+        for s in range(self.alone_count(self.reference_warm_s() * self.span_calls) + 1):
             specs = [self.spec(span_purpose("alone", j), s) for j in range(self.span_calls)]
             self.runner.request({"op": "null", "flush_bytes": flush_bytes, "interpret": self.job.interpret})
             self.runner.pause()
@@ -219,6 +217,11 @@ class Evaluation(TrialInputs, Attributing):
                 spans.append(times[2])
         self.twin_alone_ms, self.twin_alone_span_ms = statistics.median(device), statistics.median(spans)
 
+    def alone_count(self, seconds: float) -> int:
+        """How many timings of `seconds` each the reference gets before the kernel loads (after one untimed): about
+        a second's worth, at least two, at most `Protocol.reference_alone_calls`."""
+        return max(2, min(self.protocol.reference_alone_calls, int(1.0 / max(seconds, 1e-6))))
+
     def time_reference_alone(self) -> None:
         """The reference timed in the judge's own process before any submitted code is loaded (the runner stopped,
         each call after GPU work of the runner's): its warm time, which sets the calls per span and the deadlines.
@@ -233,7 +236,7 @@ class Evaluation(TrialInputs, Attributing):
         from validator.evaluate.worker.judge_timing import time_stopped
 
         flush = timing.flush_buffer(self.device, self.protocol.l2_flush_factor)
-        calls = max(2, min(self.protocol.reference_alone_calls, int(1.0 / max(self.reference_s, 1e-6))))
+        calls = self.alone_count(self.reference_s)
         inputs, times = self.inputs("alone", 0), []
         for i in range(calls + 1):
             # As in a round: the runner's context has just run GPU work (here a timed call of nothing), so the
@@ -262,18 +265,15 @@ class Evaluation(TrialInputs, Attributing):
         if not alone or not len(series.ref_ms):
             return
         rounds = float(np.median(series.ref_ms))
-        span = float(np.median(series.ref_spans_ms)) if len(series.ref_spans_ms) else None
-        spans = "" if span is None or not alone_span else (
-            f"; the judge's span per call: {span:.4g} ms in the rounds, {alone_span:.4g} ms before "
-            f"({span / alone_span - 1:+.1%})")
-        self.note("reference-drift", f"the reference's median: {rounds:.4g} ms in the timed rounds, {alone:.4g} ms in "
-                  f"the twin's spans before the kernel was loaded ({rounds / alone - 1:+.1%}){spans}")
-        slowed = []
+        spans, slowed = "", []
         allowed = alone * (1.0 + self.protocol.reference_slowed) + self.protocol.reference_slowed_ms
         if rounds > allowed:
             slowed.append(f"its median in the rounds, {rounds:.4g} ms, is above the {allowed:.4g} ms allowed by its "
                           f"{alone:.4g} ms in the twin's spans before the kernel was loaded")
-        if span is not None and alone_span:
+        if len(series.ref_spans_ms) and alone_span:
+            span = float(np.median(series.ref_spans_ms))
+            spans = (f"; the judge's span per call: {span:.4g} ms in the rounds, {alone_span:.4g} ms before "
+                     f"({span / alone_span - 1:+.1%})")
             inflated = float(np.median(np.asarray(series.ref_spans_ms) - np.asarray(series.ref_ms))) \
                 - (alone_span - alone)
             self.unseen_ms += max(0.0, inflated)
@@ -281,6 +281,8 @@ class Evaluation(TrialInputs, Attributing):
             if span > allowed:
                 slowed.append(f"the judge's span of its calls in the rounds, {span:.4g} ms per call, is above the "
                               f"{allowed:.4g} ms allowed by {alone_span:.4g} ms before the kernel was loaded")
+        self.note("reference-drift", f"the reference's median: {rounds:.4g} ms in the timed rounds, {alone:.4g} ms in "
+                  f"the twin's spans before the kernel was loaded ({rounds / alone - 1:+.1%}){spans}")
         if slowed:
             self.note("reference-slowed", "the reference was slowed in the rounds: " + "; ".join(slowed) + ". GPU "
                       "work left queued by the kernel's runner would slow it so, and the speedup cannot be told from "
