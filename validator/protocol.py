@@ -9,8 +9,11 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
-PROTOCOL_VERSION = "15"
-"""15: the twin's spans before the kernel loads run as a round runs them (after GPU work of the kernel's runner,
+PROTOCOL_VERSION = "16"
+"""16: each timing block's allocations in both runners lie behind a spacer of random size (`placement_spacer_mib`),
+so that blocks sample where a problem's memory lands as reruns do (on an H200 pair, a sum reduction's kernel timed
+the same in all of one run's blocks and 2.6% slower in the next run's).
+15: the twin's spans before the kernel loads run as a round runs them (after GPU work of the kernel's runner,
 that runner stopped), and the judge's span of the reference's calls in the rounds is compared with them as its
 device time was: on an H200 a kernel that left a spin queued on a side stream put 7.2 ms per call on the twin's
 spans while the twin's device time fell, inflating the excess the bound takes as honest; such a result is held
@@ -146,6 +149,14 @@ class Protocol:
     and 98.3% of the time (both ways), against 87.9% and 83.3% without (`bench/rerun_coverage.py --rerun-sigma`).
     Two runs on two different machines of that kind, hours apart, drift more (p95 6.5%): this covers a rerun on
     the same machine, not on another."""
+    placement_spacer_mib: int = 512
+    """At the start of each block each runner, its caching allocator emptied, first takes a spacer of device memory
+    drawn from 0 to this many MiB (whole 2 MiB pages, the judge's draw from the run's seed) and holds it through the
+    block, so the block's flush buffer, inputs and outputs lie in other memory than the last block's. Without it,
+    the allocator can hand every block of a run the same memory, and blocks of one run agreed where runs did not: in
+    a rerun pair on two H200s (protocol 15) the team's sum reduction (level1/47) had block speedups of 0.811-0.820
+    in one run and 0.793-0.796 in the next (the reference's median 2.207 and 2.206 ms), a drift of -2.6% outside
+    both intervals."""
     block_gap_s: float = 0.1
     """Pause between two blocks, so they sample the GPU at different moments."""
     clock_floor: float = 0.9
@@ -171,8 +182,10 @@ class Protocol:
     """Calls in one timed span at most."""
     all_stream_timing: bool = False
     """Time reference and kernel by the span of their GPU activity on every stream (profiler activity records,
-    `worker/stream_span.py`) instead of CUDA events on one stream; off until `bench/stream_timing.py` has
-    compared the two on the GPU."""
+    `worker/stream_span.py`) instead of CUDA events on one stream. Off: compared on an H200 (`bench/stream_timing.py`)
+    it did not agree on single-stream kernels. With the profiler recording, elementwise kernels of 3.4 ms took
+    4.9-5.0 ms and their speedups moved by +4% to +8%; with one call per span, short kernels were held (level1/12
+    0.74x -> 1.13x, `reference-slowed`). Events are also what KernelBench times with."""
     host_device_mismatch: float = 1.5
     """Flag when host wall time per call exceeds device time by this factor plus launch overhead."""
     review_speedup: float = 10.0

@@ -336,7 +336,7 @@ def test_a_timed_call_s_seed_reaches_the_runner_only_in_the_timed_request():
     prepares = [h for h in runner.headers if h["op"] == "prepare"]
     goes = [h for h in runner.headers if h["op"] == "go"]
     assert prepares and len(goes) == len(prepares)
-    assert all(set(h) == {"op", "fresh", "trace", "flush_bytes"} for h in prepares)
+    assert all(set(h) == {"op", "fresh", "trace", "flush_bytes", "spacer_bytes"} for h in prepares)
     seeds = [spec["seed"] for h in goes for spec in h["inputs"]]
     assert len(set(seeds)) == len(seeds)  # every timed call, warm-ups included, on inputs of its own
 
@@ -595,3 +595,79 @@ def test_the_kernel_s_runner_is_stopped_for_the_whole_of_the_twin_s_span_and_onl
     for e in events:
         stopped = {"kernel:pause": True, "kernel:resume": False}.get(e, stopped)
         assert not (stopped and e.startswith("kernel:") and e not in ("kernel:pause",)), events
+
+
+def test_each_block_s_runners_hold_a_spacer_of_their_own_random_size_ahead_of_its_memory(monkeypatch):
+    """Protocol 16: at a block's fresh `prepare` each runner is given a spacer in whole 2 MiB pages, within
+    `placement_spacer_mib`, drawn per side and per block from the run's seed; no spacer at a block's later spans."""
+    monkeypatch.setattr(torch.cuda, "empty_cache", lambda: None)
+    monkeypatch.setattr(timing, "flush_buffer", lambda device, factor: torch.empty(4))
+    headers: dict[str, list[dict]] = {"kernel": [], "reference": []}
+
+    class Recording(FakeRunner):
+        def __init__(self, side: str) -> None:
+            super().__init__()
+            self.side = side
+
+        def request(self, header: dict) -> dict:
+            headers[self.side].append(header)
+            return super().request(header)
+
+    def run(seed: int) -> dict[str, list[int]]:
+        for h in headers.values():
+            h.clear()
+        side = JudgeSide(lambda x: x.clone(), Recording("kernel"), Recording("reference"),
+                         inputs=lambda i, j: [torch.ones(4)], spec=lambda i, j: {"seed": i},
+                         shape=SimpleNamespace(container=None, nbytes=16),
+                         tolerances={"float32": Tolerance(1e-4, 1e-4)}, device=torch.device("cpu"))
+        side.gpu, side.trace = True, False  # the GPU's draw without a GPU: the judge's own buffers on the CPU
+        side.placement = random.Random(seed ^ 0x5ACE)  # as `run` seeds it
+        for block in range(4):
+            side.fresh_allocations(PROTO)
+            for i in range(3):
+                side.span(side.runner, "kernel", block * 3 + i)
+                side.span(side.twin, "reference", block * 3 + i)
+        return {s: [h["spacer_bytes"] for h in hs if h["op"] == "prepare"] for s, hs in headers.items()}
+
+    drawn = run(7)
+    page, most = 2 << 20, PROTO.placement_spacer_mib << 20
+    for spacers in drawn.values():
+        firsts, later = spacers[::3], [v for k, v in enumerate(spacers) if k % 3]
+        assert all(v % page == 0 and 0 <= v <= most for v in firsts)
+        assert len(set(firsts)) > 1 and later == [0] * 8
+    assert drawn["kernel"] != drawn["reference"]
+    assert run(7) == drawn and run(8) != drawn  # the run's seed decides them
+
+
+def test_the_spacer_is_drawn_in_whole_pages_across_its_whole_range():
+    from validator.evaluate.worker.judge_timing import SPACER_PAGE, spacer_bytes
+
+    rng = random.Random(3)
+    draws = [spacer_bytes(rng, PROTO) for _ in range(4000)]
+    assert {d % SPACER_PAGE for d in draws} == {0}
+    assert min(draws) == 0 and max(draws) == PROTO.placement_spacer_mib << 20
+    assert spacer_bytes(rng, replace(PROTO, placement_spacer_mib=0)) == 0
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a GPU")
+def test_a_runner_holds_the_block_s_spacer_through_the_block_and_lets_it_go_at_the_next(tmp_path):
+    import hashlib
+
+    from validator.evaluate.worker import runner as runner_module
+
+    path = tmp_path / "problem.py"
+    path.write_bytes(TINY_PROBLEM)
+    load = {"op": "load", "reference": True, "interpret": False, "backend": "triton", "model_seed": 3,
+            "problem": str(path), "problem_sha256": hashlib.sha256(TINY_PROBLEM).hexdigest(), "reduced": False,
+            "reduced_sizes": None}
+    served = runner_module.Runner()
+    served.null({"interpret": False, "flush_bytes": 64 << 20})
+    served.load(load)
+    served.prepare({"fresh": True, "flush_bytes": 64 << 20, "spacer_bytes": 256 << 20})
+    assert served.spacer is not None and served.spacer.numel() == 256 << 20 and served.spacer.is_cuda
+    held = served.spacer.data_ptr()
+    served.prepare({"fresh": False, "flush_bytes": 64 << 20, "spacer_bytes": 0})
+    assert served.spacer.data_ptr() == held  # kept through the block
+    served.prepare({"fresh": True, "flush_bytes": 64 << 20, "spacer_bytes": 0})
+    assert served.spacer is None

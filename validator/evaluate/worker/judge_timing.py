@@ -83,6 +83,15 @@ fewer than MIN_CHECKS expected checks among the protocol's minimum rounds (the r
 MIN_CHECKS = 2
 
 
+SPACER_PAGE = 2 << 20
+"""A spacer is a whole number of these: the granule in which the CUDA driver maps device memory."""
+
+
+def spacer_bytes(rng: random.Random, protocol: Any) -> int:
+    """A block's spacer for one runner: 0 to `placement_spacer_mib` MiB in whole pages, drawn uniformly."""
+    return rng.randrange(protocol.placement_spacer_mib * (1 << 20) // SPACER_PAGE + 1) * SPACER_PAGE
+
+
 def span_calls(reference_ms: float, call_bytes: int, protocol: Any, *, gpu: bool) -> int:
     """Calls of the kernel per timed span: enough for the reference's time to add up to `span_target_ms`, at
     most `max_span_calls` and SPAN_BYTES of inputs and outputs; on the CPU at most 2 (the path exercised, the
@@ -151,14 +160,15 @@ def span_verdict(ker_ms: list[float], spans_ms: list[float], allowance_ms: float
     return PASSED
 
 
-def timed_span(runner: Any, specs: list[dict[str, Any]], *, fresh: bool, trace: bool,
-               flush_bytes: int) -> tuple[tuple[float, float, float], dict[str, Any]]:  # fmt: skip
+def timed_span(runner: Any, specs: list[dict[str, Any]], *, fresh: bool, trace: bool, flush_bytes: int,
+               spacer_bytes: int = 0) -> tuple[tuple[float, float, float], dict[str, Any]]:  # fmt: skip
     """One timed span through `runner`: `prepare` (untimed), then `go` on `specs` inside the judge's clock.
     (device ms, host ms, the judge's span) per call, with a negative device time for a reply that is unreadable or
     impossible (more than the judge saw); and the reply. The rounds time both sides through here, and the twin's
     spans before the kernel loads (`run.Evaluation.time_twin_alone`)."""
     calls = len(specs)
-    runner.request({"op": "prepare", "fresh": fresh, "trace": trace, "flush_bytes": flush_bytes})
+    runner.request({"op": "prepare", "fresh": fresh, "trace": trace, "flush_bytes": flush_bytes,
+                    "spacer_bytes": spacer_bytes if fresh else 0})
     t0 = timing._perf_counter()
     reply = runner.request({"op": "go", "inputs": specs})
     span = (timing._perf_counter() - t0) * 1e3
@@ -261,8 +271,10 @@ class JudgeSide:
         self.relative = SPAN_RELATIVE
         self.flush: torch.Tensor | None = None
         self.timed = self.warmed = 0  # input indices used so far: every round gets inputs never used before
-        self.fresh: set[str] = set()
-        """The sides whose runner has not yet been told, at its `prepare`, to make its allocations anew."""
+        self.fresh: dict[str, int] = {}
+        """The sides whose runner has not yet been told, at its `prepare`, to make its allocations anew, each with
+        the bytes of device memory it holds ahead of them through the block (`Protocol.placement_spacer_mib`)."""
+        self.placement = random.Random()
         self.unstable: list[str] = []
         """Blocks still down-clocked or throttled after every attempt, described."""
 
@@ -271,6 +283,7 @@ class JudgeSide:
         `block_attempts`); the series of all kept blocks, or the first failure."""
         self.gpu = gpu
         self.trace = gpu and protocol.all_stream_timing
+        self.placement = random.Random(seed ^ 0x5ACE)  # the spacers' sizes: drawn from the run's secret seed
         self.fresh_allocations(protocol)
         self.check_share = check_share(self.shape.nbytes, protocol.min_rounds)
         order = random.Random(seed)
@@ -378,8 +391,10 @@ class JudgeSide:
         return dataclasses.replace(timing._series(samples, stop, None), block_of=block_of, blocks=tuple(summaries))
 
     def fresh_allocations(self, protocol: Any) -> None:
-        """A new flush buffer here, and both runners told to make their own anew at their next `prepare`."""
-        self.fresh = {"kernel", "reference"}
+        """A new flush buffer here, and both runners told to make their own anew at their next `prepare`, each
+        behind a spacer of its own random size."""
+        self.fresh = {side: spacer_bytes(self.placement, protocol) if self.gpu else 0
+                      for side in ("kernel", "reference")}
         if not self.gpu:
             return
         self.flush = None
@@ -438,11 +453,10 @@ class JudgeSide:
 
     def span(self, runner: Any, side: str, i: int) -> tuple[tuple[float, float, float], dict[str, Any]]:
         """Round i's timed span of `calls` calls through `runner` (`timed_span`)."""
-        fresh = side in self.fresh
-        self.fresh.discard(side)
+        fresh, spacer = side in self.fresh, self.fresh.pop(side, 0)
         specs = [self.spec(i, j) for j in range(self.calls)]  # the seeds, first seen by the runner inside the span
         return timed_span(runner, specs, fresh=fresh, trace=self.trace,
-                          flush_bytes=self.flush.numel() * 4 if self.flush is not None else 0)
+                          flush_bytes=self.flush.numel() * 4 if self.flush is not None else 0, spacer_bytes=spacer)
 
     def describe_bound(self) -> str:
         return (f"reported kernel times bounded by the judge's spans: per call, this kernel's calls exceeded their "

@@ -68,6 +68,8 @@ class Runner:
         self.last: Any = None
         self.buffers: list[Any] | None = None
         self.flush: torch.Tensor | None = None
+        self.spacer: torch.Tensor | None = None
+        """Device memory held through a timing block ahead of its allocations (`Protocol.placement_spacer_mib`)."""
         self.tracer: stream_span.Tracer | None = None
         self.ring: channel.Ring | None = None
         """Where replies' tensors cross, once `load` has opened it."""
@@ -223,9 +225,11 @@ class Runner:
         self.last = None  # the last call's inputs and outputs are freed before the next call's are made
         self.guard.before()
         if req.get("fresh"):  # a new timing block: its allocations are made anew, not reused from the last one
-            self.flush = self.buffers = None
+            self.flush = self.buffers = self.spacer = None
             if self.gpu:
                 torch.cuda.empty_cache()
+                spacer = max(0, int(req.get("spacer_bytes", 0)))  # taken first, so the block's memory lies past it
+                self.spacer = torch.empty(spacer, dtype=torch.uint8, device=self.device) if spacer else None
         if self.gpu:
             self._flush_buffer(req["flush_bytes"])
             torch.cuda.synchronize()

@@ -4,7 +4,8 @@ profiler's CUDA activity records (CUPTI through torch.profiler), beside the even
 CUDA events time one stream: work a kernel puts on a side stream is outside them, which is why side streams
 are banned by policy and caught by attribution. The span of every kernel, copy and memset a call launched,
 on any stream, is what SOL-ExecBench and FlashInfer-Bench time instead. Off by default
-(`Protocol.all_stream_timing`) until `bench/stream_timing.py` has compared both on the GPU.
+(`Protocol.all_stream_timing`): on an H200 it did not agree with events on single-stream kernels (the profiler
+lengthened their device time by up to 48%), so it stays an option for study, not the method.
 
 The profiler starts before a timed call and stops after it, both outside the judge's span of the call (the
 runner's `prepare` and `trace` requests); inside, a `record_function` range marks the call, and only
