@@ -671,3 +671,15 @@ def test_a_runner_holds_the_block_s_spacer_through_the_block_and_lets_it_go_at_t
     assert served.spacer.data_ptr() == held  # kept through the block
     served.prepare({"fresh": True, "flush_bytes": 64 << 20, "spacer_bytes": 0})
     assert served.spacer is None
+
+
+def test_a_spacer_the_device_has_no_room_for_is_left_out_rather_than_failing_the_problem(monkeypatch):
+    from validator.evaluate.worker import runner as runner_module
+
+    def full(*args, **kwargs):
+        raise torch.cuda.OutOfMemoryError("CUDA out of memory")
+
+    assert runner_module._spacer(0, torch.device("cpu")) is None
+    assert runner_module._spacer(4096, torch.device("cpu")).numel() == 4096
+    monkeypatch.setattr(runner_module.torch, "empty", full)
+    assert runner_module._spacer(4096, torch.device("cpu")) is None

@@ -228,8 +228,7 @@ class Runner:
             self.flush = self.buffers = self.spacer = None
             if self.gpu:
                 torch.cuda.empty_cache()
-                spacer = max(0, int(req.get("spacer_bytes", 0)))  # taken first, so the block's memory lies past it
-                self.spacer = torch.empty(spacer, dtype=torch.uint8, device=self.device) if spacer else None
+                self.spacer = _spacer(int(req.get("spacer_bytes", 0)), self.device)
         if self.gpu:
             self._flush_buffer(req["flush_bytes"])
             torch.cuda.synchronize()
@@ -381,6 +380,17 @@ def _digest_of(out: Any) -> str | None:
     if any(type(o) is not torch.Tensor for o in outs):
         return None  # the fetch refuses such outputs anyway
     return str(output_digest(outs))
+
+
+def _spacer(size: int, device: torch.device) -> torch.Tensor | None:
+    """Device memory taken before a block's own, so that it lies elsewhere (`Protocol.placement_spacer_mib`); none
+    where the device has no room for it: placement is sampled where memory allows, never at a problem's expense."""
+    if size <= 0:
+        return None
+    try:
+        return torch.empty(size, dtype=torch.uint8, device=device)
+    except torch.cuda.OutOfMemoryError:
+        return None
 
 
 def _same_layout(buffers: list[Any] | None, values: list[Any]) -> bool:
