@@ -159,10 +159,11 @@ def _timed_on_cpu(tmp_path: Path, monkeypatch, alone_ms: float | None = None) ->
     monkeypatch.setattr(judge_timing, "SPAN_FLOOR_MS", judge_timing.CPU_FLOOR_MS)
     monkeypatch.setattr(judge_timing, "SPAN_RELATIVE", judge_timing.CPU_RELATIVE)
     # CPU clocks make blocks disagree: no further blocks (test_judge_blocks tests those)
-    # CPU clocks move the reference between its spans alone and the rounds: the hold on a slowed reference is tested
-    # on fixed series below
+    # CPU clocks move the reference (its device time and the judge's span of it) between its spans alone and the
+    # rounds, and a host's time away from its device time, the more so on a loaded machine (an honest result was
+    # held once in ten runs beside six busy processes): these holds are tested on fixed series below
     protocol = PROTOCOL.to_dict() | {"time_budget_s": 2.0, "min_rounds": 5, "max_rounds": 12, "max_timing_blocks": 3,
-                                     "reference_slowed": 1e6}
+                                     "reference_slowed": 1e6, "span_slowed": 1e6, "host_device_mismatch": 1e6}
     kernel = REPO / "tests" / "redteam" / "control" / "relu_triton.py"
     job = make_job("level1/19_ReLU", kernel, tmp_path, interpret=True, protocol=protocol)
     monkeypatch.setenv("TRITON_INTERPRET", "1")
@@ -177,7 +178,8 @@ def _timed_on_cpu(tmp_path: Path, monkeypatch, alone_ms: float | None = None) ->
         assert evaluation.reference_alone_ms is not None and evaluation.reference_alone_ms > 0
         assert evaluation.twin_alone_ms is not None and evaluation.twin_alone_ms > 0
         assert evaluation.twin_alone_span_ms is not None and evaluation.twin_alone_span_ms >= evaluation.twin_alone_ms
-        if alone_ms is not None:
+        if alone_ms is not None:  # the span baseline moves with it, its excess over the device time kept
+            evaluation.twin_alone_span_ms += alone_ms - evaluation.twin_alone_ms
             evaluation.twin_alone_ms = alone_ms
         evaluation.time()
     finally:
@@ -199,7 +201,7 @@ def test_the_reference_s_drift_is_recorded_and_a_faster_reference_holds_nothing(
     """Recorded on every result, with both medians stated; a reference a million times faster in the rounds than
     before the kernel loaded is no cause to hold (a slowed one is, tested below)."""
     result = _timed_on_cpu(tmp_path, monkeypatch, alone_ms=1e6)
-    assert result.status is Status.CORRECT and result.speedup is not None
+    assert result.status is Status.CORRECT and result.speedup is not None, [(f.code, f.message) for f in result.flags]
     drift = next(f for f in result.flags if f.code == "reference-drift")
     assert drift.severity == "info" and "1e+06 ms in the twin's spans" in drift.message
 
