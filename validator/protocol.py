@@ -151,12 +151,12 @@ class Protocol:
     the same machine, not on another."""
     placement_spacer_mib: int = 512
     """At the start of each block each runner, its caching allocator emptied, first takes a spacer of device memory
-    drawn from 0 to this many MiB (whole 2 MiB pages, the judge's draw from the run's seed; none where the device has
-    no room for it) and holds it through the block, so the block's flush buffer, inputs and outputs lie in other memory than the last block's. Without it,
-    the allocator can hand every block of a run the same memory, and blocks of one run agreed where runs did not: in
-    a rerun pair on two H200s (protocol 15) the team's sum reduction (level1/47) had block speedups of 0.811-0.820
-    in one run and 0.793-0.796 in the next (the reference's median 2.207 and 2.206 ms), a drift of -2.6% outside
-    both intervals."""
+    drawn from 0 to this many MiB (whole 2 MiB pages, the judge's draw from the run's seed; none where the device has no
+    room for it) and holds it through the block, so the block's flush buffer, inputs and outputs lie in other memory
+    than the last block's. Without it, the allocator can hand every block of a run the same memory, and blocks of
+    one run agreed where runs did not: in a rerun pair on two H200s (protocol 15) the team's sum reduction
+    (level1/47) had block speedups of 0.811-0.820 in one run and 0.793-0.796 in the next (the reference's median
+    2.207 and 2.206 ms), a drift of -2.6% outside both intervals."""
     block_gap_s: float = 0.1
     """Pause between two blocks, so they sample the GPU at different moments."""
     clock_floor: float = 0.9
