@@ -47,9 +47,10 @@ class FakeRunner:
     def resume(self) -> None: ...
 
 
-def judge(read_clocks=lambda: None) -> tuple[JudgeSide, FakeRunner]:
-    runner = FakeRunner()
-    side = JudgeSide(lambda x: x.clone(), runner, FakeRunner(), inputs=lambda i, j: [torch.ones(4)],
+def judge(read_clocks=lambda: None, runner: FakeRunner | None = None,
+          twin: FakeRunner | None = None) -> tuple[JudgeSide, FakeRunner]:  # fmt: skip
+    runner = runner or FakeRunner()
+    side = JudgeSide(lambda x: x.clone(), runner, twin or FakeRunner(), inputs=lambda i, j: [torch.ones(4)],
                      spec=lambda i, j: {"seed": i},
                      shape=SimpleNamespace(container=None, nbytes=16), tolerances={"float32": Tolerance(1e-4, 1e-4)},
                      device=torch.device("cpu"), read_clocks=read_clocks)
@@ -600,6 +601,8 @@ def test_the_kernel_s_runner_is_stopped_for_the_whole_of_the_twin_s_span_and_onl
 def test_each_block_s_runners_hold_a_spacer_of_their_own_random_size_ahead_of_its_memory(monkeypatch):
     """Protocol 16: at a block's fresh `prepare` each runner is given a spacer in whole 2 MiB pages, within
     `placement_spacer_mib`, drawn per side and per block from the run's seed; no spacer at a block's later spans."""
+    from validator.evaluate.worker import judge_timing
+
     monkeypatch.setattr(torch.cuda, "empty_cache", lambda: None)
     monkeypatch.setattr(timing, "flush_buffer", lambda device, factor: torch.empty(4))
     headers: dict[str, list[dict]] = {"kernel": [], "reference": []}
@@ -616,12 +619,9 @@ def test_each_block_s_runners_hold_a_spacer_of_their_own_random_size_ahead_of_it
     def run(seed: int) -> dict[str, list[int]]:
         for h in headers.values():
             h.clear()
-        side = JudgeSide(lambda x: x.clone(), Recording("kernel"), Recording("reference"),
-                         inputs=lambda i, j: [torch.ones(4)], spec=lambda i, j: {"seed": i},
-                         shape=SimpleNamespace(container=None, nbytes=16),
-                         tolerances={"float32": Tolerance(1e-4, 1e-4)}, device=torch.device("cpu"))
+        side, _ = judge(runner=Recording("kernel"), twin=Recording("reference"))
         side.gpu, side.trace = True, False  # the GPU's draw without a GPU: the judge's own buffers on the CPU
-        side.placement = random.Random(seed ^ 0x5ACE)  # as `run` seeds it
+        side.placement = judge_timing.placement(seed)  # as `run` seeds it
         for block in range(4):
             side.fresh_allocations(PROTO)
             for i in range(3):

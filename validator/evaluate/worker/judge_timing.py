@@ -87,6 +87,11 @@ SPACER_PAGE = 2 << 20
 """A spacer is a whole number of these: the granule in which the CUDA driver maps device memory."""
 
 
+def placement(seed: int) -> random.Random:
+    """The draw of a run's spacer sizes, from its secret seed (apart from the draw of the blocks' order)."""
+    return random.Random(seed ^ 0x5ACE)
+
+
 def spacer_bytes(rng: random.Random, protocol: Any) -> int:
     """A block's spacer for one runner: 0 to `placement_spacer_mib` MiB in whole pages, drawn uniformly."""
     return rng.randrange(protocol.placement_spacer_mib * (1 << 20) // SPACER_PAGE + 1) * SPACER_PAGE
@@ -168,7 +173,7 @@ def timed_span(runner: Any, specs: list[dict[str, Any]], *, fresh: bool, trace: 
     spans before the kernel loads (`run.Evaluation.time_twin_alone`)."""
     calls = len(specs)
     runner.request({"op": "prepare", "fresh": fresh, "trace": trace, "flush_bytes": flush_bytes,
-                    "spacer_bytes": spacer_bytes if fresh else 0})
+                    "spacer_bytes": spacer_bytes})
     t0 = timing._perf_counter()
     reply = runner.request({"op": "go", "inputs": specs})
     span = (timing._perf_counter() - t0) * 1e3
@@ -283,7 +288,7 @@ class JudgeSide:
         `block_attempts`); the series of all kept blocks, or the first failure."""
         self.gpu = gpu
         self.trace = gpu and protocol.all_stream_timing
-        self.placement = random.Random(seed ^ 0x5ACE)  # the spacers' sizes: drawn from the run's secret seed
+        self.placement = placement(seed)
         self.fresh_allocations(protocol)
         self.check_share = check_share(self.shape.nbytes, protocol.min_rounds)
         order = random.Random(seed)
