@@ -45,7 +45,7 @@ EXAMPLES = REPO / "submissions" / "kernelbench-team-examples.json"
 HELPERS = (
     ("validator.catalogue.problem_module", "make_inputs"),
     ("validator.evaluate.worker.correctness", "reference_outputs"),
-    ("validator.evaluate.worker.precision", "precision_references"),
+    ("validator.evaluate.worker.precision", "normwise_error"),
     ("validator.evaluate.worker.correctness", "compare_values"),
     ("validator.evaluate.worker.digest", "output_digest"),
 )

@@ -2,6 +2,7 @@
 
     python tests/redteam/runner.py --mode cpu            # CI: Triton interpreter, reduced sizes
     python tests/redteam/runner.py --mode gpu -j 4       # the GPU machine
+    KB_REDTEAM_GPUS=4 python tests/redteam/runner.py --mode gpu -j 8   # cases spread over four GPUs
 
 This process imports torch, Triton and the judge once and never touches CUDA, then forks one judge per
 case (the engine's zygote does the same); each judge starts its own sandboxed runner (bubblewrap where
@@ -184,8 +185,11 @@ def run_cases(cases: list[Case], mode: str, root: Path, parallel: int, timeout_s
             job, out = write_job(case, root / case.name.replace("/", "__"), mode, isolation.sandbox, ring)
             sys.stdout.flush()
             sys.stderr.flush()
+            started, gpu = len(outcomes) + len(running), os.environ.get("KB_REDTEAM_GPUS")
             pid = os.fork()
             if pid == 0:
+                if gpu:  # cases spread over the machine's GPUs, one each (the judge and its runners see it as 0)
+                    os.environ["CUDA_VISIBLE_DEVICES"] = str(started % int(gpu))
                 _child(job, out, job.parent, mode)
             running.append(_Running(case, pid, out, time.perf_counter() + (case.timeout_s or timeout_s), hold))
         time.sleep(0.05)

@@ -78,10 +78,11 @@ class Flag:
 
 @dataclass(frozen=True)
 class UpstreamVerdict:
-    """KernelBench's own verdict on the kernel: `torch.allclose(reference, kernel, atol, rtol)` at the protocol's
-    `upstream_tolerance` on every one of `trials` draws of the problem's own inputs. `status` is the board's
-    strict verdict; a kernel an integrity, timing or policy check rejected, or that crashed or hung, is not
-    correct under either."""
+    """The headline verdict: KernelBench's tolerance, `torch.allclose(reference, kernel, atol, rtol)` at the
+    protocol's `upstream_tolerance`, on every one of `trials` read calls, upstream's draws and the hidden variants
+    alike, and the output following its inputs (`worker/verdicts.py`). `status` is the board's strict verdict; a
+    kernel an integrity, timing or policy check rejected, or that crashed or hung, is not correct under either.
+    (Results of protocol 16 and before judged upstream's draws alone.)"""
 
     correct: bool
     trials: int
@@ -93,6 +94,8 @@ class UpstreamVerdict:
     """Why it is not correct, when it is not."""
     held: bool = False
     """Correct, but held (an implausible speedup, unseen host time) until a maintainer clears it."""
+    fooled: str = ""
+    """Where KernelBench's own rule (allclose on its draws alone) passed a kernel the headline rejects: why."""
 
 
 def upstream_without_judging(status: Status, error: str) -> UpstreamVerdict | None:
@@ -145,7 +148,7 @@ class ProblemResult:
     """Which of the run's GPUs measured it (`cuda:2`): a rerun's drift can then be told apart from a difference
     between the machine's GPUs. None for results written before it was recorded, or never run."""
     phases: dict[str, float] | None = None
-    """The judge's wall seconds per phase (`worker/run.py`: setup, compute_references, check_correctness, time,
+    """The judge's wall seconds per phase (`worker/run.py`: setup, compute_references, load_kernel, time,
     ...): where a problem's `seconds` went. None for results written before it was recorded, or never judged."""
 
 

@@ -42,7 +42,7 @@ def test_a_spinning_kernel_is_killed_at_the_judge_s_deadline_and_the_result_says
     data = finish(*start_worker(job, tmp_path / "spin"), timeout=120)
     assert data["status"] == Status.TIMEOUT.value
     assert "kernel-deadline" in {f["code"] for f in data["flags"]}
-    assert 0 < data["deadline_s"] <= 30 and "`call` request" in data["error"]  # busy CPU: longer
+    assert 0 < data["deadline_s"] <= 30 and "`go` request" in data["error"]  # busy CPU: longer
     assert time.monotonic() - started < 60  # the parent's 300 s bound never came into it
 
 
@@ -72,11 +72,11 @@ def test_an_honest_kernel_under_a_tight_deadline_is_still_judged(tmp_path: Path)
 def test_the_runner_handle_arms_every_kernel_request_and_gives_a_first_call_its_slack():
     handle = SimpleNamespace(deadlines={}, first_slack_s=0.0)
     deadline.arm(handle, 2.0, replace(PROTOCOL, first_call_slack_s=7.0), interpret=False)
-    assert handle.deadlines == {"call": 2.0, "prepare": 2.0, "go": 2.0, "fetch": 2.0, "attribute": 6.0}
+    assert handle.deadlines == {"prepare": 2.0, "go": 2.0, "fetch": 2.0, "attribute": 6.0}
     assert handle.first_slack_s == 7.0 and "load" not in handle.deadlines  # the judge sets it before loading
     assert handle.payload_s == PROTOCOL.call_deadline_floor_s  # no payload announced: the floor alone
     deadline.arm(handle, 2.0, PROTOCOL, interpret=False, span_seconds=9.0)
-    assert handle.deadlines["go"] == 9.0 and handle.deadlines["call"] == 2.0  # a span of several calls: its own
+    assert handle.deadlines["go"] == 9.0 and handle.deadlines["fetch"] == 2.0  # a span of several calls: its own
 
 
 @pytest.mark.gpu
@@ -122,4 +122,4 @@ def test_the_last_write_under_the_cache_is_the_newest_file_s(tmp_path: Path):
 def test_a_torch_compile_kernel_s_first_call_has_only_the_parent_s_bound():
     handle = SimpleNamespace(deadlines={}, first_slack_s=0.0)
     deadline.arm(handle, 2.0, PROTOCOL, interpret=False, backend="torch-compile")
-    assert handle.first_slack_s == PROTOCOL.problem_timeout_s and handle.deadlines["call"] == 2.0
+    assert handle.first_slack_s == PROTOCOL.problem_timeout_s and handle.deadlines["fetch"] == 2.0

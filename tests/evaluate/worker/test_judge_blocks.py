@@ -16,9 +16,10 @@ import pytest
 import torch
 
 from validator.evaluate.worker import clocks, timing
+from validator.evaluate.worker.correctness import PASSED, Check
 from validator.evaluate.worker.digest import output_digest
 from validator.evaluate.worker.judge_timing import JudgeSide
-from validator.protocol import PROTOCOL, Tolerance
+from validator.protocol import PROTOCOL
 
 PROTO = replace(PROTOCOL, warmup_calls=1, min_rounds=3, max_rounds=9, block_gap_s=0.0, timing_blocks=3,
                 max_timing_blocks=3)  # CPU clocks: no further blocks (see the test of further blocks)
@@ -47,14 +48,19 @@ class FakeRunner:
     def resume(self) -> None: ...
 
 
+def side_of(runner: FakeRunner, twin: FakeRunner | None = None, *, spec=lambda n: {"seed": n},
+            judge=lambda n, outs: PASSED, read=lambda n, rng, share, calls: n == 0, required: int = 0,
+            calls: int = 1, read_clocks=lambda: None) -> JudgeSide:  # fmt: skip
+    """A judge's timing side over fake runners: by default call 0 is read (and passes), no other."""
+    return JudgeSide(runner, twin or FakeRunner(), spec=spec, judge=judge, read=read, required=required,
+                     shape=SimpleNamespace(container=None, nbytes=16), device=torch.device("cpu"),
+                     read_clocks=read_clocks, calls=calls)
+
+
 def judge(read_clocks=lambda: None, runner: FakeRunner | None = None,
           twin: FakeRunner | None = None) -> tuple[JudgeSide, FakeRunner]:  # fmt: skip
     runner = runner or FakeRunner()
-    side = JudgeSide(lambda x: x.clone(), runner, twin or FakeRunner(), inputs=lambda i, j: [torch.ones(4)],
-                     spec=lambda i, j: {"seed": i},
-                     shape=SimpleNamespace(container=None, nbytes=16), tolerances={"float32": Tolerance(1e-4, 1e-4)},
-                     device=torch.device("cpu"), read_clocks=read_clocks)
-    return side, runner
+    return side_of(runner, twin, read_clocks=read_clocks), runner
 
 
 def state(sm: int, *reasons: str) -> clocks.ClockState:
@@ -89,19 +95,11 @@ class BlockRunner(FakeRunner):
         return reply
 
 
-def slow_reference(x: torch.Tensor) -> torch.Tensor:
-    time.sleep(0.004)
-    return x.clone()
-
-
 @pytest.mark.parametrize("times, spread, blocks", [([1.0, 3.0], 0.03, 6), ([1.0, 1.0], 10.0, 3),
                                                    ([2.0, 2.0, 2.0, 1.0], 0.3, 3), ([2.0, 2.0, 3.0], 0.3, 6)])
 def test_blocks_that_disagree_get_further_blocks_up_to_the_protocol_s_maximum(times, spread, blocks):
     runner = BlockRunner(times)
-    side = JudgeSide(slow_reference, runner, FakeRunner(), inputs=lambda i, j: [torch.ones(4)],
-                     spec=lambda i, j: {"seed": i},
-                     shape=SimpleNamespace(container=None, nbytes=16), tolerances={"float32": Tolerance(1e-4, 1e-4)},
-                     device=torch.device("cpu"), read_clocks=lambda: None)
+    side = side_of(runner, judge=lambda n, outs: time.sleep(0.004) or PASSED)
     protocol = replace(PROTO, max_timing_blocks=6, block_spread=spread)
     series = side.run(protocol, seed=3, gpu=False)
     assert series.failure is None and len(series.blocks) == blocks
@@ -258,10 +256,7 @@ def test_a_failed_bound_names_other_processes_computing_on_the_gpu_and_still_fai
         return clocks.ClockState(1980, 2619, 1980, (), (os.getpid(), other.pid, 2**22 + 7))
 
     try:
-        side = JudgeSide(lambda x: x.clone(), SlowRunner(), FakeRunner(), inputs=lambda i, j: [torch.ones(4)],
-                         spec=lambda i, j: {"seed": i}, shape=SimpleNamespace(container=None, nbytes=16),
-                         tolerances={"float32": Tolerance(1e-4, 1e-4)}, device=torch.device("cpu"),
-                         read_clocks=readings)
+        side = side_of(SlowRunner(), read_clocks=readings)
         series = side.run(PROTO, seed=1, gpu=False)
     finally:
         other.kill()
@@ -329,10 +324,7 @@ def test_a_timed_call_s_seed_reaches_the_runner_only_in_the_timed_request():
     """Nothing the runner is told before the judge's span opens says what the call's inputs will be, so a runner
     patched by its kernel cannot compute the call's outputs ahead of it (red-team `compute_in_prepare`)."""
     runner = SeedWatchingRunner()
-    side = JudgeSide(lambda x: x.clone(), runner, FakeRunner(), inputs=lambda i, j: [torch.ones(4)],
-                     spec=lambda i, j: {"seed": 1000 + i + 100 * j},
-                     shape=SimpleNamespace(container=None, nbytes=16), tolerances={"float32": Tolerance(1e-4, 1e-4)},
-                     device=torch.device("cpu"))
+    side = side_of(runner, spec=lambda n: {"seed": 1000 + n})
     assert side.run(PROTO, seed=1, gpu=False).failure is None
     prepares = [h for h in runner.headers if h["op"] == "prepare"]
     goes = [h for h in runner.headers if h["op"] == "go"]
@@ -352,20 +344,18 @@ class MakingRunner(FakeRunner):
         return super().request(header)
 
 
-def test_the_judge_s_own_making_of_the_inputs_never_shortens_the_span_it_bounds():
+def test_the_judge_s_own_work_never_shortens_the_span_it_bounds():
     """Protocol 10 took the judge's time to make a round's inputs off the runner's span; however long the judge
-    takes now, the bound sees the whole span (the making inside it is measured in the calls of nothing)."""
-    def slow_inputs(i: int, j: int) -> list:
+    takes to judge a read call (its inputs, its references), the bound sees the whole span, and no less."""
+    def slow_judge(n: int, outs: list) -> Check:
         time.sleep(0.02)
-        return [torch.ones(4)]
+        return PASSED
 
-    side = JudgeSide(lambda x: x.clone(), MakingRunner(), FakeRunner(), inputs=slow_inputs,
-                     spec=lambda i, j: {"seed": i},
-                     shape=SimpleNamespace(container=None, nbytes=16), tolerances={"float32": Tolerance(1e-4, 1e-4)},
-                     device=torch.device("cpu"))
+    side = side_of(MakingRunner(), judge=slow_judge)
     side.gpu, side.trace = False, False
     side.fresh_allocations(PROTO)
-    (_, ker_dev, _, _, span, _, _), verdict = side.round(0, kernel_first=True, check=False)
+    side.share = 1.0
+    (_, ker_dev, _, _, span, _, _), verdict = side.round(kernel_first=True, order=random.Random(0))
     assert verdict.ok and ker_dev == 1.0
     assert span >= 10.0
 
@@ -405,9 +395,13 @@ def test_the_twin_runner_times_the_problem_s_own_model_through_the_kernel_s_path
     assert served.null({"interpret": True, "flush_bytes": 0})["digests"] == [None]  # before the load: nothing
     assert served.load(load)["ok"] is True and served.problem is not None
     served.prepare({"fresh": True, "flush_bytes": 0})
-    two = served.go({"inputs": [{"seed": 7}, {"seed": 8}]})  # a span of two calls, each its own
+    specs = [{"seed": s, "variant": kind, "variant_seed": 1} for s, kind in ((7, "upstream"), (8, "negated"))]
+    two = served.go({"inputs": specs})  # a span of two calls, each its own
     assert len(two["device_ms"]) == 2
-    assert two["digests"] == [str(output_digest([torch.relu(served.make({"seed": s})[0])])) for s in (7, 8)]
+    assert two["digests"] == [str(output_digest([torch.relu(served.make(spec)[0])])) for spec in specs]
+    assert torch.equal(served.make(specs[1])[0], -served.make({**specs[1], "variant": "upstream"})[0])
+    reply, outs = served.fetch({"call": 1})  # read after the span, the call's inputs checked as they were made
+    assert reply["ok"] and torch.equal(outs[0], torch.relu(served.make(specs[1])[0]))
     with pytest.raises(runner_module.Refused):
         served.null({"interpret": True, "flush_bytes": 0})
     refusing = runner_module.Runner()
@@ -442,14 +436,16 @@ class SpanRunner(FakeRunner):
 
 
 def span_judge(runner: SpanRunner, calls: int) -> JudgeSide:
-    side = JudgeSide(lambda x: x.clone(), runner, FakeRunner(),
-                     inputs=lambda i, j: [torch.full((4,), float(1000 + 100 * i + j))],
-                     spec=lambda i, j: {"seed": 1000 + 100 * i + j}, shape=SimpleNamespace(container=None, nbytes=16),
-                     tolerances={"float32": Tolerance(1e-4, 1e-4)}, device=torch.device("cpu"),
-                     calls=calls)
+    """Each call's right output is its seed, 1000 + n, everywhere; a call is read with chance 1 / calls."""
+    def judge(n: int, outs: list) -> Check:
+        right = torch.equal(outs[0], torch.full((4,), float(1000 + n)))
+        return PASSED if right else Check(False, "output-mismatch", f"call {n} is wrong")
+
+    side = side_of(runner, spec=lambda n: {"seed": 1000 + n}, judge=judge, calls=calls,
+                   read=lambda n, rng, share, calls: rng.random() < share / calls)
     side.gpu, side.trace = False, False
     side.fresh_allocations(PROTO)
-    side.check_share = 1.0
+    side.share = 1.0
     return side
 
 
@@ -457,8 +453,8 @@ def test_a_span_of_several_calls_brings_a_seed_for_each_and_any_of_them_may_be_f
     runner = SpanRunner()
     side = span_judge(runner, 3)
     order = random.Random(5)
-    for i in range(12):
-        (_, ker_dev, _, _, span, _, _), verdict = side.round(i, kernel_first=True, check=order)
+    for _ in range(12):
+        (_, ker_dev, _, _, span, _, _), verdict = side.round(kernel_first=True, order=order)
         assert verdict.ok, verdict.message
         assert ker_dev == pytest.approx(1e-6) and span > 0  # per call: the span's sum over its three calls
     assert all(len(set(seeds)) == 3 for seeds in runner.spans)
@@ -469,10 +465,11 @@ def test_a_wrong_output_in_any_call_of_a_span_is_caught_when_that_call_is_fetche
     runner = SpanRunner(wrong=2)
     side = span_judge(runner, 3)
     order = random.Random(5)
-    verdicts = [side.round(i, kernel_first=True, check=order)[1] for i in range(12)]
-    assert not all(v.ok for v in verdicts)
-    failed = next(v for v in verdicts if not v.ok)
-    assert failed.code == "timed-output-mismatch" and runner.fetched[verdicts.index(failed)] == 2
+    for _ in range(12):
+        verdict = side.round(kernel_first=True, order=order)[1]
+        if not verdict.ok:
+            break
+    assert verdict.code == "output-mismatch" and runner.fetched[-1] == 2
 
 
 def test_a_span_reply_that_does_not_account_for_every_call_is_refused():
@@ -482,7 +479,7 @@ def test_a_span_reply_that_does_not_account_for_every_call_is_refused():
             return {**reply, "device_ms": reply["device_ms"][:1]} if header["op"] == "go" else reply
 
     side = span_judge(ShortReply(), 3)
-    _, verdict = side.round(0, kernel_first=True, check=False)
+    _, verdict = side.round(kernel_first=True, order=random.Random(1))
     assert not verdict.ok and verdict.code == "timing-unverified"
 
 
@@ -584,9 +581,7 @@ def test_the_kernel_s_runner_is_stopped_for_the_whole_of_the_twin_s_span_and_onl
         def resume(self) -> None:
             events.append(f"{self.name}:resume")
 
-    side = JudgeSide(lambda x: x.clone(), Logged("kernel"), Logged("twin"), inputs=lambda i, j: [torch.ones(4)],
-                     spec=lambda i, j: {"seed": i}, shape=SimpleNamespace(container=None, nbytes=16),
-                     tolerances={"float32": Tolerance(1e-4, 1e-4)}, device=torch.device("cpu"))
+    side = side_of(Logged("kernel"), Logged("twin"))
     assert side.run(PROTO, seed=2, gpu=False).failure is None
     twin_spans = [i for i, e in enumerate(events) if e == "twin:prepare"]
     assert twin_spans and all(events[i - 1:i + 3] == ["kernel:pause", "twin:prepare", "twin:go", "kernel:resume"]
@@ -625,8 +620,8 @@ def test_each_block_s_runners_hold_a_spacer_of_their_own_random_size_ahead_of_it
         for block in range(4):
             side.fresh_allocations(PROTO)
             for i in range(3):
-                side.span(side.runner, "kernel", block * 3 + i)
-                side.span(side.twin, "reference", block * 3 + i)
+                side.span(side.runner, "kernel", [{"seed": block * 3 + i}])
+                side.span(side.twin, "reference", [{"seed": block * 3 + i}])
         return {s: [h["spacer_bytes"] for h in hs if h["op"] == "prepare"] for s, hs in headers.items()}
 
     drawn = run(7)

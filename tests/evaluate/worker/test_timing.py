@@ -8,7 +8,6 @@ from dataclasses import replace
 import pytest
 
 from validator.evaluate.worker import timing
-from validator.evaluate.worker.correctness import PASSED, Check
 from validator.protocol import PROTOCOL
 
 
@@ -78,38 +77,3 @@ def test_result_fields_fill_medians_speedup_interval_and_rounds():
     assert fields["speedup"] == pytest.approx(2.0, rel=0.02)
     assert fields["speedup_ci"][0] <= fields["speedup"] <= fields["speedup_ci"][1]
     assert fields["reference"].median == pytest.approx(2.0, rel=0.02)
-
-
-# ---- GPU ------------------------------------------------------------------------------------------------
-
-
-def _hooks(make_inputs, after=None, verify=None) -> timing.Hooks:
-    return timing.Hooks(
-        new_inputs=make_inputs,
-        before_call=lambda: None,
-        after_kernel=after or (lambda out, args: PASSED),
-        verify=verify or (lambda out, ref: PASSED if out.equal(ref) else Check(False, "timed-output-mismatch")),
-        release=lambda out: None,
-    )
-
-
-@pytest.mark.gpu
-def test_the_same_op_timed_against_itself_gives_a_speedup_near_one():
-    import torch
-
-    device = torch.device("cuda", 0)
-    protocol = replace(PROTOCOL, time_budget_s=5.0)
-    hooks = _hooks(lambda i: [torch.randn(4096, 4096, device=device)])
-    series = timing.run_rounds(torch.relu, torch.relu, hooks, protocol=protocol, device=device, seed=1)
-    assert series.failure is None and len(series.ref_ms) >= protocol.min_rounds
-    assert timing.speedup(series.ref_ms, series.ker_ms) == pytest.approx(1.0, abs=0.05)
-
-
-@pytest.mark.gpu
-def test_a_wrong_timed_output_stops_the_rounds():
-    import torch
-
-    device = torch.device("cuda", 0)
-    hooks = _hooks(lambda i: [torch.randn(256, device=device)])
-    series = timing.run_rounds(torch.relu, torch.neg, hooks, protocol=PROTOCOL, device=device, seed=1)
-    assert series.stop == "failed" and series.failure.code == "timed-output-mismatch"

@@ -1,5 +1,6 @@
-"""Two verdicts on every result (issue 20): the board's strict `status` and KernelBench's own `upstream`
-(torch.allclose at atol = rtol = 1e-2 on five draws of the problem's own inputs), on the CPU judge path."""
+"""Two verdicts on every result: the board's strict `status` and the headline `upstream` (KernelBench's
+torch.allclose at atol = rtol = 1e-2 on every read call, upstream's draws and the hidden variants alike), with
+upstream's own rule (its draws alone) recorded where it would be fooled; on the CPU judge path."""
 
 from __future__ import annotations
 
@@ -62,25 +63,37 @@ def judge(tmp_path: Path, expression: str, body: str) -> ProblemResult:
     return worker.evaluate_job(job)
 
 
-@pytest.mark.parametrize(("expression", "body"), [("x * 2", OFF_BY_5E3), ("torch.relu(x)", IDENTITY)],
-                         ids=["error-5e-3", "right-on-[0,1)-only"])
-def test_a_kernel_correct_at_upstream_s_rule_only_is_incorrect_here_and_correct_there(tmp_path, expression, body):
-    result = judge(tmp_path, expression, body)
+REQUIRED = PROTOCOL.upstream_trials + 2 + len([s for s in PROTOCOL.input_scales if s != 1.0])
+"""The required trials: upstream's draws, negated, standard-normal and each scale."""
+
+
+def test_a_kernel_correct_at_the_headline_only_is_incorrect_here_and_correct_there(tmp_path):
+    result = judge(tmp_path, "x * 2", OFF_BY_5E3)
     assert result.status is Status.INCORRECT and "output-mismatch" in {f.code for f in result.flags}
     assert result.upstream is not None and result.upstream.correct, result.upstream
-    assert result.upstream.trials == PROTOCOL.upstream_trials and result.upstream.error == ""
-    if body == OFF_BY_5E3:
-        assert result.upstream.max_abs_error == pytest.approx(5e-3, rel=1e-3)
+    assert result.upstream.trials >= REQUIRED and result.upstream.error == "" and not result.upstream.fooled
+    assert result.upstream.max_abs_error == pytest.approx(5e-3, rel=1e-3)
 
 
-def test_a_kernel_the_strict_rule_passes_can_fail_upstream_s_fixed_absolute_tolerance(tmp_path):
+def test_a_kernel_right_only_on_upstream_s_draws_fails_the_headline_and_the_result_says_upstream_is_fooled(tmp_path):
+    result = judge(tmp_path, "torch.relu(x)", IDENTITY)
+    assert result.status is Status.INCORRECT and not result.upstream.correct
+    assert "negated" in result.upstream.error or "standard-normal" in result.upstream.error
+    fooled = [f.message for f in result.flags if f.code == "upstream-fooled"]
+    assert fooled == ([result.upstream.fooled] if result.upstream.fooled else [])
+    assert not fooled or "KernelBench's own rule" in fooled[0]
+
+
+def test_a_kernel_off_by_more_than_upstream_s_fixed_absolute_tolerance_fails_both_rules(tmp_path):
+    """The strict rule's atol scales with the output's RMS; KernelBench's does not. Failing KernelBench's tolerance
+    fails the strict rule too: a strict verdict is never laxer than the headline's."""
     result = judge(tmp_path, "x * 1000", NEAR_ZERO_OFF)
-    assert result.status is Status.CORRECT, result.error
+    assert result.status is Status.INCORRECT
     assert not result.upstream.correct and "not torch.allclose" in result.upstream.error
-    assert result.upstream.trials == 1  # upstream's rule fails on its first draw; the strict one goes on
+    assert result.upstream.trials == 1
 
 
-def test_a_kernel_wrong_under_both_rules_stops_at_the_first_trial_that_settles_both(tmp_path):
+def test_a_kernel_wrong_under_both_rules_stops_at_the_first_read_call(tmp_path):
     result = judge(tmp_path, "x * 2", WRONG)
     assert result.status is Status.INCORRECT
     assert (result.upstream.correct, result.upstream.trials) == (False, 1)
@@ -95,7 +108,7 @@ def test_a_rejected_kernel_is_correct_under_neither_rule_whatever_its_values(tmp
 def test_an_honest_kernel_is_correct_under_both(tmp_path):
     result = judge(tmp_path, "x * 2", "return x + x")
     assert result.status is Status.CORRECT, result.error
-    assert result.upstream.correct and result.upstream.trials == 5 and result.upstream.max_abs_error == 0.0
+    assert result.upstream.correct and result.upstream.trials >= REQUIRED and result.upstream.max_abs_error == 0.0
 
 
 def test_upstream_s_rule_is_torch_allclose_with_the_kernel_output_as_other():
@@ -111,17 +124,16 @@ def test_upstream_s_rule_is_torch_allclose_with_the_kernel_output_as_other():
     assert not upstream_check([with_nan], [with_nan.clone()], 1e-2, 1e-2).ok  # equal_nan=False, as upstream
 
 
-# Right (at upstream's rule) for its first five calls, the correctness trials on upstream's draws; wrong after.
-RIGHT_WHILE_WATCHED = '''self.calls = getattr(self, "calls", 0) + 1
-        return x * 2 + (5e-3 if self.calls <= 5 else 1.0)'''
+# Right (at upstream's rule) for its first ten calls, as many as the required trials; wrong after.
+RIGHT_WHILE_WATCHED = f'''self.calls = getattr(self, "calls", 0) + 1
+        return x * 2 + (5e-3 if self.calls <= {REQUIRED} else 1.0)'''
 
 
-def test_a_kernel_correct_at_upstream_s_rule_only_is_timed_and_its_timed_outputs_are_checked_at_that_rule(tmp_path):
+def test_a_kernel_right_for_the_required_trials_only_is_caught_on_a_later_read_call(tmp_path):
     result = judge(tmp_path, "x * 2", RIGHT_WHILE_WATCHED)
     assert result.status is Status.INCORRECT
-    assert "output-mismatch" in {f.code for f in result.flags} and "outside atol=0.0001" in result.error  # strict
-    assert not result.upstream.correct and result.upstream.error.startswith("a timed call: not torch.allclose")
-    assert result.upstream.trials == PROTOCOL.upstream_trials
+    assert not result.upstream.correct and "not torch.allclose" in result.upstream.error
+    assert result.upstream.trials > REQUIRED
 
 
 def _cases() -> list[tuple[str, torch.Tensor, torch.Tensor]]:
@@ -142,27 +154,6 @@ def _cases() -> list[tuple[str, torch.Tensor, torch.Tensor]]:
         both[17] = value
         cases.append((f"{name} in both", both.clone(), both))
     return cases
-
-
-@pytest.mark.parametrize("name,out,expected", _cases(), ids=[c[0] for c in _cases()])
-def test_the_timing_phase_s_verdict_only_checks_agree_with_the_full_ones(monkeypatch, name, out, expected):
-    """The timing phase's spot checks skip the errors (four fifths of their time on outputs of gigabytes): their
-    verdict must be the full check's on every kind of output, and a failure must still say what differs."""
-    from validator.evaluate.worker import correctness, verdicts
-
-    monkeypatch.setattr(correctness, "CHUNK", 1000)  # several chunks, the last one short
-    monkeypatch.setattr(verdicts, "CHUNK", 1000)
-    tolerances = {"float32": {"atol": 1e-2, "rtol": 1e-2}}
-    full, quick = correctness.check_values([out], [expected], tolerances), \
-        correctness.check_values([out], [expected], tolerances, errors=False)
-    assert quick.ok == full.ok
-    if not full.ok:
-        assert (quick.code, quick.message) == (full.code, full.message)
-    full, quick = upstream_check([out], [expected], 1e-2, 1e-2), upstream_check([out], [expected], 1e-2, 1e-2,
-                                                                               errors=False)
-    assert quick.ok == full.ok
-    if not full.ok:
-        assert (quick.code, quick.message) == (full.code, full.message)
 
 
 @pytest.mark.parametrize("name,out,expected", _cases(), ids=[c[0] for c in _cases()])

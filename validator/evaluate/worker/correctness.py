@@ -76,47 +76,13 @@ def derive_seed(secret: int, purpose: str, index: int = 0) -> int:
     return int.from_bytes(digest[:8], "little") & ((1 << 63) - 1)
 
 
-def scale_floating(inputs: list[Any], scale: float) -> list[Any]:
-    """Multiply every floating-point tensor input by `scale` (integer and bool inputs keep their values)."""
-    if scale == 1.0:
-        return inputs
-    return [x * scale if isinstance(x, torch.Tensor) and x.is_floating_point() else x for x in inputs]
-
-
 def float64_inputs(inputs: Sequence[Any]) -> list[Any]:
     """Floating tensor inputs as float64, for running a Model in float64 (other inputs as they are)."""
     return [x.double() if isinstance(x, torch.Tensor) and x.is_floating_point() else x for x in inputs]
 
 
-def widen_dynamic_range(inputs: list[Any], seed: int, decades: float = 2.0) -> list[Any]:
-    """Floating inputs times 10**U(-decades, decades) per element: values spread over many magnitudes."""
-    out = []
-    for i, x in enumerate(inputs):
-        if isinstance(x, torch.Tensor) and x.is_floating_point():
-            gen = torch.Generator(device=x.device).manual_seed(seed + i)
-            flat, widened = x.reshape(-1), torch.empty(x.shape, dtype=x.dtype, device=x.device)
-            for part in _chunks(flat.numel()):  # float64 temporaries of a chunk, not of an 8 GiB input (level1/4)
-                exponent = torch.rand(part.stop - part.start, generator=gen, device=x.device, dtype=torch.float64)
-                widened.view(-1)[part] = (flat[part].double() * torch.pow(10.0, (exponent * 2 - 1) * decades))
-            out.append(widened)
-        else:
-            out.append(x)
-    return out
-
-
 def clone_inputs(inputs: Sequence[Any]) -> list[Any]:
     return [x.clone() if isinstance(x, torch.Tensor) else x for x in inputs]
-
-
-def refill_inputs(buffers: list[Any], values: Sequence[Any]) -> None:
-    """Copy a trial's values into the previous trial's input tensors: same objects, same addresses, new
-    values, so a kernel that caches outputs by input identity returns a stale answer and fails. Non-tensor
-    inputs (a Python float scale, say) are replaced by the trial's value, as the reference saw it."""
-    for i, (buffer, value) in enumerate(zip(buffers, values, strict=True)):
-        if isinstance(buffer, torch.Tensor):
-            buffer.copy_(value)
-        else:
-            buffers[i] = value
 
 
 def poison(obj: Any) -> None:
@@ -136,42 +102,6 @@ def output_tensors(out: Any) -> tuple[list[Any], type | None]:
     if type(out) in (list, tuple):
         return list(out), type(out)
     return [out], None
-
-
-Spec = tuple[Any, Any, Any]
-"""(shape, dtype, device) of one expected output."""
-
-
-def specs_of(tensors: Sequence[torch.Tensor]) -> list[Spec]:
-    return [(t.shape, t.dtype, t.device) for t in tensors]
-
-
-def check_structure(out: Any, specs: Sequence[Spec], container: type | None) -> tuple[Check, list[torch.Tensor]]:
-    """Exact type (plain torch.Tensor, never a subclass), count, shape, dtype and device, before any maths.
-
-    `container` is the reference's output type when it returned a tuple or list, else None. Nothing here
-    calls a method of `out` before its type is known to be exactly torch.Tensor, so a tensor subclass
-    cannot run code during the check.
-    """
-    if container is not None:
-        if type(out) is not container or len(out) != len(specs):
-            shown = type(out).__qualname__
-            message = f"returned {shown}; expected {container.__name__} of {len(specs)} tensors"
-            return Check(False, "wrong-structure", message), []
-        outs = list(out)
-    else:
-        outs = [out]
-    for i, (o, (shape, dtype, device)) in enumerate(zip(outs, specs, strict=True)):
-        where = f"output {i}: " if len(specs) > 1 else ""
-        if type(o) is not _OPS.tensor_type:
-            return Check(False, "wrong-type", f"{where}returned {type(o).__qualname__}; expected torch.Tensor"), []
-        if o.shape != shape:
-            return Check(False, "wrong-shape", f"{where}shape {tuple(o.shape)}; expected {tuple(shape)}"), []
-        if o.dtype != dtype:
-            return Check(False, "wrong-dtype", f"{where}dtype {o.dtype}; expected {dtype}"), []
-        if o.device != device:
-            return Check(False, "wrong-device", f"{where}device {o.device}; expected {device}"), []
-    return PASSED, outs
 
 
 def _chunks(numel: int) -> Iterator[slice]:
@@ -203,29 +133,25 @@ def output_scale(expected: torch.Tensor) -> float:
     return max(1.0, math.sqrt(total / count)) if count else 1.0
 
 
-def compare_values(out: torch.Tensor, expected: torch.Tensor, atol: float, rtol: float, *,
-                   errors: bool = True) -> Check:  # fmt: skip
+def compare_values(out: torch.Tensor, expected: torch.Tensor, atol: float, rtol: float) -> Check:
     """torch.allclose semantics, |out - exp| <= atol * scale + rtol * |exp| with scale from `output_scale`;
-    NaN and ±Inf positions must match; also the largest absolute and relative errors over finite positions, unless
-    `errors` is off and the outputs pass (a failure always names its errors)."""
+    NaN and ±Inf positions must match; also the largest absolute and relative errors over finite positions."""
     if not expected.is_floating_point():
         same = all(bool(_OPS.all(_OPS.eq(_flat(out)[s], _flat(expected)[s]))) for s in _chunks(expected.numel()))
         return PASSED if same else Check(False, "output-mismatch", "integer/bool output differs from reference")
     o_all, e_all = _flat(out), _flat(expected)
     work = _OPS.float64 if expected.dtype == _OPS.float64 else _OPS.float32
     scaled_atol = atol * output_scale(expected)
-    close = _close_everywhere(o_all, e_all, work, scaled_atol, rtol, errors=errors)
+    close = _close_everywhere(o_all, e_all, work, scaled_atol, rtol)
     if close is not None:
         return Check(True, max_abs=close[0], max_rel=close[1])
     return _first_difference(o_all, e_all, work, atol=atol, scaled_atol=scaled_atol, rtol=rtol)
 
 
 def _close_everywhere(
-    o_all: torch.Tensor, e_all: torch.Tensor, work: torch.dtype, scaled_atol: float, rtol: float, *, errors: bool = True
+    o_all: torch.Tensor, e_all: torch.Tensor, work: torch.dtype, scaled_atol: float, rtol: float
 ) -> tuple[float, float] | None:
-    """(max abs error, max rel error) when every element is finite in both and within tolerance, else None; without
-    `errors`, (0, 0) for the errors, in about half the passes over the outputs (the timing phase's spot checks on
-    outputs of gigabytes, which need only the verdict).
+    """(max abs error, max rel error) when every element is finite in both and within tolerance, else None.
 
     The common case, in few passes: a finite |out - exp| within a tolerance clamped to the largest finite
     value implies both values are finite (a NaN or an infinity in either makes the difference NaN or
@@ -239,13 +165,10 @@ def _close_everywhere(
         mag = _OPS.abs(e)
         tolerance = _OPS.clamp(_OPS.add(_OPS.mul(mag, rtol), scaled_atol), max=limit)
         oks.append(_OPS.all(_OPS.le(diff, tolerance)))
-        if errors:
-            worst_abs.append(_OPS.amax(diff))
-            worst_rel.append(_OPS.amax(_OPS.where(_OPS.gt(mag, 0), _OPS.div(diff, mag), 0.0)))
+        worst_abs.append(_OPS.amax(diff))
+        worst_rel.append(_OPS.amax(_OPS.where(_OPS.gt(mag, 0), _OPS.div(diff, mag), 0.0)))
     if not oks:
         return 0.0, 0.0
-    if not errors:
-        return (0.0, 0.0) if bool(_OPS.all(_OPS.stack(oks))) else None
     ok, max_abs, max_rel = _OPS.stack([
         _OPS.all(_OPS.stack(oks)).to(work), _OPS.amax(_OPS.stack(worst_abs)), _OPS.amax(_OPS.stack(worst_rel)),
     ]).tolist()  # fmt: skip
@@ -296,14 +219,12 @@ def tolerance_for(dtype: torch.dtype, tolerances: dict[str, Any]) -> tuple[float
     return float(tol.atol), float(tol.rtol)
 
 
-def check_values(outs: list[torch.Tensor], expected: list[torch.Tensor], tolerances: dict[str, Any], *,
-                 errors: bool = True) -> Check:  # fmt: skip
-    """Values of every output against the reference; the worst errors across outputs (unless `errors` is off and
-    they pass: `compare_values`)."""
+def check_values(outs: list[torch.Tensor], expected: list[torch.Tensor], tolerances: dict[str, Any]) -> Check:
+    """Values of every output against the reference; the worst errors across outputs."""
     max_abs = max_rel = 0.0
     for o, e in zip(outs, expected, strict=True):
         atol, rtol = tolerance_for(e.dtype, tolerances)
-        verdict = compare_values(o, e, atol, rtol, errors=errors)
+        verdict = compare_values(o, e, atol, rtol)
         if not verdict.ok:
             return verdict
         max_abs, max_rel = max(max_abs, verdict.max_abs), max(max_rel, verdict.max_rel)

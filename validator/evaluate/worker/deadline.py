@@ -24,7 +24,7 @@ from typing import Any
 
 INTERPRET_SCALE = 10.0
 """Under --interpret a Triton kernel runs every program in Python: its deadline is this many times longer."""
-KERNEL_OPS = ("call", "prepare", "go", "fetch")
+KERNEL_OPS = ("prepare", "go", "fetch")
 PROFILED_CALLS = 3
 """The attribution pass calls the kernel this many times under the profiler in one request."""
 

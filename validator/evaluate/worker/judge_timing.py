@@ -11,11 +11,11 @@ down-clocked is measured again (`clocks.py`). Each block is bounded on its own (
 
 Per round (reference and kernel in a random order), each side's runner first readies its span (`prepare`,
 outside it: guards, flush buffer), then the judge measures the wall-clock span of `go`: for each call of the span
-(`span_calls`, the same number on both sides, on the same seeds), the inputs made from the seed it brings, flush,
-events, call, synchronize, digest; then the reply. The kernel's runner is stopped while the twin's span runs. Then
-the judge decides, by its secret order seed, whether to `fetch` one of the kernel's calls' outputs, and which, and
-compares them with the reference's outputs on the same inputs, computed in the judge's own process
-(`check_share`); the runner learns which only after it has answered.
+(`span_calls`, the same number on both sides, on the same specs: `trial_inputs`), the inputs made from the seed and
+kind it brings, flush, events, call, synchronize, digest; then the reply. The kernel's runner is stopped while the
+twin's span runs. Then the judge decides, by its secret order seed, which of the kernel's calls to `fetch` and
+judge (`trial_inputs.read`, `read_share`); the runner learns which only after it has committed to every output.
+Every call of the kernel is such a call: there are no others to tell apart.
 
 The bound: per round, each side's excess is its span minus its reported device time, per call. A kernel whose
 excess exceeds the twin's in the same round, at the median over a block's rounds, by more than the allowance is
@@ -48,7 +48,7 @@ import numpy as np
 import torch
 
 from validator.evaluate.worker import clocks, stream_span, timing
-from validator.evaluate.worker.correctness import PASSED, Check, check_values, poison
+from validator.evaluate.worker.correctness import PASSED, Check
 from validator.evaluate.worker.digest import output_digest
 from validator.results.records import BlockTiming
 
@@ -76,11 +76,6 @@ was 5 ms until the judge's resume stopped scanning all of /proc: calls of nothin
 overhead instead of 0.59-0.82 ms, the allowance shrank by about half a millisecond, and a CI machine running 1.6x
 slower than usual rejected an honest kernel whose least excess passed the 5.7 ms allowed. The forgeries' least
 excess, idle: 11.8 and 19.6 ms, and more under load.)"""
-CHECK_FRACTION = 0.5
-CHECK_BYTES = 1 << 30
-"""Timed outputs fetched per problem, in expectation; for outputs of gigabytes the checked share falls, to no
-fewer than MIN_CHECKS expected checks among the protocol's minimum rounds (the runner still cannot tell which)."""
-MIN_CHECKS = 2
 
 
 SPACER_PAGE = 2 << 20
@@ -211,10 +206,11 @@ def no_clocks() -> clocks.ClockState | None:
     return None
 
 
-def check_share(output_bytes: int, rounds: int) -> float:
-    """The chance that a timed call's outputs are fetched and compared."""
-    floor = min(CHECK_FRACTION, MIN_CHECKS / max(rounds, 1))
-    return max(floor, min(CHECK_FRACTION, CHECK_BYTES / max(output_bytes * rounds, 1)))
+def read_share(output_bytes: int, rounds: int, protocol: Any) -> float:
+    """The kernel's calls read per span, in expectation (`Protocol.read_share`); for outputs of gigabytes fewer, to
+    `read_bytes` per problem over the minimum rounds but no fewer than `min_reads` (the runner cannot tell which)."""
+    floor = min(protocol.read_share, protocol.min_reads / max(rounds, 1))
+    return max(floor, min(protocol.read_share, protocol.read_bytes / max(output_bytes * rounds, 1)))
 
 
 def time_stopped(runner: Any, reference: Any, args: list[Any], flush: torch.Tensor | None, *,
@@ -246,22 +242,21 @@ def _traced(reference: Any, args: list[Any], flush: torch.Tensor | None) -> tupl
 
 
 class JudgeSide:
-    def __init__(self, reference: Any, runner: Any, twin: Any, *, inputs: Callable[[int, int], list[Any]],
-                 spec: Callable[[int, int], dict[str, Any]], shape: Any, tolerances: dict[str, Any],
-                 device: torch.device, read_clocks: Callable[[], Any] = no_clocks,
-                 compare: Callable[[list, list], Check] | None = None,
+    def __init__(self, runner: Any, twin: Any, *, spec: Callable[[int], dict[str, Any]],
+                 judge: Callable[[int, list[Any]], Check], read: Callable[[int, random.Random, float, int], bool],
+                 required: int, shape: Any, device: torch.device, read_clocks: Callable[[], Any] = no_clocks,
                  own_pids: Callable[[], set[int]] = lambda: {os.getpid()}, calls: int = 1) -> None:  # fmt: skip
-        self.reference, self.runner, self.twin, self.inputs, self.spec = reference, runner, twin, inputs, spec
-        """`reference`: the judge's own model, for the outputs a fetched call is compared with; `twin`: the runner
-        that holds the same reference and times it as `runner` times the kernel. `inputs(i, j)` and `spec(i, j)`:
-        call j of round i's span, on both sides."""
+        self.runner, self.twin, self.spec, self.judge, self.read = runner, twin, spec, judge, read
+        """`twin`: the runner that holds the reference and times it as `runner` times the kernel. `spec(n)`: call n's
+        inputs, on both sides; `judge(n, outputs)`: the judge's verdict on the kernel's call n; `read(n, rng, share,
+        calls)`: whether call n is read, drawn after its span."""
+        self.required = required
+        """Calls that are always read (the required trials): the first block warms up until they have run."""
         self.calls = calls
         """Calls per timed span (`span_calls`), the reference's as the kernel's."""
         self.own_pids = own_pids
         """The judge's and its runners' processes: any other on the GPU is named when the bound fails."""
-        self.shape, self.tolerances, self.device, self.read_clocks = shape, tolerances, device, read_clocks
-        self.compare = compare or (lambda outs, expected: check_values(outs, expected, tolerances))
-        """How a checked timed call's outputs are judged (the judge's: each rule the kernel still passes)."""
+        self.shape, self.device, self.read_clocks = shape, device, read_clocks
         self.allowance_ms = self.excess_ms = self.honest_ms = self.difference_ms = self.unseen_ms = 0.0
         """Of the last block bounded: the allowance, the kernel's median excess per call, the twin's (`honest_ms`) and
         the crossover estimate of their difference (`difference_ms`).
@@ -275,7 +270,8 @@ class JudgeSide:
         """The runner's digests of the last span's calls' outputs, sent inside the span (see digest.py)."""
         self.relative = SPAN_RELATIVE
         self.flush: torch.Tensor | None = None
-        self.timed = self.warmed = 0  # input indices used so far: every round gets inputs never used before
+        self.next_call = 0
+        """The number of the next call: every call, on both sides, gets inputs never used before."""
         self.fresh: dict[str, int] = {}
         """The sides whose runner has not yet been told, at its `prepare`, to make its allocations anew, each with
         the bytes of device memory it holds ahead of them through the block (`Protocol.placement_spacer_mib`)."""
@@ -290,7 +286,7 @@ class JudgeSide:
         self.trace = gpu and protocol.all_stream_timing
         self.placement = placement(seed)
         self.fresh_allocations(protocol)
-        self.check_share = check_share(self.shape.nbytes, protocol.min_rounds)
+        self.share = read_share(self.shape.nbytes, protocol.min_rounds, protocol)
         order = random.Random(seed)
         kept: list[Block] = []
         while timing.another_block([block_speedup(k) for k in kept], protocol):
@@ -314,10 +310,11 @@ class JudgeSide:
     def block(self, kernel_first: bool, protocol: Any, order: random.Random, seed: int) -> Block:
         """Warm-up calls, then rounds until the block's own interval is tight, its share of the budget is
         spent, or it has max_rounds / timing_blocks rounds; then the judge's bound on the block."""
-        for i in range(protocol.warmup_calls):
-            self.warmed += 1
-            _, verdict = self.round(-self.warmed, kernel_first=(i % 2 == 0) == kernel_first,
-                                    check=self.warmed == 1 or order)
+        warmups = protocol.warmup_calls
+        if self.next_call < self.required:  # the first block: until every required trial has run
+            warmups = max(warmups, -(-(self.required - self.next_call) // self.calls))
+        for i in range(warmups):
+            _, verdict = self.round(kernel_first=(i % 2 == 0) == kernel_first, order=order)
             if not verdict.ok:
                 return Block((), "failed", kernel_first, failure=verdict)
         before = self.read_clocks()
@@ -327,15 +324,15 @@ class JudgeSide:
         started, stop = timing._perf_counter(), "max-rounds"
         first = kernel_first
         for j in range(cap):
-            index, self.timed = self.timed, self.timed + 1
             # Rounds in pairs, the second in the other order: each side goes first as often (see `crossover`).
             first = not first if j % 2 else (kernel_first if j == 0 else order.random() < 0.5)
-            sample, verdict = self.round(index, kernel_first=first, check=order)
+            sample, verdict = self.round(kernel_first=first, order=order)
             if not verdict.ok:
                 return Block(tuple(samples), "failed", kernel_first, failure=verdict)
             samples.append(sample)
             ref, ker = [s[0] for s in samples], [s[1] for s in samples]
-            if self.gpu and (j + 1) % timing.CHECK_EVERY == 0 and timing.converged(ref, ker, rule, seed + index):
+            if self.gpu and (j + 1) % timing.CHECK_EVERY == 0 and \
+                    timing.converged(ref, ker, rule, seed + self.next_call):
                 stop = "converged"
                 break
             if timing._perf_counter() - started > budget_s and len(samples) >= rule.min_rounds:
@@ -406,60 +403,56 @@ class JudgeSide:
         torch.cuda.empty_cache()
         self.flush = timing.flush_buffer(self.device, protocol.l2_flush_factor)
 
-    def round(self, i: int, *, kernel_first: bool, check: Any) -> tuple[tuple[float, ...], Check]:
+    def round(self, *, kernel_first: bool, order: random.Random) -> tuple[tuple[float, ...], Check]:
+        """One round: both sides' spans on the same specs, then the kernel's calls the judge reads, judged."""
+        first = self.next_call
+        self.next_call += self.calls
+        specs = [self.spec(n) for n in range(first, self.next_call)]  # first seen by the runners inside their spans
         values: dict[str, tuple[float, float, float]] = {}
         for side in ("kernel", "reference") if kernel_first else ("reference", "kernel"):
-            values[side] = self.time_kernel(i) if side == "kernel" else self.time_reference(i)
+            values[side] = self.time_kernel(specs) if side == "kernel" else self.time_reference(specs)
         if values["kernel"][0] < 0:
             return (0.0,) * 7, Check(False, "timing-unverified", "the runner reported an impossible device time "
                                      "(not a positive number no larger than the judge's span of the call)")
         verdict = PASSED
-        checked = check is True or (check is not False and check.random() < self.check_share)
-        if checked:
-            call = check.randrange(self.calls) if check is not True and self.calls > 1 else 0
-            ref_out = self.call_reference(i, call)
-            outs = self.runner.outputs(self.runner.request({"op": "fetch", "call": call}), self.shape, self.device)
-            verdict = self.compare(outs, self.expected(ref_out))
-            if not verdict.ok:
-                verdict = Check(False, "timed-output-mismatch", verdict.message)
-            elif self.committed[call] != str(output_digest(outs)):
-                verdict = Check(False, "timed-output-mismatch", "the outputs fetched after a timed call are not "
-                                "the ones the runner committed to inside it: computed after the span, not in it")
-            poison(ref_out)
+        for j in range(self.calls):
+            if verdict.ok and self.read(first + j, order, self.share, self.calls):
+                verdict = self.judge_call(first + j, j)
         (ref_dev, ref_host, ref_span), (ker_dev, ker_host, span) = values["reference"], values["kernel"]
         return (ref_dev, ker_dev, ref_host, ker_host, span, ref_span, float(kernel_first)), verdict
 
-    def expected(self, out: Any) -> list[Any]:
-        return list(out) if self.shape.container else [out]
+    def judge_call(self, n: int, j: int) -> Check:
+        """Fetch call j of the kernel's last span (call n), hold it to the digest committed inside the span, and
+        have the judge judge it."""
+        outs = self.runner.outputs(self.runner.request({"op": "fetch", "call": j}), self.shape, self.device)
+        if self.committed[j] != str(output_digest(outs)):
+            return Check(False, "timed-output-mismatch", "the outputs fetched after a timed call are not the ones "
+                         "the runner committed to inside it: computed after the span, not in it")
+        return self.judge(n, outs)
 
-    def call_reference(self, i: int, call: int) -> Any:
-        """The reference's outputs for a fetched call, computed here (untimed) on the call's inputs."""
-        with torch.no_grad():
-            return self.reference(*self.inputs(i, call))
-
-    def time_reference(self, i: int) -> tuple[float, float, float]:
-        """The twin's timed span of round i, on the kernel's seeds, with the kernel's runner stopped. The twin runs
-        no submitted code: a reply it cannot account for is the harness's failure, not the kernel's."""
+    def time_reference(self, specs: list[dict[str, Any]]) -> tuple[float, float, float]:
+        """The twin's timed span on the kernel's specs, with the kernel's runner stopped. The twin runs no submitted
+        code: a reply it cannot account for is the harness's failure, not the kernel's."""
         self.runner.pause()
         try:
-            times, _ = self.span(self.twin, "reference", i)
+            times, _ = self.span(self.twin, "reference", specs)
         finally:
             self.runner.resume()
         if times[0] < 0:
             raise RuntimeError("the twin runner's timed span of the reference reported impossible device times")
         return times
 
-    def time_kernel(self, i: int) -> tuple[float, float, float]:
-        times, reply = self.span(self.runner, "kernel", i)
+    def time_kernel(self, specs: list[dict[str, Any]]) -> tuple[float, float, float]:
+        times, reply = self.span(self.runner, "kernel", specs)
         digests = reply.get("digests")
         self.committed = [d if isinstance(d, str) else None for d in digests] \
             if isinstance(digests, list) and len(digests) == self.calls else [None] * self.calls
         return times
 
-    def span(self, runner: Any, side: str, i: int) -> tuple[tuple[float, float, float], dict[str, Any]]:
-        """Round i's timed span of `calls` calls through `runner` (`timed_span`)."""
+    def span(self, runner: Any, side: str, specs: list[dict[str, Any]]) -> tuple[tuple[float, float, float],
+                                                                             dict[str, Any]]:
+        """One side's timed span of a round (`timed_span`)."""
         fresh, spacer = side in self.fresh, self.fresh.pop(side, 0)
-        specs = [self.spec(i, j) for j in range(self.calls)]  # the seeds, first seen by the runner inside the span
         return timed_span(runner, specs, fresh=fresh, trace=self.trace,
                           flush_bytes=self.flush.numel() * 4 if self.flush is not None else 0, spacer_bytes=spacer)
 

@@ -1,138 +1,97 @@
-"""The precision check: a kernel's norm-wise error against the reference run in float64, beside the fp32
-reference's own error, on two draws (the problem's distribution, and the same spread over decades); on large
-outputs, at positions sampled by the judge (`PRECISION_SAMPLE`)."""
+"""The reference in float64, beside the judge's fp32 one, on the inputs of every call the judge reads.
+
+Two measures come of it, each a kernel's norm-wise error against float64 beside the fp32 reference's own:
+- `error`: ‖out − ref64‖ / ‖ref64‖, the strict rule's precision check (`Protocol.precision_factor`, `_floor`):
+  fp32 re-ordered sums land at 1e-7 to 1e-6, fp16, bf16 and TF32 internals at 1e-4 to 1e-2;
+- `moving`: ‖out − ref64‖ / ‖ref64 − mean(ref64)‖, the error on the part of the output that moves with the inputs,
+  which the headline holds to KernelBench's 1e-2 (`Protocol.tracks_inputs`). Upstream's U[0,1) draws make many
+  outputs nearly constant from draw to draw (a sum over a large window, a large-K matmul's mean): an output computed
+  once without reading the input, or rowsum(A)·colsum(B)/K for A·B, is within allclose's 1e-2 of the reference
+  but off by about its whole moving part (an error near 1 here), while reduced-precision arithmetic stays near 1e-3.
+On large outputs both compare a sample of positions drawn by the judge (`Protocol.precision_sample`): the norms are
+means of squares, which a uniform sample estimates without bias, and the positions are never sent to the runner.
+"""
 
 from __future__ import annotations
 
+import copy
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import torch
 
-from validator.evaluate.worker.correctness import (
-    _OPS,
-    _chunks,
-    _flat,
-    clone_inputs,
-    float64_inputs,
-    output_tensors,
-    poison,
-    widen_dynamic_range,
-)
-from validator.protocol import PROTOCOL
-
-PRECISION_FACTOR = PROTOCOL.precision_factor
-PRECISION_FLOOR = PROTOCOL.precision_floor
+from validator.evaluate.worker.correctness import _OPS, _chunks, _flat, float64_inputs, output_tensors
 
 
-def normwise_error(out: torch.Tensor, ref64: torch.Tensor) -> float:
-    """‖out − ref‖ / ‖ref‖ in float64 over positions where both are finite (inf when the mask is empty)."""
+def normwise_error(out: torch.Tensor, ref64: torch.Tensor, *, centered: bool = False) -> float:
+    """‖out − ref‖ / ‖ref − c‖ in float64 over positions finite in both (c: the mean of ref there when `centered`,
+    else 0); inf when fewer than half the positions are finite in both."""
     if ref64.numel() == 0:
         return 0.0
-    parts = []
     o_all, r_all = _flat(out), _flat(ref64)
+    sums = []
     for s in _chunks(ref64.numel()):
         o, r = o_all[s].to(_OPS.float64), r_all[s].to(_OPS.float64)
         finite = _OPS.logical_and(_OPS.isfinite(o), _OPS.isfinite(r))
-        d = _OPS.where(finite, _OPS.sub(o, r), 0.0)
-        kept = _OPS.where(finite, r, 0.0)
-        parts.append(_OPS.stack([_OPS.dot(d, d), _OPS.dot(kept, kept), _OPS.sum(finite).to(_OPS.float64)]))
-    num, den, count = _OPS.sum(_OPS.stack(parts), 0).tolist()
+        d, kept = _OPS.where(finite, _OPS.sub(o, r), 0.0), _OPS.where(finite, r, 0.0)
+        sums.append(_OPS.stack([_OPS.dot(d, d), _OPS.dot(kept, kept), _OPS.sum(kept), _OPS.sum(finite).to(d.dtype)]))
+    num, squares, total, count = _OPS.sum(_OPS.stack(sums), 0).tolist()
     if count * 2 < ref64.numel():
         return math.inf
-    if den == 0.0:
+    den = squares - total * total / count if centered else squares
+    if den <= 1e-30 * max(squares, 1e-300):
         return 0.0 if num == 0.0 else math.inf
     return math.sqrt(num / den)
 
 
 @dataclass(frozen=True)
-class Precision:
-    """A kernel's norm-wise error against a float64 reference, beside the fp32 reference's own error."""
+class Errors:
+    """A read call's errors against float64: the kernel's and the fp32 reference's, whole and on the moving part."""
 
-    kernel_error: float
-    reference_error: float
-    bound: float
-
-    @property
-    def lowered(self) -> bool:
-        return not self.kernel_error <= self.bound
-
-    def describe(self) -> str:
-        return (
-            f"relative error vs float64: kernel {self.kernel_error:.3g}, fp32 reference "
-            f"{self.reference_error:.3g}, bound {self.bound:.3g}"
-        )
+    kernel: float
+    reference: float
+    kernel_moving: float
+    reference_moving: float
 
 
-def precision_verdict(kernel_error: float, reference_error: float) -> Precision:
-    bound = max(PRECISION_FACTOR * reference_error, PRECISION_FLOOR)
-    return Precision(kernel_error, reference_error, bound)
+class Float64:
+    """The reference model run in float64 (parameters and floating inputs upcast)."""
 
+    def __init__(self, model: Any, sample: int) -> None:
+        self.model = copy.deepcopy(model).double()
+        self.sample = sample
 
-PRECISION_SAMPLE = PROTOCOL.precision_sample
-"""Outputs larger than this many elements are compared with their float64 reference at this many positions,
-drawn uniformly (with replacement) by the judge's secret seed, instead of everywhere.
+    def run(self, inputs: Sequence[Any]) -> list[torch.Tensor]:
+        with torch.no_grad():
+            return output_tensors(self.model(*float64_inputs(inputs)))[0]
 
-Why the check keeps its power: the norm-wise error is sqrt(mean(d^2) / mean(r^2)); a uniform sample estimates
-both means without bias, to a relative error of about sqrt(Var(d^2) / m) / mean(d^2) for m positions. A kernel
-that lowers precision (fp16, bf16, TF32 internals: errors 10x to 10^4x over the bound) anywhere in more than a
-few thousandths of its output moves the sampled estimate as much as the full one; one that lowers it on fewer
-positions moves the full norm-wise error by less than the 10x bound could see either. The positions are drawn
-by the judge from the run's secret and never sent to the runner. What the judge keeps is 16M float64 values per
-output (128 MiB) instead of the whole float64 output (12.8 GB for upstream's 19_ReLU), per set."""
+    def errors(self, inputs: Sequence[Any], ref32: Sequence[torch.Tensor], outs: Sequence[torch.Tensor],
+               seed: int) -> Errors | None:  # fmt: skip
+        """The worst over outputs of each error on one call; None where the fp32 reference is itself not finite
+        against float64 (an overflow: the check says nothing there). An output with no moving part (constant, or one
+        element) counts 0 there."""
+        ref64 = self.run(inputs)
+        worst = [0.0, 0.0, 0.0, 0.0]
+        for k, whole in enumerate(zip(outs, ref32, ref64, strict=True)):
+            if not whole[2].is_floating_point():
+                continue
+            positions = self.positions(whole[2], seed + 7919 * k)
+            o, r32, r64 = (t if positions is None else _OPS.take(t.detach(), positions) for t in whole)
+            moving = normwise_error(o, r64, centered=True), normwise_error(r32, r64, centered=True)
+            if not math.isfinite(moving[1]):
+                moving = (0.0, 0.0)
+            values = (normwise_error(o, r64), normwise_error(r32, r64), *moving)
+            worst = [max(a, b) for a, b in zip(worst, values, strict=True)]
+        del ref64
+        if not math.isfinite(worst[1]):
+            return None
+        return Errors(*worst)
 
-
-def sample_positions(t: torch.Tensor, seed: int) -> torch.Tensor | None:
-    """The flat positions checked in `t` (None: every position, the tensor is small enough)."""
-    if t.numel() <= PRECISION_SAMPLE:
-        return None
-    gen = torch.Generator(device=t.device).manual_seed(seed)
-    return torch.randint(0, t.numel(), (PRECISION_SAMPLE,), generator=gen, device=t.device)
-
-
-def sampled(t: torch.Tensor, positions: torch.Tensor | None) -> torch.Tensor:
-    return t if positions is None else _OPS.take(t.detach(), positions)
-
-
-@dataclass(frozen=True)
-class PrecisionSet:
-    ref64: list[torch.Tensor]
-    """The reference run in float64 (parameters and floating inputs upcast), at `positions` only."""
-    reference_error: float
-    """Norm-wise error of the fp32 reference itself against `ref64`, at the same positions."""
-    index: int = 0
-    """0: a draw from the problem's distribution; 1: the same widened over decades (`widen_dynamic_range`)."""
-    positions: tuple[torch.Tensor | None, ...] = ()
-    """Per output, the flat positions compared (None: all of them; `PRECISION_SAMPLE`)."""
-
-    def kernel_error(self, outs: Sequence[torch.Tensor]) -> float:
-        """The kernel's norm-wise error over the same positions as the reference's."""
-        positions = self.positions or (None,) * len(outs)
-        return max(normwise_error(sampled(o, p), r) for o, p, r in zip(outs, positions, self.ref64, strict=True))
-
-
-def precision_references(model: Any, make: Callable[[int], list[Any]], widen_seed: int,
-                         sample_seed: int = 0) -> list[PrecisionSet]:  # fmt: skip
-    """Float64 references for a draw from the problem's distribution and for one whose values are spread
-    over four decades of magnitude, kept at the positions the check compares (`PRECISION_SAMPLE`); sets whose
-    fp32 reference overflows are left out."""
-    import copy
-
-    model64 = copy.deepcopy(model).double()
-    sets = []
-    with torch.no_grad():
-        for index in (0, 1):
-            inputs = make(index) if index == 0 else widen_dynamic_range(make(index), widen_seed)
-            ref32, _ = output_tensors(model(*clone_inputs(inputs)))
-            ref64, _ = output_tensors(model64(*float64_inputs(inputs)))
-            del inputs
-            seeds = [(sample_seed + 7919 * (index + 1) + i) & ((1 << 63) - 1) for i in range(len(ref64))]
-            positions = tuple(sample_positions(r, seed) for r, seed in zip(ref64, seeds, strict=True))
-            ref64 = [sampled(r, p).clone() for r, p in zip(ref64, positions, strict=True)]
-            error = max(normwise_error(sampled(a, p), b) for a, p, b in zip(ref32, positions, ref64, strict=True))
-            poison(ref32)
-            if math.isfinite(error):
-                sets.append(PrecisionSet(ref64, error, index, positions))
-    return sets
+    def positions(self, t: torch.Tensor, seed: int) -> torch.Tensor | None:
+        """The flat positions compared in `t` (None: every position, the tensor is small enough)."""
+        if t.numel() <= self.sample:
+            return None
+        gen = torch.Generator(device=t.device).manual_seed(seed & ((1 << 63) - 1))
+        return torch.randint(0, t.numel(), (self.sample,), generator=gen, device=t.device)

@@ -29,7 +29,7 @@ from validator.evaluate.jobs import Job, read_job
 from validator.evaluate.worker import phase_order
 from validator.evaluate.worker.attribution import Attributing
 from validator.evaluate.worker.stops import Stop, describe, status_for
-from validator.evaluate.worker.trial_inputs import TrialInputs, span_purpose
+from validator.evaluate.worker.trial_inputs import TrialInputs
 from validator.files import write_text_atomic
 from validator.protocol import Protocol, protocol_from_dict
 from validator.results.records import Flag, ProblemResult, Status, upstream_without_judging
@@ -75,14 +75,11 @@ class Evaluation(TrialInputs, Attributing):
         self.reduced = job.use_reduced_sizes
         self.flags: list[Flag] = []
         self.final: tuple[Status, str] | None = None
-        self.max_abs: float | None = None
-        self.max_rel: float | None = None
         self.series: Any = None
         self.own_fraction: float | None = None
-        self.expected: list[list[Any]] = []
-        self.container: type | None = None
-        self.precision_sets: list[Any] = []
         self.reference: Any = None
+        self.float64: Any = None
+        """The reference in float64 (`precision.Float64`), for float32 outputs whose reference runs in float64."""
         self.float32 = False
         self.reference_s = 0.0
         self.reference_alone_ms: float | None = None
@@ -107,19 +104,17 @@ class Evaluation(TrialInputs, Attributing):
         self.phase_seconds: dict[str, float] = {}
         """Wall seconds of each phase run so far (bench/bench_worker_phases.py reads them)."""
         self.verdicts: Any = None
-        """Both rules' verdicts (`verdicts.Verdicts`), from the first kernel call on."""
+        """The rules' verdicts (`verdicts.Verdicts`), from the first read call on."""
 
     def phases(self) -> list[Any]:
-        """The phases in the order that makes them safe: every input and reference exists before the runner
-        loads the kernel, the twin is loaded before it, timing comes after both checks, and the profiler pass after
-        timing (see `phase_order.NEEDS`)."""
+        """The phases in the order that makes them safe: every reference exists before the runner loads the kernel,
+        the twin is loaded before it, and the profiler pass comes after timing (see `phase_order.NEEDS`). Judging is
+        part of timing: every call of the kernel is a timed call."""
         if self.job.warm_only:
             return [self.setup, self.start_runner, self.warm]
         return [self.setup, self.start_runner,  # the runner's imports overlap the reference work below
                 self.compute_references, self.time_reference_alone, self.load_twin, self.load_kernel,
-                self.arm_deadline,
-                self.check_correctness, self.compute_precision_references, self.drop_reference,
-                self.check_precision, self.time, *([self.attribute] if self.gpu else [])]
+                self.arm_deadline, self.time, *([self.attribute] if self.gpu else [])]
 
     def run(self) -> None:
         for phase in self.phases():
@@ -138,9 +133,6 @@ class Evaluation(TrialInputs, Attributing):
 
         twin = process_tree.members(self.twin.process.pid) if self.twin is not None else set()
         return {os.getpid(), *process_tree.members(self.runner.process.pid), *twin}
-
-    def drop_reference(self) -> None:  # the timing phase builds its own
-        del self.reference
 
     # -- phases before any submitted code runs --------------------------------------------------------
 
@@ -202,7 +194,7 @@ class Evaluation(TrialInputs, Attributing):
         flush_bytes = timing.flush_bytes(self.device, self.protocol.l2_flush_factor)
         device, spans = [], []
         for s in range(self.alone_count(self.reference_warm_s() * self.span_calls) + 1):
-            specs = [self.spec(span_purpose("alone", j), s) for j in range(self.span_calls)]
+            specs = [self.spec(s * self.span_calls + j, "alone") for j in range(self.span_calls)]
             self.runner.request({"op": "null", "flush_bytes": flush_bytes, "interpret": self.job.interpret})
             self.runner.pause()
             try:
@@ -237,7 +229,7 @@ class Evaluation(TrialInputs, Attributing):
 
         flush = timing.flush_buffer(self.device, self.protocol.l2_flush_factor)
         calls = self.alone_count(self.reference_s)
-        inputs, times = self.inputs("alone", 0), []
+        inputs, times = self.inputs(self.spec(0, "alone")), []
         for i in range(calls + 1):
             # As in a round: the runner's context has just run GPU work (here a timed call of nothing), so the
             # reference pays the same switch between the two processes' contexts (tens of microseconds).
@@ -307,8 +299,10 @@ class Evaluation(TrialInputs, Attributing):
     def warm(self) -> None:
         """Build ModelNew and call it once on a trial input, so the compile caches the timed run reads are
         filled (`warmup`); checks nothing, and ends as `not_run`: a warm-up is never a measurement."""
+        from validator.evaluate.worker.judge_timing import timed_span
+
         self.load_kernel()
-        self.runner.request({"op": "call", "inputs": self.spec("trial", 0), "discard": True})
+        timed_span(self.runner, [self.spec(0)], fresh=True, trace=False, flush_bytes=0)
         self.runner.close()
         self.runner.keep_caches()
         raise Stop(Status.NOT_RUN, "warm-up", "warm-up only: the compile caches were filled")
@@ -334,9 +328,10 @@ class Evaluation(TrialInputs, Attributing):
         return make_model(self.problem, self.model_seed, self.device)
 
     def compute_references(self) -> None:
-        """The first trial's reference output (its structure is what every kernel output must have). Later
-        trials are computed as they come: the judge's memory is out of the kernel's reach, and holding every
-        trial's output at once does not fit a GPU at upstream's full sizes (19_ReLU: 6.4 GB per tensor)."""
+        """The reference model, its output's structure (what every kernel output must have) on upstream's draw, and
+        the reference in float64 where the outputs are float32. Each read call's reference is computed as it comes:
+        the judge's memory is out of the kernel's reach, and holding many calls' outputs at once does not fit a GPU at
+        upstream's full sizes (19_ReLU: 6.4 GB per tensor)."""
         import torch
 
         from validator.evaluate.worker.correctness import reference_outputs
@@ -344,20 +339,38 @@ class Evaluation(TrialInputs, Attributing):
         from validator.evaluate.worker.verdicts import Verdicts
 
         self.declared_tolerances()  # a malformed TOLERANCES stops the problem before any submitted code runs
-        self.verdicts = Verdicts(self.tolerances, self.protocol.upstream_tolerance)
+        self.verdicts = Verdicts(self.tolerances, self.protocol)
         started = time.perf_counter()
         self.reference = self.reference_model()
         self.model_s = time.perf_counter() - started  # what constructing ModelNew should cost too (its deadline)
-        inputs = self.trial_inputs(0)
+        inputs = self.inputs(self.spec(0, "alone"))
         self.sync()  # the deadline follows the call, not the inputs' making (most of it for 19_ReLU's 6.4 GB)
         started = time.perf_counter()
-        self.expected, self.container = reference_outputs(self.reference, lambda _: inputs, 1)
+        expected, container = reference_outputs(self.reference, lambda _, given=inputs: given, 1)
         self.sync()
         self.reference_s = time.perf_counter() - started  # a first call (lazy initialisation): an over-estimate
-        self.shape = expected_of(self.expected[0], self.container)
+        self.shape = expected_of(expected[0], container)
         self.call_bytes = self.shape.nbytes + sum(t.numel() * t.element_size() for t in inputs
                                                   if isinstance(t, torch.Tensor))
-        self.float32 = all(str(e.dtype) == "torch.float32" for e in self.expected[0])
+        self.float32 = all(str(e.dtype) == "torch.float32" for e in expected[0])
+        del expected, inputs
+        self.load_float64()
+        self.sync(release=True)
+
+    def load_float64(self) -> None:
+        """The reference in float64 for the precision check and the headline's test that the output follows its
+        inputs; a reference that cannot run in float64 only loses them, and says so."""
+        from validator.evaluate.worker.precision import Float64
+
+        if not self.float32:
+            self.note("precision-check", "skipped: the reference's outputs are not float32")
+            return
+        try:
+            self.float64 = Float64(self.reference, self.protocol.precision_sample)
+            self.float64.run(self.inputs(self.spec(0, "alone")))  # does it run in float64 at all?
+        except Exception as exc:
+            self.float64 = None
+            self.note("precision-check", f"skipped: the reference fails in float64 ({describe(exc, 200)})")
 
     def reference_warm_s(self) -> float:
         """Seconds one reference call takes: its warm median where the judge has it (GPU), else its first call (a
@@ -374,80 +387,21 @@ class Evaluation(TrialInputs, Attributing):
             deadline.arm(runner, self.deadline_s, self.protocol, interpret=not self.gpu, backend=self.job.backend,
                          payload_bytes=self.shape.nbytes, span_seconds=span_s)
 
-    def expected_for(self, trial: int) -> list[Any]:
-        from validator.evaluate.worker.correctness import reference_outputs
+    def judge_call(self, n: int, outs: list[Any]) -> Any:
+        """Call n of the kernel, read after its span: its outputs judged against the judge's reference on the same
+        inputs, under every rule (`verdicts`); the headline's failure, once it fails."""
+        import torch
 
-        if trial < len(self.expected) and self.expected[trial]:
-            return self.expected[trial]
-        outputs, _ = reference_outputs(self.reference, lambda _: self.trial_inputs(trial), 1)
-        return outputs[0]
+        from validator.evaluate.worker.correctness import PASSED, clone_inputs, output_tensors, poison
 
-    def compute_precision_references(self) -> None:
-        from validator.evaluate.worker.precision import precision_references
-
-        if self.verdicts.strict is not None:
-            return  # the strict rule has failed already; upstream's has no precision check
-        if not self.float32:
-            self.note("precision-check", "skipped: the reference's outputs are not float32")
-            return
-        try:
-            self.precision_sets = precision_references(self.reference, lambda i: self.inputs("precision", i),
-                                                       self.seed("widen"), self.seed("sample"))
-        except Exception as exc:  # a reference that cannot run in float64 only loses this check
-            self.note("precision-check", f"skipped: the reference fails in float64 ({describe(exc, 200)})")
-        self.sync(release=True)
-
-    def call_kernel(self, inputs: dict[str, Any]) -> list[Any]:
-        """One call in the runner on inputs made from `inputs`; its outputs, read and checked for structure here."""
-        reply = self.runner.request({"op": "call", "inputs": inputs})
-        return self.runner.outputs(reply, self.shape, self.device)
-
-    def check_correctness(self) -> None:
-        """Every trial under the strict rule, upstream's draws also under upstream's; stops once neither rule
-        holds, and skips the trials that can no longer change a verdict."""
-        from validator.evaluate.worker.correctness import poison
-
-        variants = self.trial_variants()
-        for t, variant in enumerate(variants):
-            if self.verdicts.strict is not None and (self.verdicts.upstream is not None or "upstream" not in
-                                                     variants[t:]):
-                break
-            expected = self.expected_for(t)
-            outs = self.call_kernel(self.trial_spec(t))
-            strict = self.verdicts.trial(outs, expected, upstream_draw=variant == "upstream")
-            del outs
-            if strict is not None and strict.ok:
-                self.max_abs = max(self.max_abs or 0.0, strict.max_abs)
-                self.max_rel = max(self.max_rel or 0.0, strict.max_rel)
-            poison(expected)
-            self.expected = []
-        self.sync(release=True)
-        self.require_a_rule()
-
-    def require_a_rule(self) -> None:
-        """Stop, with the strict rule's reason, once neither rule holds."""
-        if not self.verdicts.alive:
-            failed = self.verdicts.strict
-            raise Stop(status_for(failed.code), failed.code, failed.message)
-
-    def check_precision(self) -> None:
-        from validator.evaluate.worker.correctness import Check, poison
-        from validator.evaluate.worker.precision import precision_verdict
-
-        verdicts = []
-        for ps in self.precision_sets:
-            widen = self.seed("widen") if ps.index == 1 else None
-            outs = self.call_kernel(self.spec("precision", ps.index, widen=widen))
-            verdicts.append(precision_verdict(ps.kernel_error(outs), ps.reference_error))
-        for ps in self.precision_sets:
-            poison(ps.ref64)
-        self.precision_sets = []
-        if verdicts:
-            worst = max(verdicts, key=lambda v: v.kernel_error / v.bound)
-            self.note("precision-check", "; ".join(v.describe() for v in verdicts))
-            if worst.lowered:  # the strict rule's: upstream's rule has no precision check
-                self.verdicts.fail_strict(Check(False, "precision-lowered", worst.describe()))
-                self.require_a_rule()
+        spec = self.spec(n)
+        inputs = self.inputs(spec)
+        with torch.no_grad():
+            ref32, _ = output_tensors(self.reference(*clone_inputs(inputs)))
+        errors = self.float64.errors(inputs, ref32, outs, self.seed("sample", n)) if self.float64 else None
+        self.verdicts.judge(outs, ref32, spec["variant"], errors)
+        poison(ref32)
+        return PASSED if self.verdicts.alive else self.verdicts.headline
 
     # -- GPU-only phases ----------------------------------------------------------------------------------
 
@@ -463,20 +417,16 @@ class Evaluation(TrialInputs, Attributing):
             # CPU clocks: blocks disagree for reasons no further block would settle
             protocol = dataclasses.replace(protocol, warmup_calls=1, min_rounds=2, max_rounds=6, block_gap_s=0.0,
                                            max_timing_blocks=protocol.timing_blocks)
-        judge = JudgeSide(self.reference_model(), self.runner, self.twin,
-                          inputs=lambda i, j: self.inputs(span_purpose("timing", j), i),
-                          spec=lambda i, j: self.spec(span_purpose("timing", j), i), shape=self.shape,
-                          tolerances=self.tolerances, device=self.device,
-                          compare=self.verdicts.timed,
+        judge = JudgeSide(self.runner, self.twin, spec=self.spec, judge=self.judge_call, read=self.read,
+                          required=len(self.required), shape=self.shape, device=self.device,
                           read_clocks=clocks.device_reader(self.device) if self.gpu else lambda: None,
                           own_pids=self.own_pids, calls=self.span_calls)
-        strict_before = self.verdicts.strict
         series = judge.run(protocol, self.seed("order") % (1 << 31), gpu=self.gpu)
+        self.sync(release=True)
         if series.failure is not None:
-            failure = series.failure
-            if failure.code == "timed-output-mismatch" and strict_before is not None:
-                failure = strict_before  # the strict rule had failed already: its reason is the status's
-            raise Stop(status_for(failure.code), failure.code, failure.message)
+            raise Stop(status_for(series.failure.code), series.failure.code, series.failure.message)
+        if self.verdicts.precision:
+            self.note("precision-check", self.verdicts.precision)
         if judge.unstable:
             self.note("clock-unstable", "measured with the GPU slowed: " + "; ".join(judge.unstable), "warning")
         if not self.gpu:
@@ -555,7 +505,8 @@ class Evaluation(TrialInputs, Attributing):
         from validator.evaluate.worker.integrity import REVIEW_CODES
         from validator.evaluate.worker.timing import result_fields
 
-        values: dict[str, Any] = {"max_abs_error": self.max_abs, "max_rel_error": self.max_rel,
+        worst = self.verdicts.strict_worst if self.verdicts is not None and self.verdicts.calls else (None, None)
+        values: dict[str, Any] = {"max_abs_error": worst[0], "max_rel_error": worst[1],
                                   "own_kernel_fraction": self.own_fraction, "seconds": round(seconds, 3),
                                   "deadline_s": None if self.deadline_s is None else round(self.deadline_s, 2),
                                   "phases": {name: round(wall, 3) for name, wall in self.phase_seconds.items()} or None}
@@ -579,6 +530,8 @@ class Evaluation(TrialInputs, Attributing):
         elif status is not Status.NOT_RUN:
             stopped = self.final[1] if self.final else None
             values["upstream"] = self.verdicts.record(stopped=stopped, held=bool(review))
+            if values["upstream"].fooled:
+                self.flags.append(Flag("upstream-fooled", values["upstream"].fooled, "info"))
         job = self.job
         return ProblemResult(job.key, job.level, job.problem_id, job.problem_sha256, job.kernel_path,
                              job.kernel_sha256, job.backend, status, error=error, flags=tuple(self.flags), **values)

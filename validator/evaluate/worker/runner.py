@@ -3,9 +3,10 @@
 Started by the judge (`worker/run.py`) inside the sandbox, it speaks `validator.evaluate.channel` over its
 original stdin (requests) and stdout (replies); fd 1 is then pointed at stderr so a kernel's prints never
 reach the channel. It imports exactly the kernel bytes the judge hashed (re-hashed here before import),
-builds ModelNew with the model seed the judge gives it, and serves calls on inputs the judge sends or on
-seeds it derives them from. The judge's twin is the same program told to build the problem's own Model
-instead, and never given a kernel: the reference is timed through exactly the kernel's path.
+builds ModelNew with the model seed the judge gives it, and serves timed spans of calls, each on inputs it
+makes from the seed and input kind the span's request brings; the judge then fetches the calls it chooses.
+The judge's twin is the same program told to build the problem's own Model instead, and never given a kernel:
+the reference is timed through exactly the kernel's path.
 
 Nothing it says is a verdict, a status the judge adopts in the kernel's favour, or a published time:
 the judge compares every output itself and bounds every reported time by its own clock. The guards here
@@ -66,7 +67,6 @@ class Runner:
         self.kernel: Any = None
         self.guard: integrity.Guard | None = None
         self.last: Any = None
-        self.buffers: list[Any] | None = None
         self.flush: torch.Tensor | None = None
         self.spacer: torch.Tensor | None = None
         """Device memory held through a timing block ahead of its allocations (`Protocol.placement_spacer_mib`)."""
@@ -171,49 +171,23 @@ class Runner:
         return module
 
     def make(self, spec: dict[str, Any]) -> list[Any]:
-        """Inputs from the judge's per-call seed, exactly as the judge makes its own copy of them."""
+        """One call's inputs from the judge's seed and input kind, exactly as the judge makes its own copy of them:
+        a fresh draw of the problem's `get_inputs()`, turned into the kind's variant (`input_variants`)."""
         from validator.catalogue.problem_module import make_inputs
         from validator.evaluate.worker.input_variants import make_variant
 
         made = make_inputs(self.problem, int(spec["seed"]), self.device, generate_on_device=self.gpu)
-        made = correctness.scale_floating(made, float(spec.get("scale", 1.0)))
-        if spec.get("variant") is not None:
-            made = make_variant(made, str(spec["variant"]), int(spec["variant_seed"]), consume=True)
-        if spec.get("widen") is not None:
-            made = correctness.widen_dynamic_range(made, int(spec["widen"]))
-        return made
+        return make_variant(made, str(spec["variant"]), int(spec["variant_seed"]), consume=True)
 
-    def call(self, req: dict[str, Any]) -> tuple[dict[str, Any], list[torch.Tensor]]:
-        """One checked call. Trials reuse the previous trial's input tensors (same objects, new values), so a
-        kernel that caches outputs by input identity answers stale values."""
-        if self.gpu:  # the judge shares the device: what the last call freed goes back to it (upstream's sizes)
-            torch.cuda.empty_cache()
-        started = _perf_counter()
-        pristine = self.make(req["inputs"])
-        if _same_layout(self.buffers, pristine):
-            correctness.refill_inputs(self.buffers, pristine)
-        else:
-            self.buffers = correctness.clone_inputs(pristine)
-        args = self.buffers
-        made = _perf_counter()
-        out = self._untrusted("a call of ModelNew", lambda: self.kernel(*args))
-        called = _perf_counter()
-        reply, outs = self._reply_outputs(out, args, pristine)
-        if _TRACING:
-            _trace(f"call: inputs {made - started:.3f} s, kernel {called - made:.3f} s, "
-                   f"checks {_perf_counter() - called:.3f} s")
-        return (reply, []) if req.get("discard") else (reply, outs)  # a warm-up's output is not looked at
-
-    def _reply_outputs(self, out: Any, args: list[Any], pristine: list[Any] | None) -> tuple[dict, list]:
-        container = type(out).__name__ if type(out) in (list, tuple) else None
-        outs = list(out) if container else [out]
+    def _checked(self, out: Any, args: list[Any]) -> list[torch.Tensor]:
+        """A call's outputs, each a plain tensor that is no input, no earlier output it keeps alive: checked in its
+        span, after the call's events."""
+        outs = list(out) if type(out) in (list, tuple) else [out]
         for o in outs:
             if type(o) is not torch.Tensor:
                 raise Refused("incorrect", "wrong-type", f"returned {type(o).__qualname__}; expected torch.Tensor")
         _require(self.guard.ledger.check(outs, args, []))
-        if pristine is not None:
-            _require(correctness.inputs_unchanged(args, pristine))
-        return {"ok": True, "container": container}, outs
+        return outs
 
     def prepare(self, req: dict[str, Any]) -> dict[str, Any]:
         """Ready one timed call, outside the judge's span of it: the guards' look at the previous timed call, fresh
@@ -225,7 +199,7 @@ class Runner:
         self.last = None  # the last call's inputs and outputs are freed before the next call's are made
         self.guard.before()
         if req.get("fresh"):  # a new timing block: its allocations are made anew, not reused from the last one
-            self.flush = self.buffers = self.spacer = None
+            self.flush = self.spacer = None
             if self.gpu:
                 torch.cuda.empty_cache()
                 self.spacer = _spacer(int(req.get("spacer_bytes", 0)), self.device)
@@ -252,6 +226,8 @@ class Runner:
         cost of crossing between the processes is paid once per span, not once per call."""
         try:
             reply, self.last = self._span(self.kernel, req["inputs"])
+        except Refused:
+            raise
         except (Exception, SystemExit) as exc:
             status, code = classify(exc)
             raise Refused(status, code, f"a timed call of ModelNew: {describe(exc)}") from None
@@ -268,10 +244,11 @@ class Runner:
                 args = self.make(spec)
                 with torch.no_grad():
                     out, dev, host = self._timed(fn, args)
-                calls.append((out, args))
+                outs = self._checked(out, args)
+                calls.append((out, args, spec))
                 devs.append(dev)
                 hosts.append(host)
-                digests.append(_digest_of(out))
+                digests.append(str(output_digest(outs)))
         finally:
             gc.enable()
         return {"ok": True, "device_ms": devs, "host_ms": hosts, "digests": digests}, calls
@@ -297,12 +274,15 @@ class Runner:
         return out, float(start.elapsed_time(end)), (_perf_counter() - t0) * 1e3
 
     def fetch(self, req: dict[str, Any]) -> tuple[dict[str, Any], list[torch.Tensor]]:
-        """The outputs of one call of the last timed span, the one the judge names after the span closed."""
-        out, args = self.last[int(req.get("call", 0))]
-        return self._reply_outputs(out, args, None)
+        """The outputs of one call of the last timed span, the one the judge names after the span closed, once its
+        inputs are seen to be as they were made."""
+        out, args, spec = self.last[int(req.get("call", 0))]
+        _require(correctness.inputs_unchanged(args, self.make(spec)))
+        container = type(out).__name__ if type(out) in (list, tuple) else None
+        return {"ok": True, "container": container}, list(out) if container else [out]
 
     def attribute(self, req: dict[str, Any]) -> dict[str, Any]:
-        pending = [correctness.clone_inputs(self.make(spec)) for spec in req["inputs"]]
+        pending = [self.make(spec) for spec in req["inputs"]]
         found = self._untrusted("a call of ModelNew", lambda: integrity.attribute_gpu_time(
             lambda: self.kernel(*pending.pop()), req["own"], repeats=len(req["inputs"])))
         if found is None:
@@ -374,14 +354,6 @@ def _nothing(*args: Any) -> None:
     return None
 
 
-def _digest_of(out: Any) -> str | None:
-    """The commitment to a timed call's outputs, made before the reply (so inside the judge's span)."""
-    outs = list(out) if type(out) in (list, tuple) else [out]
-    if any(type(o) is not torch.Tensor for o in outs):
-        return None  # the fetch refuses such outputs anyway
-    return str(output_digest(outs))
-
-
 def _spacer(size: int, device: torch.device) -> torch.Tensor | None:
     """Device memory taken before a block's own, so that it lies elsewhere (`Protocol.placement_spacer_mib`); none
     where the device has no room for it: placement is sampled where memory allows, never at a problem's expense."""
@@ -391,14 +363,6 @@ def _spacer(size: int, device: torch.device) -> torch.Tensor | None:
         return torch.empty(size, dtype=torch.uint8, device=device)
     except torch.cuda.OutOfMemoryError:
         return None
-
-
-def _same_layout(buffers: list[Any] | None, values: list[Any]) -> bool:
-    if buffers is None or len(buffers) != len(values):
-        return False
-    pairs = zip(buffers, values, strict=True)
-    return all(not isinstance(v, torch.Tensor) or (isinstance(b, torch.Tensor) and b.shape == v.shape
-                                                   and b.dtype == v.dtype) for b, v in pairs)
 
 
 def _require(verdict: correctness.Check) -> None:
@@ -414,8 +378,8 @@ def _verified(path: str, sha256: str) -> str:
 
 
 def _dispatch(runner: Runner, op: Any, req: dict[str, Any]) -> tuple[dict[str, Any], list[torch.Tensor]]:
-    if op in ("call", "fetch"):
-        return runner.call(req) if op == "call" else runner.fetch(req)
+    if op == "fetch":
+        return runner.fetch(req)
     simple = {"ping": lambda: {"ok": True}, "load": lambda: runner.load(req), "prepare": lambda: runner.prepare(req),
               "go": lambda: runner.go(req), "trace": runner.trace, "attribute": lambda: runner.attribute(req),
               "null": lambda: runner.null(req)}

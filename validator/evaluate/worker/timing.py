@@ -1,17 +1,13 @@
-"""Timing: reference and kernel interleaved on fresh inputs, L2 flushed before every call, device time
-from CUDA events with a device-wide synchronize, host time as a cross-check, and adaptive rounds until
-the speedup's bootstrap interval is tight or the budget ends.
-
-The statistics at the top are pure functions over lists of milliseconds (tested on the CPU); only
-`run_rounds` touches a GPU. Timer and synchronize functions are captured at import, before any
-submitted code runs.
+"""Timing's statistics and its one timed call: pure functions over lists of milliseconds (tested on the CPU), the
+series a judge's rounds make (`judge_timing.JudgeSide`), and `timed_call`, a call with L2 flushed, CUDA events and a
+device-wide synchronize (the reference timed alone in the judge's own process). Timer and synchronize functions
+are captured at import, before any submitted code runs.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import math
-import random
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -20,7 +16,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from validator.evaluate.worker.correctness import Check, clone_inputs
+from validator.evaluate.worker.correctness import Check
 from validator.results.records import BlockTiming, Timing
 
 _perf_counter = time.perf_counter
@@ -194,22 +190,6 @@ class Series:
     """Each block's summary, in order."""
 
 
-@dataclass(frozen=True)
-class Hooks:
-    """What the worker runs around timed calls (none of it inside the timed region)."""
-
-    new_inputs: Callable[[int], list[Any]]
-    """Fresh inputs for round i (generated outside the timed region)."""
-    before_call: Callable[[], None]
-    """Runs before every call's flush: the persisting-L2 reset."""
-    after_kernel: Callable[[Any, list[Any]], Check]
-    """Integrity checks on a kernel output and the inputs it was given."""
-    verify: Callable[[Any, Any], Check]
-    """Kernel output vs the reference output on the same inputs."""
-    release: Callable[[Any], None]
-    """Poisons a reference output before the harness drops it."""
-
-
 def flush_bytes(device: torch.device, factor: float) -> int:
     """The size of the buffer whose zeroing evicts L2 before each timed call (a multiple of 4 bytes)."""
     return max(1, int(torch.cuda.get_device_properties(device).L2_cache_size * factor) // 4) * 4
@@ -231,55 +211,6 @@ def timed_call(fn: Callable[..., Any], args: list[Any], flush: torch.Tensor) -> 
     _synchronize()
     host = (_perf_counter() - t0) * 1e3
     return out, float(start.elapsed_time(end)), host
-
-
-def _round(ref_fn: Callable, ker_fn: Callable, inputs: list[Any], hooks: Hooks, *, flush: torch.Tensor,
-           kernel_first: bool) -> tuple[tuple[float, float, float, float], Check]:  # fmt: skip
-    results: dict[str, tuple[Any, float, float]] = {}
-    given: list[Any] = []
-    for side in ("ker", "ref") if kernel_first else ("ref", "ker"):
-        args = clone_inputs(inputs)
-        hooks.before_call()
-        results[side] = timed_call(ker_fn if side == "ker" else ref_fn, args, flush)
-        if side == "ker":
-            given = args
-            verdict = hooks.after_kernel(results[side][0], args)
-            if not verdict.ok:
-                return (0.0, 0.0, 0.0, 0.0), verdict
-    (ref_out, ref_dev, ref_host), (ker_out, ker_dev, ker_host) = results["ref"], results["ker"]
-    del results, given
-    verdict = hooks.verify(ker_out, ref_out)
-    hooks.release(ref_out)
-    return (ref_dev, ker_dev, ref_host, ker_host), verdict
-
-
-def run_rounds(ref_fn: Callable, ker_fn: Callable, hooks: Hooks, *, protocol: Any, device: torch.device,
-               seed: int) -> Series:  # fmt: skip
-    """Warm up, then interleaved rounds in a random order per round until the stopping rule holds."""
-    flush = flush_buffer(device, protocol.l2_flush_factor)
-    order = random.Random(seed)
-    samples: list[tuple[float, float, float, float]] = []
-    for i in range(protocol.warmup_calls):
-        _, verdict = _round(ref_fn, ker_fn, hooks.new_inputs(-1 - i), hooks, flush=flush,
-                            kernel_first=i % 2 == 0)
-        if not verdict.ok:
-            return Series((), (), (), (), "failed", verdict)
-    started = _perf_counter()
-    stop = "max-rounds"
-    for i in range(protocol.max_rounds):
-        kernel_first = order.random() < 0.5
-        sample, verdict = _round(ref_fn, ker_fn, hooks.new_inputs(i), hooks, flush=flush, kernel_first=kernel_first)
-        if not verdict.ok:
-            return _series(samples, "failed", verdict)
-        samples.append(sample)
-        ref, ker = [s[0] for s in samples], [s[1] for s in samples]
-        if (i + 1) % CHECK_EVERY == 0 and converged(ref, ker, protocol, seed + i):
-            stop = "converged"
-            break
-        if _perf_counter() - started > protocol.time_budget_s and len(samples) >= protocol.min_rounds:
-            stop = "budget"
-            break
-    return _series(samples, stop, None)
 
 
 def _series(samples: list[tuple[float, ...]], stop: str, failure: Check | None) -> Series:

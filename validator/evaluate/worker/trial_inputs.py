@@ -1,17 +1,22 @@
-"""The judge's inputs: every call's seed derived from the job's secret, the inputs the judge makes from it, and
-the request that lets the runner make the very same ones (`spec`: a seed and a variant, never the tensors).
+"""Every call's inputs, and which calls the judge reads: one schedule for all calls of the kernel.
+
+There is one kind of call. Call n of the kernel, and of the twin's reference on the same spec, gets a fresh draw of
+the problem's own `get_inputs()` from a secret seed, turned into one of the problem's input kinds: upstream's draw as
+it is, or a hidden variant (negated, standard-normal, scaled; `input_variants`). The first calls carry the required
+trials (KernelBench's `upstream_trials` draws and one call of each variant) in a secret order; every later call draws
+its kind uniformly from the same list. Every call is timed; which calls the judge reads is decided after the span
+that holds them has committed to its outputs (`read`). The kind of a call is no secret from the kernel, whose inputs'
+values show it: what it cannot know is whether a call will be read, and every kind is timed and read alike, so there
+is no kind of call on which cheating is safe.
 
 A mixin of `run.Evaluation`, which provides `job`, `protocol`, `problem`, `device` and `gpu`.
 """
 
 from __future__ import annotations
 
+import random
+from functools import cached_property
 from typing import Any
-
-
-def span_purpose(purpose: str, call: int) -> str:
-    """The seeds of call `call` of a timed span: a span's first call keeps the purpose's own."""
-    return purpose if call == 0 else f"{purpose}-{call}"
 
 
 class TrialInputs:
@@ -26,41 +31,45 @@ class TrialInputs:
 
         return derive_seed(self.job.seed, purpose, index)
 
-    def spec(self, purpose: str, index: int, scale: float = 1.0, widen: int | None = None) -> dict[str, Any]:
-        """How the runner makes the same inputs as `inputs(purpose, index, scale)`: one call's seed only."""
-        return {"seed": self.seed(purpose, index), "scale": scale, "widen": widen}
+    @cached_property
+    def kinds(self) -> tuple[str, ...]:
+        """The problem's input kinds: upstream's draw, then the hidden variants and scales its overlay allows."""
+        from validator.catalogue.problem_module import problem_hidden_variants, problem_input_scales
+        from validator.evaluate.worker.input_variants import HIDDEN
 
-    def trial_variant(self, trial: int) -> str:
-        return self.trial_variants()[trial]
+        scales = problem_input_scales(self.problem, self.protocol.input_scales)
+        return ("upstream", *problem_hidden_variants(self.problem, HIDDEN),
+                *(f"scaled-x{s:g}" for s in scales if s != 1.0))
 
-    def trial_variants(self) -> tuple[str, ...]:
-        from validator.catalogue.problem_module import problem_hidden_variants
-        from validator.evaluate.worker.input_variants import HIDDEN, trial_variants
+    @cached_property
+    def required(self) -> list[str]:
+        """The first calls' kinds, in the run's secret order: `upstream_trials` of upstream's draw (KernelBench's
+        correctness trials) and one of each other kind."""
+        first = ["upstream"] * self.protocol.upstream_trials + list(self.kinds[1:])
+        random.Random(self.seed("order-of-trials")).shuffle(first)
+        return first
 
-        return trial_variants(self.input_scales(), problem_hidden_variants(self.problem, HIDDEN),
-                              upstream=self.protocol.upstream_trials)
+    def kind(self, n: int) -> str:
+        if n < len(self.required):
+            return self.required[n]
+        return self.kinds[self.seed("kind", n) % len(self.kinds)]
 
-    def trial_spec(self, trial: int) -> dict[str, Any]:
-        """How the runner makes the same inputs as `trial_inputs(trial)`."""
-        return {**self.spec("trial", trial), "variant": self.trial_variant(trial),
-                "variant_seed": self.seed("variant", trial)}
+    def spec(self, n: int, purpose: str = "call") -> dict[str, Any]:
+        """How the runner makes call n's inputs: a seed and a kind, never the tensors. Calls before the kernel loads
+        (`purpose` "alone") are upstream's draws."""
+        kind = self.kind(n) if purpose == "call" else "upstream"
+        return {"seed": self.seed(purpose, n), "variant": kind, "variant_seed": self.seed(f"{purpose}-variant", n)}
 
-    def inputs(self, purpose: str, index: int, scale: float = 1.0) -> list[Any]:
+    def inputs(self, spec: dict[str, Any]) -> list[Any]:
+        """The judge's own copy of the inputs `spec` makes in a runner (`runner.Runner.make`)."""
         from validator.catalogue.problem_module import make_inputs
-        from validator.evaluate.worker.correctness import scale_floating
-
-        made = make_inputs(self.problem, self.seed(purpose, index), self.device, generate_on_device=self.gpu)
-        return scale_floating(made, scale)
-
-    def trial_inputs(self, trial: int) -> list[Any]:
-        """Correctness trial `trial`: a fresh draw of the problem's own inputs, turned into the trial's variant
-        (upstream's draw, negated, standard-normal, or a scale the problem allows)."""
         from validator.evaluate.worker.input_variants import make_variant
 
-        return make_variant(self.inputs("trial", trial), self.trial_variant(trial), self.seed("variant", trial),
-                            consume=True)
+        made = make_inputs(self.problem, int(spec["seed"]), self.device, generate_on_device=self.gpu)
+        return make_variant(made, str(spec["variant"]), int(spec["variant_seed"]), consume=True)
 
-    def input_scales(self) -> tuple[float, ...]:
-        from validator.catalogue.problem_module import problem_input_scales
-
-        return problem_input_scales(self.problem, self.protocol.input_scales)
+    def read(self, n: int, rng: random.Random, share: float, calls: int) -> bool:
+        """Whether the judge reads call n, drawn once its span has committed: the required trials always; a later
+        call with chance `share / calls`, so about `share` of a span's calls are read per span
+        (`judge_timing.read_share`)."""
+        return n < len(self.required) or rng.random() < share / max(calls, 1)

@@ -1,17 +1,17 @@
-"""Two verdicts on one kernel: the board's strict rule and KernelBench's own.
+"""Two verdicts, and upstream's own rule beside them, from every call the judge reads, whatever its input kind.
 
-- strict: every correctness trial (upstream's draws and the hidden variants) within the protocol's
-  tolerance scaled by the output's RMS (`correctness.check_values`), then the precision check.
-- upstream: KernelBench's `run_and_check_correctness` on upstream's draws only: for every trial,
-  `torch.allclose(reference, kernel, atol, rtol)`, which is |reference - kernel| <= atol + rtol * |kernel|
-  elementwise with NaN never close. `upstream_check` is that rule, in chunks so full-size outputs never
-  need a full-size temporary.
+- headline (the board's ranking rule): KernelBench's tolerance, `torch.allclose(reference, kernel, 1e-2, 1e-2)`, on
+  every read call, upstream's draws and the hidden variants alike; and on upstream's draws, the part of the output
+  that moves with the inputs reproduced to within `Protocol.tracks_inputs` of itself (`precision`). A kernel that
+  ignores an input, or returns a near-constant, fails it. (Not on the variants: their scaled draws shrink the moving
+  part by design, below what honest fp16 resolves, and allclose alone catches an ignored input there.)
+- strict: the protocol's tolerance per dtype, its atol scaled by the output's RMS (`correctness.check_values`), and
+  for float32 outputs the precision check against float64, on every read call. Failing the headline fails it too.
+- upstream's own rule (KernelBench's `run_and_check_correctness`): allclose on its first `upstream_trials` draws only.
+  Recorded, never ranked: where it would accept a kernel the headline rejects, the result says so (`fooled`).
 
-Each rule fails at its first failing check and stays failed; the judge goes on while either still holds
-(a kernel correct only at upstream's tolerance is still timed, so fast_p can be counted at both rules).
-Integrity, timing and policy rejections, crashes and timeouts end the evaluation and fail both rules:
-cheating is not a tolerance question. Upstream compares one output tensor; a reference returning several
-is compared output by output.
+Each rule fails at its first failing call and stays failed. The judge goes on while the headline holds, so a kernel
+correct at the headline only is timed and counted there; it stops at the headline's first failure.
 """
 
 from __future__ import annotations
@@ -22,7 +22,8 @@ from typing import Any
 
 import torch
 
-from validator.evaluate.worker.correctness import PASSED, Check, check_values
+from validator.evaluate.worker.correctness import Check, check_values
+from validator.evaluate.worker.precision import Errors
 from validator.results.records import UpstreamVerdict
 
 _ISCLOSE, _ALL, _ABS, _SUB, _AMAX, _WHERE, _ISFINITE, _STACK = (
@@ -31,33 +32,26 @@ _ISCLOSE, _ALL, _ABS, _SUB, _AMAX, _WHERE, _ISFINITE, _STACK = (
 CHUNK = 1 << 24
 
 
-def upstream_check(outs: Sequence[torch.Tensor], expected: Sequence[torch.Tensor], atol: float, rtol: float, *,
-                   errors: bool = True) -> Check:  # fmt: skip
+def upstream_check(outs: Sequence[torch.Tensor], expected: Sequence[torch.Tensor], atol: float, rtol: float) -> Check:
     """KernelBench's allclose rule on one call's outputs, with the largest absolute and relative errors over the
-    positions finite in both (what upstream's metadata calls max_difference). Without `errors`, outputs that pass
-    get the verdict alone, from one pass of isclose (the timing phase's spot checks: the errors cost four fifths of
-    the time on outputs of gigabytes); a failure is checked again with its errors."""
+    positions finite in both (what upstream's metadata calls max_difference), in chunks so full-size outputs never
+    need a full-size temporary."""
     worst_abs = worst_rel = 0.0
     for o, e in zip(outs, expected, strict=True):
         flat_o, flat_e = o.detach().reshape(-1), e.detach().reshape(-1)
-        # each chunk's verdict and worst errors stay on the device: one synchronisation per output, not three per
-        # 64 MiB chunk (the device idled while the next chunk's kernels were launched)
-        flags, worst = [], []
+        flags, worst = [], []  # kept on the device: one synchronisation per output
         for start in range(0, flat_e.numel(), CHUNK):
             a, b = flat_e[start:start + CHUNK], flat_o[start:start + CHUNK]
             flags.append(_ALL(_ISCLOSE(a, b, rtol=rtol, atol=atol, equal_nan=False)))
-            if errors and a.is_floating_point():
+            if a.is_floating_point():
                 finite = _ISFINITE(a) & _ISFINITE(b)
                 diff = _WHERE(finite, _ABS(_SUB(a.double(), b.double())), 0.0)
                 rel = _WHERE(finite & (a != 0), diff / _WHERE(a != 0, _ABS(a.double()), 1.0), 0.0)
                 worst.append(_STACK([_AMAX(diff), _AMAX(rel)]))
-        close = not flags or bool(_ALL(_STACK(flags)))
-        if not close and not errors:
-            return upstream_check(outs, expected, atol, rtol)  # a failure names its errors
         if worst:
             chunk_abs, chunk_rel = _AMAX(_STACK(worst), dim=0).tolist()
             worst_abs, worst_rel = max(worst_abs, chunk_abs), max(worst_rel, chunk_rel)
-        if not close:
+        if flags and not bool(_ALL(_STACK(flags))):
             return Check(False, "output-mismatch", f"not torch.allclose(reference, kernel, atol={atol:g}, "
                          f"rtol={rtol:g}) (max abs error {worst_abs:.3g}, max rel error {worst_rel:.3g})",
                          worst_abs, worst_rel)
@@ -66,68 +60,91 @@ def upstream_check(outs: Sequence[torch.Tensor], expected: Sequence[torch.Tensor
 
 @dataclass
 class Verdicts:
-    """Both rules' verdicts as the trials come: the first failure of each, and upstream's worst errors."""
+    """The rules' verdicts as read calls come: each rule's first failure, and the errors the result records."""
 
     tolerances: dict[str, Any]
-    upstream_tolerance: Any
+    protocol: Any
+    headline: Check | None = None
     strict: Check | None = None
-    upstream: Check | None = None
-    upstream_trials: int = 0
-    upstream_abs: float = 0.0
-    upstream_rel: float = 0.0
+    own: Check | None = None
+    own_trials: int = 0
+    calls: int = 0
+    """Read calls judged under the headline."""
+    worst: tuple[float, float] = (0.0, 0.0)
+    """The headline's largest absolute and relative errors over the read calls."""
+    strict_worst: tuple[float, float] = (0.0, 0.0)
+    precision: str = ""
+    """The precision check's worst call (the largest share of its bound), described."""
+    precision_ratio: float = 0.0
 
     @property
     def alive(self) -> bool:
-        """Some rule still holds, so the kernel is worth judging further."""
-        return self.strict is None or self.upstream is None
+        return self.headline is None
 
-    def trial(self, outs: Sequence[torch.Tensor], expected: Sequence[torch.Tensor], *,
-              upstream_draw: bool) -> Check | None:  # fmt: skip
-        """One correctness trial: the strict rule on every trial, upstream's on its own draws only. Returns the
-        strict rule's verdict on it (None once that rule has failed)."""
-        strict = None
+    def judge(self, outs: Sequence[torch.Tensor], expected: Sequence[torch.Tensor], kind: str,
+              errors: Errors | None) -> None:  # fmt: skip
+        """One read call of input kind `kind` under every rule; `errors` against float64 where the judge has them."""
+        if self.headline is not None:
+            return
+        tol = self.protocol.upstream_tolerance
+        close = upstream_check(outs, expected, tol.atol, tol.rtol)
+        self.calls += 1
+        self.worst = (max(self.worst[0], close.max_abs), max(self.worst[1], close.max_rel))
+        if kind == "upstream" and self.own_trials < self.protocol.upstream_trials and self.own is None:
+            self.own_trials += 1
+            self.own = None if close.ok else close
+        if not close.ok:
+            self.fail(Check(False, close.code, f"on {_described(kind)}: {close.message}"))
+            return
+        if errors is not None and kind == "upstream":
+            bound = max(self.protocol.tracks_inputs, self.protocol.precision_factor * errors.reference_moving)
+            if not errors.kernel_moving <= bound:
+                self.fail(Check(False, "output-mismatch", f"on {_described(kind)}: the part of the output that "
+                                f"moves with the inputs is off by {errors.kernel_moving:.3g} of itself against "
+                                f"float64 (the fp32 reference: {errors.reference_moving:.3g}; allowed {bound:.3g}): "
+                                "the kernel does not follow its inputs"))
+                return
         if self.strict is None:
-            strict = check_values(list(outs), list(expected), self.tolerances)
-            self.strict = None if strict.ok else strict
-        if upstream_draw and self.upstream is None:
-            self.upstream_trials += 1
-            verdict = self.judge_upstream(outs, expected)
-            self.upstream_abs = max(self.upstream_abs, verdict.max_abs)
-            self.upstream_rel = max(self.upstream_rel, verdict.max_rel)
-        return strict
+            self.judge_strict(outs, expected, kind, errors)
 
-    def judge_upstream(self, outs: Sequence[torch.Tensor], expected: Sequence[torch.Tensor]) -> Check:
-        verdict = upstream_check(outs, expected, self.upstream_tolerance.atol, self.upstream_tolerance.rtol)
-        self.upstream = None if verdict.ok else verdict
-        return verdict
+    def judge_strict(self, outs: Sequence[torch.Tensor], expected: Sequence[torch.Tensor], kind: str,
+                     errors: Errors | None) -> None:  # fmt: skip
+        verdict = check_values(list(outs), list(expected), self.tolerances)
+        if not verdict.ok:
+            self.strict = Check(False, verdict.code, f"on {_described(kind)}: {verdict.message}")
+            return
+        self.strict_worst = (max(self.strict_worst[0], verdict.max_abs), max(self.strict_worst[1], verdict.max_rel))
+        if errors is None:
+            return
+        bound = max(self.protocol.precision_factor * errors.reference, self.protocol.precision_floor)
+        text = (f"relative error vs float64 on {_described(kind)}: kernel {errors.kernel:.3g}, fp32 reference "
+                f"{errors.reference:.3g}, bound {bound:.3g}")
+        if not errors.kernel <= bound:
+            self.strict = Check(False, "precision-lowered", text)
+        elif errors.kernel / bound >= self.precision_ratio:
+            self.precision, self.precision_ratio = text, errors.kernel / bound
 
-    def fail_strict(self, verdict: Check) -> None:
+    def fail(self, verdict: Check) -> None:
+        """The headline fails, and with it the strict rule (unless it had failed already)."""
+        self.headline = verdict
         if self.strict is None:
             self.strict = verdict
 
-    def timed(self, outs: list[torch.Tensor], expected: list[torch.Tensor]) -> Check:
-        """A checked timed call (the timing phase's spot checks): each rule still holding must hold here too;
-        the call fails only when no rule holds any more (the judge then stops)."""
-        failed = []
-        if self.strict is None:  # the verdicts alone: a timed call's errors are not recorded
-            verdict = check_values(outs, expected, self.tolerances, errors=False)
-            self.strict = None if verdict.ok else Check(False, "timed-output-mismatch", verdict.message)
-            failed.append(self.strict)
-        if self.upstream is None:
-            verdict = upstream_check(outs, expected, self.upstream_tolerance.atol, self.upstream_tolerance.rtol,
-                                     errors=False)
-            self.upstream = None if verdict.ok else Check(False, "timed-output-mismatch",
-                                                          f"a timed call: {verdict.message}")
-            failed.append(self.upstream)
-        if self.alive:
-            return PASSED
-        last = next(f for f in reversed(failed) if f is not None)  # the rule this call ended
-        return Check(False, "timed-output-mismatch", last.message)
+    def fooled(self) -> str:
+        """Where upstream's own rule would accept what the headline rejects: why, for the result and its pages."""
+        if self.headline is None or self.own is not None or not self.own_trials:
+            return ""
+        return (f"KernelBench's own rule (allclose at 1e-2 on its draws alone) passed it on the {self.own_trials} "
+                f"draw(s) read; the board rejects it {self.headline.message}")
 
     def record(self, *, stopped: str | None, held: bool) -> UpstreamVerdict:
-        """Upstream's verdict for the result; `stopped` is why the evaluation ended early, if it did."""
-        failed = self.upstream.message if self.upstream is not None else stopped or ""
-        return UpstreamVerdict(correct=not failed, trials=self.upstream_trials,
-                               max_abs_error=self.upstream_abs if self.upstream_trials else None,
-                               max_rel_error=self.upstream_rel if self.upstream_trials else None,
-                               error=failed, held=held and not failed)
+        """The headline's verdict for the result; `stopped` is why the evaluation ended early, if it did."""
+        failed = self.headline.message if self.headline is not None else stopped or ""
+        return UpstreamVerdict(correct=not failed, trials=self.calls,
+                               max_abs_error=self.worst[0] if self.calls else None,
+                               max_rel_error=self.worst[1] if self.calls else None,
+                               error=failed, held=held and not failed, fooled=self.fooled())
+
+
+def _described(kind: str) -> str:
+    return "upstream's own draw" if kind == "upstream" else f"the {kind} inputs"
