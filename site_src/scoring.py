@@ -175,6 +175,7 @@ def _record_row(results: ResultsFile, record: ProblemResult) -> dict[str, object
         "status": record.status.value,
         "upstream_status": upstream_status(record),
         "upstream_error": record.upstream.error if record.upstream else "",
+        "upstream_fooled": record.upstream.fooled if record.upstream else "",
         "speedup": record.speedup,
         "speedup_vs_compile": record.speedup_vs_compile,
         "ci_low": ci_low,
@@ -191,7 +192,7 @@ def _record_row(results: ResultsFile, record: ProblemResult) -> dict[str, object
 
 RECORD_COLUMNS = [
     "slug", "verified", "finished", "hardware", "key", "record_sha256", "record_kernel_sha256", "status",
-    "upstream_status", "upstream_error", "speedup",
+    "upstream_status", "upstream_error", "upstream_fooled", "speedup",
     "speedup_vs_compile",
     "ci_low", "ci_high", "reference_ms", "kernel_ms", "compile_ms", "backend", "flags", "flag_messages", "error",
 ]  # fmt: skip
@@ -272,7 +273,7 @@ def aligned_frame(
     frame.loc[stale, "status"] = STALE
     frame.loc[stale, NUMERIC_COLUMNS] = np.nan
     frame.loc[stale | absent, "upstream_status"] = frame.loc[stale | absent, "status"]
-    text = ["backend", "flags", "flag_messages", "error", "upstream_error"]
+    text = ["backend", "flags", "flag_messages", "error", "upstream_error", "upstream_fooled"]
     frame[text] = frame[text].fillna("")
     dropped = ["record_sha256", "record_kernel_sha256", "kernel_sha256"]
     return frame.drop(columns=dropped).sort_values(["slug", "hardware", "level", "problem_id"])

@@ -559,3 +559,5 @@ def test_the_rule_selector_offers_both_rules_and_pages_show_both_verdicts_with_a
     unknown = upstream_cell(SimpleNamespace(upstream_status="unknown", upstream_error=""))
     assert unknown.display == "–"
     assert upstream_cell(SimpleNamespace(upstream_status="incorrect", upstream_error="x")).display == "incorrect"
+    fooled = upstream_cell(SimpleNamespace(upstream_status="incorrect", upstream_error="x", upstream_fooled="why"))
+    assert fooled.display == "incorrect (upstream's rule: correct)" and fooled.title == "why"

@@ -27,7 +27,7 @@ class Attributing:
         is recorded as the runner's)."""
         from validator.evaluate.worker.integrity import Attribution
 
-        reply = self.runner.request({"op": "attribute", "inputs": [self.spec("profile", i) for i in range(3)],
+        reply = self.runner.request({"op": "attribute", "inputs": [self.spec(i, "profile") for i in range(3)],
                                      "own": list(self.job.own_kernel_names)})
         data = reply.get("found")
         if not isinstance(data, dict):
