@@ -51,7 +51,9 @@ def test_a_call_s_spec_is_a_seed_and_a_kind_never_a_tensor_and_the_judge_makes_t
     specs = [schedule.spec(n) for n in range(40)]
     assert all(set(s) == {"seed", "variant", "variant_seed"} for s in specs)
     assert len({s["seed"] for s in specs}) == 40  # every call on a draw of its own
-    assert {schedule.spec(n, "alone")["variant"] for n in range(20)} == {"upstream"}  # before the kernel loads
+    alone = [schedule.spec(n, "alone") for n in range(60)]  # the baselines before the kernel loads: the same mix
+    assert {s["variant"] for s in alone} == set(schedule.kinds) and not {s["seed"] for s in alone} & {
+        s["seed"] for s in specs}
     negated = next(s for s in specs if s["variant"] == "negated")
     assert torch.equal(schedule.inputs(negated)[0], -schedule.inputs({**negated, "variant": "upstream"})[0])
     assert torch.equal(schedule.inputs(negated)[0], schedule.inputs(dict(negated))[0])
@@ -127,6 +129,21 @@ def test_outputs_that_do_not_follow_the_inputs_fail_the_headline_where_upstream_
     assert verdicts.own is None and verdicts.own_trials == 1  # upstream's own rule: passed
     assert verdicts.headline is not None and "moves with the inputs" in verdicts.headline.message
     assert verdicts.strict is not None and "KernelBench's own rule" in verdicts.fooled()
+
+
+def test_on_a_scaled_variant_the_headline_s_absolute_tolerance_scales_with_the_output():
+    """x100 multiplies a K=4096 standard-normal matmul's outputs by 10^4: an honest fp32 kernel that sums in another
+    order is off by more than a fixed 1e-2 near its zero outputs; against atol times the output's RMS it passes, and
+    an output off by 5% of its RMS still fails."""
+    gen = torch.Generator().manual_seed(0)
+    a, b = torch.randn(256, 4096, generator=gen) * 100, torch.randn(4096, 256, generator=gen) * 100
+    ref32, honest = a @ b, _blocked(a, b)
+    assert not torch.allclose(honest, ref32, rtol=1e-2, atol=1e-2)
+    verdicts = _verdicts()
+    verdicts.judge([honest], [ref32], "scaled-x100", None)
+    assert verdicts.headline is None
+    verdicts.judge([ref32 + 0.05 * ref32.pow(2).mean().sqrt()], [ref32], "scaled-x100", None)
+    assert verdicts.headline is not None
 
 
 def test_the_moving_part_is_not_judged_on_the_variants_whose_scales_shrink_it():

@@ -88,9 +88,9 @@ def test_a_kernel_off_by_more_than_upstream_s_fixed_absolute_tolerance_fails_bot
     """The strict rule's atol scales with the output's RMS; KernelBench's does not. Failing KernelBench's tolerance
     fails the strict rule too: a strict verdict is never laxer than the headline's."""
     result = judge(tmp_path, "x * 1000", NEAR_ZERO_OFF)
-    assert result.status is Status.INCORRECT
-    assert not result.upstream.correct and "not torch.allclose" in result.upstream.error
-    assert result.upstream.trials == 1
+    assert result.status is Status.INCORRECT and not result.upstream.fooled
+    assert not result.upstream.correct and "upstream's own draw: not torch.allclose" in result.upstream.error
+    assert result.upstream.trials <= REQUIRED  # at its first upstream draw (variants scale atol with the output)
 
 
 def test_a_kernel_wrong_under_both_rules_stops_at_the_first_read_call(tmp_path):

@@ -49,16 +49,17 @@ class TrialInputs:
         random.Random(self.seed("order-of-trials")).shuffle(first)
         return first
 
-    def kind(self, n: int) -> str:
-        if n < len(self.required):
+    def kind(self, n: int, purpose: str = "call") -> str:
+        if purpose == "call" and n < len(self.required):
             return self.required[n]
-        return self.kinds[self.seed("kind", n) % len(self.kinds)]
+        return self.kinds[self.seed(f"{purpose}-kind", n) % len(self.kinds)]
 
     def spec(self, n: int, purpose: str = "call") -> dict[str, Any]:
-        """How the runner makes call n's inputs: a seed and a kind, never the tensors. Calls before the kernel loads
-        (`purpose` "alone") are upstream's draws."""
-        kind = self.kind(n) if purpose == "call" else "upstream"
-        return {"seed": self.seed(purpose, n), "variant": kind, "variant_seed": self.seed(f"{purpose}-variant", n)}
+        """How the runner makes call n's inputs: a seed and a kind, never the tensors. Calls of other purposes (the
+        reference's spans before the kernel loads, the profiler pass) mix the kinds as the later calls do, so that a
+        baseline costs what a round's call costs (a variant's making is a pass over the inputs inside the span)."""
+        return {"seed": self.seed(purpose, n), "variant": self.kind(n, purpose),
+                "variant_seed": self.seed(f"{purpose}-variant", n)}
 
     def inputs(self, spec: dict[str, Any]) -> list[Any]:
         """The judge's own copy of the inputs `spec` makes in a runner (`runner.Runner.make`)."""
