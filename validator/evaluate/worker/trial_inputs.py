@@ -52,12 +52,14 @@ class TrialInputs:
     def kind(self, n: int, purpose: str = "call") -> str:
         if purpose == "call" and n < len(self.required):
             return self.required[n]
+        if purpose not in ("call", "alone"):  # the profiler pass: nothing of it is judged or timed
+            return "upstream"
         return self.kinds[self.seed(f"{purpose}-kind", n) % len(self.kinds)]
 
     def spec(self, n: int, purpose: str = "call") -> dict[str, Any]:
-        """How the runner makes call n's inputs: a seed and a kind, never the tensors. Calls of other purposes (the
-        reference's spans before the kernel loads, the profiler pass) mix the kinds as the later calls do, so that a
-        baseline costs what a round's call costs (a variant's making is a pass over the inputs inside the span)."""
+        """How the runner makes call n's inputs: a seed and a kind, never the tensors. The reference's spans before
+        the kernel loads (`purpose` "alone") mix the kinds as the later calls do, so that a baseline costs what a
+        round's call costs (a variant's making is a pass over the inputs inside the span)."""
         return {"seed": self.seed(purpose, n), "variant": self.kind(n, purpose),
                 "variant_seed": self.seed(f"{purpose}-variant", n)}
 
