@@ -23,9 +23,11 @@ from runner import Case, Outcome, caught, load_cases
 
 RUNNER = TESTS / "redteam" / "runner.py"
 CASES = load_cases()
-STATUS_DIRECTORIES = {"runtime-error", "timeout", "oom", "compile-error", "control", "policy", "sandbox-escape"}
+STATUS_DIRECTORIES = {"runtime-error", "timeout", "oom", "compile-error", "control", "policy", "sandbox-escape",
+                      "split"}
 """Directories named for a status or a class of attack rather than a reason code (`sandbox-escape`: attempts
-on the judge, the sandbox and the host, whose failure looks like wrong output or a dead runner)."""
+on the judge, the sandbox and the host, whose failure looks like wrong output or a dead runner; `split`: kernels
+exact only on the calls they take for checks, caught by whichever rule their cheat breaks)."""
 
 
 def _ids(cases: list[Case]) -> list[str]:
