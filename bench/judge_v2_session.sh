@@ -40,7 +40,7 @@ redteam() {
 }
 team() {
     t0=$(date +%s)
-    timeout --signal=INT "${1:-540}" kb-validate submissions/kernelbench-team.json --gpus "$list" \
+    timeout --signal=INT "${1:-540}" python3 -m validator submissions/kernelbench-team.json --gpus "$list" \
       --results-dir "$OUT/results" > "$OUT/team.log" 2>&1
     echo "team: rc=$? wall $(( $(date +%s) - t0 )) s on $gpus GPU(s)" | tee -a "$OUT/summary.txt"
     for f in "$OUT"/results/*/*.json; do summary "$f"; done > "$OUT/team-summary.txt"
