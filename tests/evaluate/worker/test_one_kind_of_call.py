@@ -17,11 +17,13 @@ from validator.evaluate.worker.verdicts import Verdicts
 from validator.protocol import PROTOCOL
 
 PROBLEM = SimpleNamespace(get_inputs=lambda: [torch.rand(64, 32)], get_init_inputs=lambda: [], __file__="x.py")
+"""Upstream's kind of problem: its inputs drawn uniform on [0, 1), all of one sign."""
+SIGNED = SimpleNamespace(get_inputs=lambda: [torch.randn(64, 32)], get_init_inputs=lambda: [], __file__="y.py")
 
 
 class Schedule(TrialInputs):
-    def __init__(self, secret: int, protocol=PROTOCOL) -> None:
-        self.job, self.protocol, self.problem = SimpleNamespace(seed=secret), protocol, PROBLEM
+    def __init__(self, secret: int, protocol=PROTOCOL, problem=PROBLEM) -> None:
+        self.job, self.protocol, self.problem = SimpleNamespace(seed=secret), protocol, problem
         self.device, self.gpu = torch.device("cpu"), False
 
 
@@ -34,7 +36,7 @@ def no_overlay(monkeypatch):
 
 
 def test_the_first_calls_are_the_required_trials_in_a_secret_order_and_the_rest_mix_every_kind():
-    one, other = Schedule(1), Schedule(2)
+    one, other = Schedule(1, problem=SIGNED), Schedule(2, problem=SIGNED)
     kinds = one.kinds
     assert kinds == ("upstream", "negated", "standard-normal", "scaled-x0.01", "scaled-x3", "scaled-x100")
     required = len(one.required)
@@ -47,7 +49,7 @@ def test_the_first_calls_are_the_required_trials_in_a_secret_order_and_the_rest_
 
 
 def test_a_call_s_spec_is_a_seed_and_a_kind_never_a_tensor_and_the_judge_makes_the_same_inputs_from_it():
-    schedule = Schedule(3)
+    schedule = Schedule(3, problem=SIGNED)
     specs = [schedule.spec(n) for n in range(40)]
     assert all(set(s) == {"seed", "variant", "variant_seed"} for s in specs)
     assert len({s["seed"] for s in specs}) == 40  # every call on a draw of its own

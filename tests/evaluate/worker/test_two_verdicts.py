@@ -132,7 +132,7 @@ RIGHT_WHILE_WATCHED = f'''self.calls = getattr(self, "calls", 0) + 1
 def test_a_kernel_right_for_the_required_trials_only_is_caught_on_a_later_read_call(tmp_path):
     result = judge(tmp_path, "x * 2", RIGHT_WHILE_WATCHED)
     assert result.status is Status.INCORRECT
-    assert not result.upstream.correct and "not torch.allclose" in result.upstream.error
+    assert not result.upstream.correct and "outside atol=0.01" in result.upstream.error  # a later, variant call
     assert result.upstream.trials > REQUIRED
 
 

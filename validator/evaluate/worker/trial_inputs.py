@@ -3,11 +3,12 @@
 There is one kind of call. Call n of the kernel, and of the twin's reference on the same spec, gets a fresh draw of
 the problem's own `get_inputs()` from a secret seed, turned into one of the problem's input kinds: upstream's draw as
 it is, or a hidden variant (negated, standard-normal, scaled; `input_variants`). The first calls carry the required
-trials (KernelBench's `upstream_trials` draws and one call of each variant) in a secret order; every later call draws
-its kind uniformly from the same list. Every call is timed; which calls the judge reads is decided after the span
+trials (KernelBench's `upstream_trials` draws and one call of each variant) in a secret order, in the first block's
+warm-up rounds; every later call draws its kind uniformly from the kinds on which reduced precision shows
+(`timed_kinds`). Every call is timed; which calls the judge reads is decided after the span
 that holds them has committed to its outputs (`read`). The kind of a call is no secret from the kernel, whose inputs'
-values show it: what it cannot know is whether a call will be read, and every kind is timed and read alike, so there
-is no kind of call on which cheating is safe.
+values show it: what it cannot know is whether a call will be read; every timed call is of a kind on which each rule
+has its power, and the other kinds are read whenever they run.
 
 A mixin of `run.Evaluation`, which provides `job`, `protocol`, `problem`, `device` and `gpu`.
 """
@@ -49,12 +50,30 @@ class TrialInputs:
         random.Random(self.seed("order-of-trials")).shuffle(first)
         return first
 
+    @cached_property
+    def timed_kinds(self) -> tuple[str, ...]:
+        """The kinds the calls after the required trials draw from: every kind where upstream's draw has inputs of
+        both signs; else the standard-normal draw alone, where the problem allows it. Reduced precision shows only
+        where sums cancel: on a K=4096 matmul of U[0,1) draws fp16 operands are as accurate as an fp32 kernel that
+        sums in another order (both near 1e-5 of the output, `worker/precision.py`), so a kernel could take fp16
+        wherever its inputs are all of one sign and no check could tell. Those calls are then the required trials
+        alone, all read, none in a recorded round."""
+        import torch
+
+        from validator.catalogue.problem_module import make_inputs
+
+        draw = make_inputs(self.problem, self.seed("signs"), self.device, generate_on_device=self.gpu)
+        mixed = any(bool((x < 0).any()) and bool((x > 0).any()) for x in draw
+                    if isinstance(x, torch.Tensor) and x.is_floating_point())
+        del draw
+        return self.kinds if mixed or "standard-normal" not in self.kinds else ("standard-normal",)
+
     def kind(self, n: int, purpose: str = "call") -> str:
         if purpose == "call" and n < len(self.required):
             return self.required[n]
         if purpose not in ("call", "alone"):  # the profiler pass: nothing of it is judged or timed
             return "upstream"
-        return self.kinds[self.seed(f"{purpose}-kind", n) % len(self.kinds)]
+        return self.timed_kinds[self.seed(f"{purpose}-kind", n) % len(self.timed_kinds)]
 
     def spec(self, n: int, purpose: str = "call") -> dict[str, Any]:
         """How the runner makes call n's inputs: a seed and a kind, never the tensors. The reference's spans before

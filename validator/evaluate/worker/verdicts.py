@@ -1,9 +1,11 @@
 """Two verdicts, and upstream's own rule beside them, from every call the judge reads, whatever its input kind.
 
 - headline (the board's ranking rule): KernelBench's tolerance, `torch.allclose(reference, kernel, 1e-2, 1e-2)`, on
-  every read call, upstream's draws and the hidden variants alike (on a variant, atol times max(1, the output's RMS),
-  as the strict rule scales it: the x100 variant multiplies a matmul's outputs by 10^4, and an honest fp32 kernel's
-  rounding near a zero output with them, past a fixed 1e-2); and on upstream's draws, the part of the output
+  every read call, upstream's draws and the hidden variants alike. On a variant it is applied as the strict rule
+  applies its own tolerance: atol times max(1, the output's RMS) (the x100 variant multiplies a matmul's outputs by
+  10^4, and an honest fp32 kernel's rounding near a zero output with them, past a fixed 1e-2), and NaN and ±Inf
+  where the reference has them (a standard-normal draw puts NaN in a log of its input on both sides, which allclose
+  never calls close). And on upstream's draws, the part of the output
   that moves with the inputs reproduced to within `Protocol.tracks_inputs` of itself (`precision`). A kernel that
   ignores an input, or returns a near-constant, fails it. (Not on the variants: their scaled draws shrink the moving
   part by design, below what honest fp16 resolves, and allclose alone catches an ignored input there.)
@@ -24,7 +26,7 @@ from typing import Any
 
 import torch
 
-from validator.evaluate.worker.correctness import Check, check_values, output_scale
+from validator.evaluate.worker.correctness import Check, check_values
 from validator.evaluate.worker.precision import Errors
 from validator.results.records import UpstreamVerdict
 
@@ -32,22 +34,20 @@ _ISCLOSE, _ALL, _ABS, _SUB, _AMAX, _WHERE, _ISFINITE, _STACK = (
     torch.isclose, torch.all, torch.abs, torch.sub, torch.amax, torch.where, torch.isfinite, torch.stack,
 )  # captured before any submitted code could patch them (the judge imports no submitted code; belt and braces)
 CHUNK = 1 << 24
+FLOATING = ("float64", "float32", "float16", "bfloat16")
 
 
-def upstream_check(outs: Sequence[torch.Tensor], expected: Sequence[torch.Tensor], atol: float, rtol: float, *,
-                   scaled: bool = False) -> Check:  # fmt: skip
+def upstream_check(outs: Sequence[torch.Tensor], expected: Sequence[torch.Tensor], atol: float, rtol: float) -> Check:
     """KernelBench's allclose rule on one call's outputs, with the largest absolute and relative errors over the
     positions finite in both (what upstream's metadata calls max_difference), in chunks so full-size outputs never
-    need a full-size temporary. `scaled`: atol times max(1, the output's RMS), for the variants, whose outputs are
-    scaled by design (`correctness.output_scale`)."""
+    need a full-size temporary."""
     worst_abs = worst_rel = 0.0
     for o, e in zip(outs, expected, strict=True):
-        atol_here = atol * output_scale(e) if scaled and e.is_floating_point() else atol
         flat_o, flat_e = o.detach().reshape(-1), e.detach().reshape(-1)
         flags, worst = [], []  # kept on the device: one synchronisation per output
         for start in range(0, flat_e.numel(), CHUNK):
             a, b = flat_e[start:start + CHUNK], flat_o[start:start + CHUNK]
-            flags.append(_ALL(_ISCLOSE(a, b, rtol=rtol, atol=atol_here, equal_nan=False)))
+            flags.append(_ALL(_ISCLOSE(a, b, rtol=rtol, atol=atol, equal_nan=False)))
             if a.is_floating_point():
                 finite = _ISFINITE(a) & _ISFINITE(b)
                 diff = _WHERE(finite, _ABS(_SUB(a.double(), b.double())), 0.0)
@@ -57,7 +57,7 @@ def upstream_check(outs: Sequence[torch.Tensor], expected: Sequence[torch.Tensor
             chunk_abs, chunk_rel = _AMAX(_STACK(worst), dim=0).tolist()
             worst_abs, worst_rel = max(worst_abs, chunk_abs), max(worst_rel, chunk_rel)
         if flags and not bool(_ALL(_STACK(flags))):
-            return Check(False, "output-mismatch", f"not torch.allclose(reference, kernel, atol={atol_here:g}, "
+            return Check(False, "output-mismatch", f"not torch.allclose(reference, kernel, atol={atol:g}, "
                          f"rtol={rtol:g}) (max abs error {worst_abs:.3g}, max rel error {worst_rel:.3g})",
                          worst_abs, worst_rel)
     return Check(True, max_abs=worst_abs, max_rel=worst_rel)
@@ -92,7 +92,10 @@ class Verdicts:
         if self.headline is not None:
             return
         tol = self.protocol.upstream_tolerance
-        close = upstream_check(outs, expected, tol.atol, tol.rtol, scaled=kind != "upstream")
+        if kind == "upstream":  # exactly KernelBench's rule on its own draws
+            close = upstream_check(outs, expected, tol.atol, tol.rtol)
+        else:  # the same tolerance as the strict rule applies its own: NaN and ±Inf where the reference has them
+            close = check_values(list(outs), list(expected), dict.fromkeys(FLOATING, tol))
         self.calls += 1
         self.worst = (max(self.worst[0], close.max_abs), max(self.worst[1], close.max_rel))
         if kind == "upstream" and self.own_trials < self.protocol.upstream_trials and self.own is None:
