@@ -53,8 +53,9 @@ def kernels(submission: Path, problems: Path) -> list[dict]:
     for entry in data["kernels"]:
         found = sorted((problems / f"level{entry['level']}").glob(f"{entry['problem_id']}_*.py"))
         if found:
+            kernel = submission.parent / submission.stem / entry["path"]  # kernel paths are under submissions/<slug>/
             out.append({"key": f"level{entry['level']}/{found[0].stem}", "problem": str(found[0]),
-                        "kernel": str(submission.parent / entry["path"]), "backend": entry.get("backend", "cuda")})
+                        "kernel": str(kernel), "backend": entry.get("backend", "cuda")})
     return out
 
 
