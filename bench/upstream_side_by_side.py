@@ -108,14 +108,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("submission", type=Path)
     parser.add_argument("--upstream", type=Path, required=True, help="an exported upstream checkout")
     parser.add_argument("--gpus", default="0")
+    parser.add_argument("--start", type=int, default=0, help="skip this many kernels (a run over several calls)")
     parser.add_argument("--limit", type=int, default=0)
+    parser.add_argument("--kernel-timeout-s", type=float, default=240.0,
+                        help="each upstream process's bound (at 423217d's sizes upstream took 75-124 s a kernel)")
     parser.add_argument("--out", type=Path, default=Path("/tmp/kb-side-by-side"))
     parser.add_argument("--side", choices=("both", "upstream", "ours"), default="both")
-    parser.add_argument("--budget-s", type=float, default=520.0, help="each side's bound on its wall seconds")
+    parser.add_argument("--budget-s", type=float, default=520.0, help="the board's side's bound on its wall seconds")
     args = parser.parse_args(argv)
     args.out.mkdir(parents=True, exist_ok=True)
     items = kernels(args.submission.resolve(), REPO / "problems")
-    items = items[: args.limit] if args.limit else items
+    items = items[args.start:args.start + args.limit] if args.limit else items[args.start:]
     gpus = args.gpus.split(",")
     rows = {item["key"]: {"key": item["key"], "backend": item["backend"]} for item in items}
     walls = {}
@@ -123,9 +126,8 @@ def main(argv: list[str] | None = None) -> int:
         started = time.perf_counter()
         with ThreadPoolExecutor(len(gpus)) as pool:
             slots = [gpus[i % len(gpus)] for i in range(len(items))]
-            per_kernel = args.budget_s / max(1, -(-len(items) // len(gpus))) / 2
             done = pool.map(lambda pair: upstream_one(pair[0], pair[1], args.upstream.resolve(), args.out,
-                                                      max(60.0, per_kernel)), zip(items, slots, strict=True))
+                                                      args.kernel_timeout_s), zip(items, slots, strict=True))
             for item, value in zip(items, done, strict=True):
                 rows[item["key"]].update(value)
         walls["upstream"] = round(time.perf_counter() - started, 1)
