@@ -21,7 +21,7 @@ sys.path.insert(0, str(REPO / "tests"))
 
 from engine_kit import EXAMPLES, FIXTURES, context, make_submission  # noqa: E402
 
-from validator.build import stage as build  # noqa: E402
+from validator.compile import stage as build  # noqa: E402
 from validator.evaluate import stage as engine  # noqa: E402
 from validator.findings import StageOutcome, StageStatus  # noqa: E402
 from validator.results import records as results  # noqa: E402

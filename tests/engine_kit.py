@@ -7,9 +7,9 @@ import json
 from pathlib import Path
 
 from tests.paths import REPO
-from validator.build.stage import BuildResult, BuildStatus, KernelBuild
-from validator.build.toolchain import cache_root, kernel_cache_dir, toolchain
 from validator.catalogue.problems import load_catalogue
+from validator.compile.stage import BuildResult, BuildStatus, KernelBuild
+from validator.compile.toolchain import cache_root, kernel_cache_dir, toolchain
 from validator.findings import StageOutcome
 from validator.machine import probe
 from validator.run_context import RunOptions, StageContext

@@ -6,9 +6,9 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from validator.build import stage as build
-from validator.build.stage import BuildResult
 from validator.catalogue.problems import Catalogue
+from validator.compile import stage as build
+from validator.compile.stage import BuildResult
 from validator.evaluate import stage as evaluate
 from validator.findings import ExitCode, Finding, Severity, StageOutcome, StageStatus
 from validator.machine import Machine

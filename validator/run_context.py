@@ -22,7 +22,7 @@ from validator.submission.records import Submission
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from validator.build.stage import BuildResult
+    from validator.compile.stage import BuildResult
 
 @dataclass(frozen=True)
 class BuildOptions:

@@ -110,7 +110,7 @@ def test_the_real_worker_accepts_the_generated_baseline_on_cpu(tmp_path: Path, l
     must still use their own job's cache."""
     import dataclasses
 
-    from validator.build import toolchain
+    from validator.compile import toolchain
     from validator.evaluate import warmup
     from validator.evaluate.scheduler import Device, SchedulerConfig, WorkItem, run_all
 
@@ -142,7 +142,7 @@ def test_the_real_worker_accepts_the_generated_baseline_on_cpu(tmp_path: Path, l
 
 
 def test_a_failed_warm_up_is_reported_with_its_reason(tmp_path: Path):
-    from validator.build import toolchain
+    from validator.compile import toolchain
     from validator.evaluate import warmup
     from validator.evaluate.scheduler import Device, SchedulerConfig
 
@@ -183,7 +183,7 @@ def test_baselines_measured_before_an_interrupt_are_kept(tmp_path: Path, monkeyp
 
 
 def test_the_warm_up_starts_the_largest_graphs_first(tmp_path: Path, monkeypatch):
-    from validator.build import toolchain
+    from validator.compile import toolchain
     from validator.evaluate import warmup
     from validator.evaluate.scheduler import Device, SchedulerConfig, SchedulerReport
 

@@ -11,8 +11,8 @@ import pytest
 
 from tests.engine_kit import EXAMPLES, FAKE_WORKER, context, fake_kernel, make_submission, with_status
 from tests.paths import FIXTURES
-from validator.build.stage import BuildStatus
-from validator.build.toolchain import toolchain
+from validator.compile.stage import BuildStatus
+from validator.compile.toolchain import toolchain
 from validator.evaluate import scheduler
 from validator.evaluate import stage as engine
 from validator.evaluate.jobs import Job
@@ -361,7 +361,7 @@ FAULTS = FIXTURES / "engine" / "kernels"
 
 def gpu_run(tmp_path: Path, kernels: dict[str, tuple[int, int, str, str]]) -> dict[str, results.ProblemResult]:
     """Build and evaluate on the GPU through the stages themselves (the policy stage is left out on purpose)."""
-    from validator.build import stage as build
+    from validator.compile import stage as build
 
     document = make_submission(tmp_path, kernels)
     opts = RunOptions(build=BuildOptions(cache_dir=tmp_path / "cache", timeout_scale=0.3),

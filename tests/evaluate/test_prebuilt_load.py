@@ -15,7 +15,7 @@ import pytest
 from tests.engine_kit import make_submission
 from tests.paths import REPO
 from validator import machine
-from validator.build.toolchain import HOST_COMPILERS, Toolchain, compiler_env
+from validator.compile.toolchain import HOST_COMPILERS, Toolchain, compiler_env
 from validator.evaluate.worker import launch
 from validator.isolation import sandbox
 

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from validator.build import stage as build_stage
-from validator.build.toolchain import Toolchain
+from validator.compile import stage as build_stage
+from validator.compile.toolchain import Toolchain
 from validator.evaluate import stage as evaluate_stage
 from validator.evaluate.worker import launch
 from validator.isolation import sandbox

@@ -22,13 +22,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from validator import progress
-from validator.build import stage as build
-from validator.build import toolchain
-from validator.build.stage import BuildStatus
-from validator.build.toolchain import Toolchain
 from validator.catalogue.manifest_entry import ManifestError, read_entries
 from validator.catalogue.problems import Problem
 from validator.catalogue.speed_of_light import entry_bound_ms
+from validator.compile import stage as build
+from validator.compile import toolchain
+from validator.compile.stage import BuildStatus
+from validator.compile.toolchain import Toolchain
 from validator.evaluate import gpu_env, sharding, warmup
 from validator.evaluate.jobs import Job
 from validator.evaluate.scheduler import WORKER, Device, SchedulerConfig, WorkItem, run_all, runner_env_of

@@ -53,7 +53,7 @@ def test_a_compiled_kernel_s_caches_are_kept_and_copied_per_problem(tmp_path: Pa
                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     # the torch.compile row is one kernel file for 250 problems: with one shared entry, every warm-up's merge and
     # every judge's copy hashed and copied what all earlier problems compiled (minutes per judge on four H200s)
-    from validator.build import toolchain
+    from validator.compile import toolchain
     from validator.isolation.manifest import verify_tree
 
     entry = tmp_path / "kernels" / "key"
@@ -135,7 +135,7 @@ def test_an_unreadable_group_file_is_left_out_not_copied_as_it_is(tmp_path: Path
 
 def test_the_seeded_files_are_never_merged_back_into_a_kernel_s_entry(tmp_path: Path,
                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
-    from validator.build import toolchain
+    from validator.compile import toolchain
 
     harness = _harness(tmp_path / "harness-triton")
     entry = tmp_path / "kernels" / "key"

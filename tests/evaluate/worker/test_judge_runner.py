@@ -460,7 +460,7 @@ def test_what_the_judge_compiles_for_itself_never_changes_the_kernel_s_cache_ent
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch):  # fmt: skip
     """The judge's own Triton kernel (the output digest) compiles into its own cache beside the kernel's: the
     entry still matches its manifest afterwards (it did not, and every later run rebuilt the kernel)."""
-    from validator.build import toolchain
+    from validator.compile import toolchain
     from validator.evaluate.worker.remote import cache_sources
 
     entry = tmp_path / "kernels" / "key"
@@ -483,7 +483,7 @@ def test_the_judge_takes_a_kernel_s_inductor_cache_only_from_the_scheduler_never
     """Inductor sets TORCHINDUCTOR_CACHE_DIR (/tmp/torchinductor_<user>) in any process that touches it, and a judge
     started from such a process inherited it: it took that per-user directory for the kernel's cache, locked /tmp
     and copied all of it into the runner (found as an unprivileged user: root had left /tmp/.judge.lock)."""
-    from validator.build import toolchain
+    from validator.compile import toolchain
     from validator.evaluate.worker.remote import cache_sources
 
     job = make_job("level1/19_ReLU", RELU, tmp_path, interpret=True)

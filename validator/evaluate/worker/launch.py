@@ -22,7 +22,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import IO, Any
 
-from validator.build.toolchain import compiler_dirs
+from validator.compile.toolchain import compiler_dirs
 from validator.isolation import bwrap, leftovers, sandbox
 
 RUNNER_MODULE = "validator.evaluate.worker.runner"

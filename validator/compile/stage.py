@@ -29,8 +29,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from validator import progress
-from validator.build import interrupts
-from validator.build.toolchain import (
+from validator.compile import interrupts
+from validator.compile.toolchain import (
     Toolchain,
     cache_root,
     compiler_dirs,

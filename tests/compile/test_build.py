@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from tests.engine_kit import EXAMPLES, context, make_submission
-from validator.build import stage as build
-from validator.build.toolchain import Toolchain, cache_key
+from validator.compile import stage as build
+from validator.compile.toolchain import Toolchain, cache_key
 from validator.findings import Finding, Severity, StageOutcome, StageStatus
 from validator.isolation import sandbox
 from validator.run_context import BuildOptions, RunOptions
@@ -151,7 +151,7 @@ def test_a_cuda_kernel_compiles_for_the_given_architecture_without_a_gpu(tmp_pat
 
 def test_root_that_drops_to_an_unprivileged_uid_keeps_its_cache_where_that_uid_can_reach(monkeypatch):
     """Under /root (mode 700) bubblewrap, started as the runner's uid, cannot reach a cache entry."""
-    from validator.build import toolchain
+    from validator.compile import toolchain
     from validator.isolation import bwrap
     from validator.run_context import BuildOptions
 
@@ -166,7 +166,7 @@ def test_root_that_drops_to_an_unprivileged_uid_keeps_its_cache_where_that_uid_c
 
 def test_the_build_sandbox_shows_the_host_compiler_s_install_prefix(tmp_path):
     """The GPU image's g++ is /opt/gcc/bin/g++: without /opt/gcc inside the sandbox every CUDA build failed."""
-    from validator.build.toolchain import compiler_dirs
+    from validator.compile.toolchain import compiler_dirs
 
     for prefix in ("opt-gcc", "usr"):
         (tmp_path / prefix / "bin").mkdir(parents=True)

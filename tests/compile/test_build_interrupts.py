@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import REPO
-from validator.build.interrupts import LOCK_NAME, extension_lock
+from validator.compile.interrupts import LOCK_NAME, extension_lock
 
-SCRIPT = REPO / "tests" / "fixtures" / "build" / "interrupted_builds.py"
+SCRIPT = REPO / "tests" / "fixtures" / "compile" / "interrupted_builds.py"
 
 
 def _alive(pid: int) -> bool:
