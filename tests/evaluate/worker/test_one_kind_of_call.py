@@ -11,6 +11,7 @@ from types import SimpleNamespace
 import pytest
 import torch
 
+from tests.evaluate.worker.test_evaluate import _blocked_matmul, _Matmul
 from validator.evaluate.worker.precision import Float64
 from validator.evaluate.worker.trial_inputs import TrialInputs
 from validator.evaluate.worker.verdicts import Verdicts
@@ -74,22 +75,13 @@ def _verdicts(**changes) -> Verdicts:
     return Verdicts(PROTOCOL.tolerances, replace(PROTOCOL, **changes))
 
 
-class Matmul(torch.nn.Module):
-    def __init__(self, b: torch.Tensor) -> None:
-        super().__init__()
-        self.b = torch.nn.Parameter(b)
-
-    def forward(self, a: torch.Tensor) -> torch.Tensor:
-        return a @ self.b
-
-
 def _judged(kernel, kind: str = "upstream", k: int = 256) -> Verdicts:
     """A K=`k` matmul of U[0,1) draws (upstream's kind) or standard-normal ones, judged as a read call."""
     gen = torch.Generator().manual_seed(9)
     draw = torch.rand if kind == "upstream" else torch.randn
     rows = 8 if k > 4096 else 32
     a, b = draw(rows, k, generator=gen), draw(k, rows, generator=gen)
-    model = Matmul(b)
+    model = _Matmul(b)
     ref32 = model(a).detach()
     out = kernel(a, b).detach()
     verdicts = _verdicts()
@@ -97,16 +89,9 @@ def _judged(kernel, kind: str = "upstream", k: int = 256) -> Verdicts:
     return verdicts
 
 
-def _blocked(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
-    out = torch.zeros(a.shape[0], b.shape[1])
-    for k in reversed(range(0, a.shape[1], 64)):
-        out += a[:, k:k + 64] @ b[k:k + 64]
-    return out
-
-
 def test_an_honest_reordered_fp32_kernel_passes_every_rule_on_every_kind():
     for kind in ("upstream", "standard-normal"):
-        verdicts = _judged(_blocked, kind)
+        verdicts = _judged(_blocked_matmul, kind)
         assert verdicts.headline is None and verdicts.strict is None, (verdicts.headline, verdicts.strict)
 
 
@@ -139,7 +124,7 @@ def test_on_a_scaled_variant_the_headline_s_absolute_tolerance_scales_with_the_o
     an output off by 5% of its RMS still fails."""
     gen = torch.Generator().manual_seed(0)
     a, b = torch.randn(256, 4096, generator=gen) * 100, torch.randn(4096, 256, generator=gen) * 100
-    ref32, honest = a @ b, _blocked(a, b)
+    ref32, honest = a @ b, _blocked_matmul(a, b)
     assert not torch.allclose(honest, ref32, rtol=1e-2, atol=1e-2)
     verdicts = _verdicts()
     verdicts.judge([honest], [ref32], "scaled-x100", None)
