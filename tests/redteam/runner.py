@@ -32,6 +32,10 @@ REPO = HERE.parents[1]
 CASES_FILE = HERE / "cases.json"
 GPU_PROTOCOL = {"time_budget_s": 2.0, "min_rounds": 5, "max_rounds": 40, "warmup_calls": 2}
 """Shorter timing for red-team runs: the catches do not depend on a tight speedup interval."""
+CPU_PROTOCOL = {"read_share": 64.0}
+"""On the CPU every call is read: its runs hold a few dozen calls, so a split kernel cheating after the required
+trials would escape the protocol's sampled reads about once in a hundred runs there; the CPU corpus checks that the
+rules catch each cheat, and the GPU run keeps the protocol's share."""
 
 
 @dataclass(frozen=True)
@@ -99,7 +103,7 @@ def write_job(case: Case, workdir: Path, mode: str, sandbox: str = "none",
     kernel.write_text(source, encoding="utf-8")
     problem = REPO / "problems" / f"{case.problem}.py"
     level, rest = case.problem.split("/")
-    protocol = PROTOCOL.to_dict() | (GPU_PROTOCOL if mode == "gpu" else {})
+    protocol = PROTOCOL.to_dict() | (GPU_PROTOCOL if mode == "gpu" else CPU_PROTOCOL)
     job = Job(
         key=case.problem, level=int(level.removeprefix("level")), problem_id=int(rest.split("_")[0]),
         problem_path=str(problem), problem_sha256=hashlib.sha256(problem.read_bytes()).hexdigest(),
