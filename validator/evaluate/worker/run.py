@@ -328,8 +328,8 @@ class Evaluation(TrialInputs, Attributing):
         return make_model(self.problem, self.model_seed, self.device)
 
     def compute_references(self) -> None:
-        """The reference model, its output's structure (what every kernel output must have) on upstream's draw, and
-        the reference in float64 where the outputs are float32. Each read call's reference is computed as it comes:
+        """The reference model, its output's structure (what every kernel output must have) on a draw of its inputs,
+        and the reference in float64 where the outputs are float32. Each read call's reference is computed as it comes:
         the judge's memory is out of the kernel's reach, and holding many calls' outputs at once does not fit a GPU at
         upstream's full sizes (19_ReLU: 6.4 GB per tensor)."""
         import torch
