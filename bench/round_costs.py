@@ -26,7 +26,7 @@ from typing import Any
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from validator.evaluate.worker import judge_timing, remote, run, verdicts  # noqa: E402
+from validator.evaluate.worker import judge_timing, precision, remote, run, verdicts  # noqa: E402
 
 Timings = dict[str, list[float]]
 
@@ -61,11 +61,10 @@ def round_timers() -> Iterator[Timings]:
         (remote.Runner, "outputs", None),
         (judge_timing.JudgeSide, "round", None), (judge_timing.JudgeSide, "time_reference", None),
         (judge_timing.JudgeSide, "time_kernel", None), (judge_timing.JudgeSide, "fresh_allocations", None),
-        (judge_timing.JudgeSide, "call_reference", None),
-        (judge_timing, "poison", None), (judge_timing, "output_digest", None),
-        (judge_timing, "check_values", None), (judge_timing.timing, "timed_call", None),
-        (judge_timing.timing, "converged", None),
-        (judge_timing.JudgeSide, "bound", None), (verdicts.Verdicts, "timed", None),
+        (judge_timing.JudgeSide, "judge_call", None), (judge_timing, "output_digest", None),
+        (judge_timing.timing, "timed_call", None), (judge_timing.timing, "converged", None),
+        (judge_timing.JudgeSide, "bound", None), (verdicts.Verdicts, "judge", None),
+        (precision.Float64, "errors", None),
     ]
     saved = [(run, "evaluate_job", run.evaluate_job)]
 

@@ -34,7 +34,7 @@ def test_round_costs_times_every_request_of_a_judged_kernel_under_interpret(tmp_
     rows = json.loads(out.read_text())
     assert all(row["step"].startswith("level1_23_softmax_triton ") for row in rows)  # each step under its kernel
     steps = {row["step"].split(" ", 1)[1]: row for row in rows}
-    for step in ("request:load", "request:prepare", "request:go", "pause", "resume", "round", "call_reference"):
+    for step in ("request:load", "request:prepare", "request:go", "pause", "resume", "round", "judge_call"):
         assert steps[step]["n"] >= 1, step
     assert steps["request:load"]["n"] == 2  # the kernel's runner and the twin of the reference
     assert steps["request:go"]["n"] == 2 * steps["round"]["n"]  # each round: the kernel's span and the twin's
