@@ -150,6 +150,7 @@ def main() -> None:
             document = generate(root, args.kernels, args.dim)
         common = [str(document), "--problems-dir", str(root / "problems"), "--cache-dir", str(root / "cache"),
                   "--results-dir", str(out / "results"), "--timeout-scale", args.timeout_scale]
+        (out / "results").mkdir(parents=True, exist_ok=True)  # kb-validate refuses a missing --results-dir
         rows = []
         if args.phase != "warm":
             rows.append(("cold build (--build-only)",

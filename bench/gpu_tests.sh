@@ -15,7 +15,7 @@ timeout --signal=INT 400 python3 -m pytest -q -m gpu -p no:cacheprovider --conti
 echo "gpu tests: rc=$? wall $(( $(date +%s) - t0 )) s" | tee "$OUT/summary.txt"
 
 t0=$(date +%s)
-rm -rf /tmp/kb-example-results
+rm -rf /tmp/kb-example-results && mkdir -p /tmp/kb-example-results
 timeout --signal=INT 150 python3 -m validator submissions/kernelbench-team-examples.json \
   --results-dir /tmp/kb-example-results --json "$OUT/example.report.json" > "$OUT/example.log" 2>&1
 echo "example: rc=$? wall $(( $(date +%s) - t0 )) s" | tee -a "$OUT/summary.txt"

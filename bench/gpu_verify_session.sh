@@ -128,7 +128,7 @@ case "${1:-tests}" in
     tail -n 3 "$OUT/forged.log"; for f in controls examples bound; do grep -v "^runner: \|^judge: \|^    why" "$OUT/$f.log" | tail -n 30; done ;;
   examples)
     for pass in cold warm; do
-      rm -rf "$OUT/results-$pass"; t0=$(date +%s.%N)
+      rm -rf "$OUT/results-$pass"; mkdir -p "$OUT/results-$pass"; t0=$(date +%s.%N)
       timeout --signal=INT 270 python3 -m validator submissions/kernelbench-team-examples.json \
         --results-dir "$OUT/results-$pass" > "$OUT/examples-$pass.log" 2>&1
       echo "examples $pass: rc=$? wall $(echo "$(date +%s.%N) - $t0" | bc) s" | tee -a "$OUT/summary.txt"

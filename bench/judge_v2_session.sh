@@ -39,7 +39,7 @@ redteam() {
     echo "redteam gpu: rc=$?" | tee -a "$OUT/summary.txt"
 }
 team() {
-    t0=$(date +%s)
+    t0=$(date +%s); mkdir -p "$OUT/results"
     timeout --signal=INT "${1:-540}" python3 -m validator submissions/kernelbench-team.json --gpus "$list" \
       --results-dir "$OUT/results" > "$OUT/team.log" 2>&1
     echo "team: rc=$? wall $(( $(date +%s) - t0 )) s on $gpus GPU(s)" | tee -a "$OUT/summary.txt"

@@ -41,7 +41,7 @@ source bench/budget_steps.sh  # left: the seconds left of the budget
 
 validate() {  # validate NAME ARGS...: one kb-validate run into results/, with what is left of the budget
   local name=$1; shift
-  local t0; t0=$(date +%s)
+  local t0; t0=$(date +%s); mkdir -p "${RESULTS_DIR:-results}"
   timeout --signal=INT --kill-after=15 "$(left)" python3 -m validator "$@" --results-dir "${RESULTS_DIR:-results}" \
     --json "$OUT/$name.report.json" > "$OUT/$name.log" 2>&1
   echo "$name: rc=$? wall $(( $(date +%s) - t0 )) s" | tee -a "$OUT/walls.txt"

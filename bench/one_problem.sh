@@ -11,6 +11,7 @@ mkdir -p "$OUT"
 work=$(mktemp -d)
 KERNEL=${KERNEL:-level1_19_relu_cuda.py}
 python3 bench/one_problem_submission.py "$work" "$KERNEL" > /dev/null || exit 2
+mkdir -p "$OUT/results"  # kb-validate refuses a --results-dir that does not exist
 for pass in cold warm; do
   t0=$(date +%s.%N)
   timeout --signal=INT 280 python3 -m validator "$work/submissions/one-problem.json" --problems-dir problems \

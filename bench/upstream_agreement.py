@@ -128,6 +128,7 @@ def judge_run_dir(run_dir: Path, out: Path, samples: str, commit: str | None,
         slug = re.sub(r"[^a-z0-9]+", "-", f"agree-{run_dir.name}-{'best' if sample is None else sample}".lower())
         submissions, results_dir = out / "submissions", out / "results"
         submissions.mkdir(parents=True, exist_ok=True)
+        results_dir.mkdir(exist_ok=True)  # kb-validate refuses a --results-dir that does not exist
         logs = out / "logs"
         logs.mkdir(exist_ok=True)
         pick = ["--pick", "best"] if sample is None else ["--sample", str(sample)]

@@ -473,6 +473,7 @@ def ours_side(session: Session, track: Track, kernels: list[Kernel]) -> None:
     submission = write_submission(track.document, kernels, track.work / "submission")
     results, report = track.work / "results", track.work / "ours-report.json"
     shutil.rmtree(results, ignore_errors=True)
+    results.mkdir(parents=True)  # kb-validate refuses a --results-dir that does not exist
     report.unlink(missing_ok=True)
     command = ours_command(submission, args.gpu, results, report, args.validate_arg)
     bound = max(session.left(), 1.0)

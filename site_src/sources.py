@@ -19,9 +19,10 @@ from validator import files
 from validator.catalogue.manifest_entry import ManifestEntry, ManifestError, read_entries
 from validator.catalogue.problems import Catalogue, load_catalogue
 from validator.findings import UserError
-from validator.results.layout import whole_run_files
+from validator.results.layout import INTERPRETER_HARDWARE, whole_run_files
 from validator.results.records import ResultsFile, load
 from validator.results.reviews import REVIEWS_PATH, Review, ReviewsError, apply_reviews, load_reviews
+from validator.submission.identity import Claim, collisions, text_problem
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 SCHEMA_PATH = REPO_ROOT / "validator" / "submission" / "schema" / "submission-v1.schema.json"
@@ -173,11 +174,14 @@ def _read_json(path: Path) -> Any:
 def load_results_dir(results_dir: Path) -> tuple[ResultsFile, ...]:
     """Every `results/<hardware>/<slug>.json`; none when the directory does not exist yet. A shard's file
     (`<slug>.shard-I-of-N.json`, the resume state of a split run) is not a result until `kb-validate merge`
-    has combined all N: a part of a run would rank as if its unmeasured problems had failed."""
+    has combined all N: a part of a run would rank as if its unmeasured problems had failed. An `--interpret` run's
+    folder is never read: it timed nothing, and a local check left there must not lead every level."""
     if not results_dir.is_dir():
         return ()
     loaded = []
     for path in whole_run_files(results_dir):
+        if path.parent.name == INTERPRETER_HARDWARE:
+            continue
         try:
             results = load(path)
         except (OSError, ValueError, KeyError, TypeError) as exc:
@@ -205,7 +209,19 @@ def load_submissions(submissions_dir: Path) -> dict[str, SubmissionDoc]:
         if slug != path.stem or not SLUG.match(slug):
             raise SiteDataError(f"{path}: $.slug must be {path.stem!r}, matching {SLUG.pattern}")
         docs[slug] = SubmissionDoc(slug, path, document)
+    _refuse_impersonation(docs)
     return docs
+
+
+def _refuse_impersonation(docs: dict[str, SubmissionDoc]) -> None:
+    """A name that looks like a baseline's or another submission's would rank under it: the validator refuses
+    it in CI, and a file edited past CI stops the build here rather than pass for someone else."""
+    claims = [Claim(str(doc.path), slug, doc.name) for slug, doc in docs.items()]
+    for claim in claims:
+        if found := collisions(claim, claims):
+            raise SiteDataError(f"{claim.file}: " + "; ".join(message for _, message in found))
+        if (problem := text_problem(claim.name)) is not None:
+            raise SiteDataError(f"{claim.file}: $.name {problem}")
 
 
 def load_manifest(path: Path, catalogue: Catalogue) -> dict[str, ManifestEntry]:

@@ -48,6 +48,7 @@ class Pull:
     head_sha: str
     files: list[dict[str, Any]] = field(default_factory=list)
     commits: list[str] = field(default_factory=list)
+    association: str = "CONTRIBUTOR"
 
 
 class FakeGitHub:
@@ -66,6 +67,11 @@ class FakeGitHub:
         self.trees: list[dict[str, Any]] = []
         self.git_commits: list[dict[str, Any]] = []
         self.opened: list[dict[str, Any]] = []
+        self.runs: dict[int, dict[str, Any]] = {}
+        self.approvals: dict[int, list[dict[str, Any]]] = {}
+        self.workflows: dict[str, int] = {"gpu-verify.yml": 161, "pr-check.yml": 160}
+        self.main_history: set[str] = {"b" * 40}
+        """Commits on main: `compare/<sha>...main` says main is ahead of them."""
         self.requests: list[tuple[str, str]] = []
         self._failures: list[Failure] = []
         self._next_id = 1000
@@ -111,6 +117,21 @@ class FakeGitHub:
         self.pulls[number] = pull
         self.comments.setdefault(number, [])
         return pull
+
+    def add_run(self, run_id: int, pr: int, sha: str, *, actor: str = "maint-a", approver: str | None = "maint-b",
+                **fields: Any) -> dict[str, Any]:
+        """A gpu-verify run as main's workflow file dispatched it, approved by `approver`; `fields` override."""
+        main = self.refs["heads/main"]
+        run = {"id": run_id, "name": "gpu-verify", "display_title": f"gpu-verify PR {pr} at {sha}",
+               "path": ".github/workflows/gpu-verify.yml", "workflow_id": self.workflows["gpu-verify.yml"],
+               "head_branch": "main", "head_sha": main, "event": "workflow_dispatch", "status": "completed",
+               "conclusion": "success", "actor": self.user(actor), "triggering_actor": self.user(actor),
+               "head_repository": self.repo(), "repository": self.repo(), **fields}
+        self.runs[run_id] = run
+        self.approvals[run_id] = [] if approver is None else [
+            {"state": "approved", "comment": "", "user": self.user(approver),
+             "environments": [{"id": 5, "name": "gpu-verification"}]}]
+        return run
 
     def add_comment(self, number: int, login: str, body: str) -> dict[str, Any]:
         with self._lock:
@@ -166,7 +187,7 @@ class FakeGitHub:
             "statuses_url": f"{self.repo_url}/statuses/{pull.head_sha}", "issue_url": issue, "diff_url": "",
             "patch_url": "", "locked": False, "merge_commit_sha": None, "requested_reviewers": [],
             "requested_teams": [], "_links": {"comments": {"href": f"{issue}/comments"}},
-            "additions": 1, "deletions": 0, "changes": 1, "author_association": "CONTRIBUTOR", "comments": 0,
+            "additions": 1, "deletions": 0, "changes": 1, "author_association": pull.association, "comments": 0,
             "commits": len(pull.commits), "draft": False, "mergeable": True, "mergeable_state": "clean",
             "merged": False, "merged_by": None, "review_comments": 0, "changed_files": len(pull.files),
         }
@@ -292,6 +313,10 @@ def _route(fake: FakeGitHub, method: str, path: str, query: dict[str, list[str]]
         return _not_found()
     if (m := re.fullmatch(r"/statuses/([0-9a-f]{40})", rest)) and method == "POST":
         return _status_route(fake, m.group(1), body)
+    if (m := re.fullmatch(r"/statuses/([0-9a-f]{40})", rest)) and method == "GET":  # newest first, as GitHub
+        return _page(fake, path, query, [s for s in reversed(fake.statuses) if s["sha"] == m.group(1)])
+    if method == "GET" and rest.startswith(("/actions/", "/compare/")):
+        return _actions_route(fake, rest)
     return _git_route(fake, method, rest, body)
 
 
@@ -316,6 +341,20 @@ def _comments_route(fake: FakeGitHub, method: str, path: str, query: dict[str, l
     if len(body.get("body", "")) > 65536:
         return 422, {"message": "Validation Failed", "errors": [{"message": "body is too long"}]}, {}
     return 201, fake.add_comment(number, "github-actions[bot]", body["body"]), {}
+
+
+def _actions_route(fake: FakeGitHub, rest: str) -> tuple[int, Any, dict]:
+    if (m := re.fullmatch(r"/actions/runs/(\d+)(/approvals)?", rest)) and int(m.group(1)) in fake.runs:
+        run_id = int(m.group(1))
+        return 200, (fake.approvals.get(run_id, []) if m.group(2) else fake.runs[run_id]), {}
+    if (m := re.fullmatch(r"/actions/workflows/([\w.-]+)", rest)) and m.group(1) in fake.workflows:
+        workflow_id = fake.workflows[m.group(1)]
+        return 200, {"id": workflow_id, "name": m.group(1), "path": f".github/workflows/{m.group(1)}"}, {}
+    if m := re.fullmatch(r"/compare/([0-9a-f]{40})\.\.\.main", rest):
+        status = "identical" if m.group(1) == fake.refs["heads/main"] else (
+            "ahead" if m.group(1) in fake.main_history else "diverged")
+        return 200, {"status": status, "ahead_by": 0, "behind_by": 0, "commits": [], "files": []}, {}
+    return _not_found()
 
 
 def _status_route(fake: FakeGitHub, sha: str, body: dict) -> tuple[int, Any, dict]:

@@ -3,6 +3,7 @@ JSON; what it refuses is a JsonError (a ValueError) naming the file, never a Rec
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import pytest
@@ -37,6 +38,39 @@ def test_brackets_inside_strings_do_not_count_as_nesting() -> None:
     text = '{"a": "' + "[" * 10_000 + '\\"]"}'
     assert files.nesting_depth(text) == 1
     assert files.parse_json(text.encode(), "x", 1 << 20) == {"a": "[" * 10_000 + '"]'}
+
+
+# Each text fills the artifact limit (5 MiB); every quote opens a string that the escaped quotes after it never
+# close, the shape that made the old pre-check rescan the rest of the text from each quote (64 KB took 50 s).
+HOSTILE = {
+    "escaped quotes": '["' + '\\"' * (files.ARTIFACT_BYTES // 2 - 1),
+    "trailing backslash": '"\\' * (files.ARTIFACT_BYTES // 2),
+    "open brackets": "[" * files.ARTIFACT_BYTES,
+    "empty pairs": "[]" * (files.ARTIFACT_BYTES // 2),
+}
+
+
+@pytest.mark.parametrize("name", sorted(HOSTILE))
+def test_the_nesting_check_is_linear_on_a_hostile_artifact_sized_input(name: str) -> None:
+    raw = HOSTILE[name].encode()
+    assert len(raw) <= files.ARTIFACT_BYTES
+    started = time.perf_counter()
+    with pytest.raises(files.JsonError):
+        files.parse_json(raw, "artifact.json", files.ARTIFACT_BYTES)
+    assert time.perf_counter() - started < 1.5
+
+
+def test_too_deep_nesting_is_refused_by_the_pre_check_naming_the_limit() -> None:
+    with pytest.raises(files.JsonError) as caught:
+        files.parse_json(b'{"a": ' * 33 + b"1" + b"}" * 33, "meta.json", files.ARTIFACT_BYTES)
+    assert caught.value.problem.code == "json-too-deep"
+    assert str(caught.value) == f"meta.json: objects and arrays nest deeper than {files.MAX_DEPTH} levels"
+    assert files.parse_json(b"[" * 32 + b"]" * 32, "ok.json", files.ARTIFACT_BYTES) is not None
+
+
+def test_an_unterminated_string_hides_the_brackets_after_it() -> None:
+    assert files.nesting_depth('[["a\\"' + "[" * 100) == 2
+    assert files.nesting_depth('[1, "x\\') == 1
 
 
 def test_the_size_limit_is_checked_before_parsing(tmp_path: Path) -> None:

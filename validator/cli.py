@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import difflib
 import signal
 import sys
 import tempfile
@@ -16,7 +17,8 @@ from typing import IO, NoReturn
 from rich.console import Console
 
 from validator import __version__, commands
-from validator.findings import ExitCode, UserError
+from validator.findings import EXIT_STATUSES, ExitCode, UserError
+from validator.untrusted import printable, printable_block
 
 
 class _HelpShown(Exception):
@@ -41,19 +43,33 @@ class _Parser(argparse.ArgumentParser):
 
 def _top_help() -> str:
     verbs = "\n".join(f"  {name:<10} {commands.load(name).HELP}" for name in commands.VERBS)
+    statuses = "\n".join(f"  {int(code):<4} {meaning.replace('`', '')}" for code, meaning in EXIT_STATUSES.items())
     return (
         "usage: kb-validate [VERB] ARGS...\n\n"
         "Validate KernelBench leaderboard submissions; the verb defaults to 'validate'.\n\n"
         f"verbs:\n{verbs}\n\n"
-        "Run 'kb-validate VERB --help' for a verb's options.\n"
-        "Exit status: 0 passed, 1 a submission fails a check, 2 unusable input or usage, 3 internal error.\n"
+        "Run 'kb-validate VERB --help' for a verb's options.\n\n"
+        f"Exit status:\n{statuses}\n"
     )
+
+
+def _not_a_verb(word: str) -> None:
+    """A first word that is no verb, no option and no file is a mistyped verb (`improt`), not a submission path:
+    say so, rather than report an unreadable file of that name."""
+    if word.startswith("-") or "/" in word or "." in word or Path(word).exists():
+        return
+    close = difflib.get_close_matches(word, commands.VERBS, n=1, cutoff=0.6)
+    hint = f"did you mean 'kb-validate {close[0]}'? " if close else ""
+    raise UserError(f"{word!r} is neither a verb nor a submission file; {hint}verbs: {', '.join(commands.VERBS)} "
+                    "(see kb-validate --help); a submission is a path such as submissions/<slug>.json")
 
 
 def _build_parser(verb: str, out_file: IO[str]) -> argparse.ArgumentParser:
     module = commands.load(verb)
     prog = "kb-validate" if verb == commands.DEFAULT_VERB else f"kb-validate {verb}"
-    parser = _Parser(prog=prog, description=module.HELP)
+    # a verb's EPILOG (file formats, examples) keeps its own line breaks
+    parser = _Parser(prog=prog, description=module.HELP, epilog=getattr(module, "EPILOG", None),
+                     formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.out = out_file
     parser.add_argument("--version", action="version", version=f"kb-validate {__version__}")
     module.add_arguments(parser)
@@ -67,6 +83,8 @@ def _dispatch(argv: list[str], out: Console, err: Console) -> int:
     verb = commands.DEFAULT_VERB
     if argv and argv[0] in commands.VERBS:
         verb, argv = argv[0], argv[1:]
+    elif argv:
+        _not_a_verb(argv[0])
     parser = _build_parser(verb, out.file)
     try:
         args = parser.parse_args(argv)
@@ -95,25 +113,33 @@ def _terminate_as_interrupt() -> Iterator[None]:
         signal.signal(signal.SIGTERM, previous)
 
 
+def _tolerant(stream: IO[str]) -> IO[str]:
+    """The process's own stream, set to write what it cannot encode as `\\udcff` rather than raise: the last guard
+    behind `untrusted`, so no text a submission controls can end a run with an internal error while printing."""
+    with contextlib.suppress(AttributeError, ValueError, OSError):
+        stream.reconfigure(errors="backslashreplace")  # type: ignore[attr-defined]
+    return stream
+
+
 def main(argv: list[str] | None = None, stdout: IO[str] | None = None, stderr: IO[str] | None = None) -> int:
     """Run one command; never raises. Returns the exit status."""
-    out = Console(file=stdout or sys.stdout, highlight=False, soft_wrap=True)
-    err = Console(file=stderr or sys.stderr, highlight=False, soft_wrap=True)
+    out = Console(file=stdout or _tolerant(sys.stdout), highlight=False, soft_wrap=True)
+    err = Console(file=stderr or _tolerant(sys.stderr), highlight=False, soft_wrap=True)
     argv = list(sys.argv[1:] if argv is None else argv)
     try:
         with _terminate_as_interrupt():
             return _dispatch(argv, out, err)
     except UserError as exc:
-        err.print(f"kb-validate: error: {exc}", markup=False)
+        err.print(f"kb-validate: error: {printable_block(exc, '  ')}", markup=False)  # may quote a submission
         return int(exc.exit_code)
     except KeyboardInterrupt:
         err.print("kb-validate: interrupted; results written so far are kept", markup=False)
-        return 130
+        return ExitCode.INTERRUPTED
     except Exception as exc:  # a bug in the validator: say so, keep the trace out of the user's way
         with tempfile.NamedTemporaryFile("w", prefix="kb-validate-crash-", suffix=".txt", delete=False) as log:
             traceback.print_exc(file=log)
         err.print(
-            f"kb-validate: internal error ({type(exc).__name__}: {exc}); this is a bug in the validator, "
+            f"kb-validate: internal error ({type(exc).__name__}: {printable(exc)}); this is a bug in the validator, "
             f"not in your submission. Trace written to {log.name}; please attach it to an issue.",
             markup=False,
         )

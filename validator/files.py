@@ -17,6 +17,7 @@ import os
 import re
 import tempfile
 from dataclasses import dataclass
+from itertools import accumulate
 from pathlib import Path
 from typing import Any
 
@@ -29,8 +30,12 @@ SUBMISSION_BYTES = 1 * MiB  # a 2,000-kernel submission is ~400 KB; larger is a 
 ARTIFACT_BYTES = 5 * MiB
 RESULTS_BYTES = 64 * MiB
 WORKER_BYTES = 16 * MiB
-_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
-_BRACKET = re.compile(r"[\[\]{}]")
+# A string runs to its closing quote or, unterminated, to the end of the text (a lone trailing backslash
+# included): every match attempt succeeds without backtracking, so no quote is ever scanned twice. A pattern
+# that could fail on an unterminated string is retried from each later quote, which is quadratic.
+_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*(?:"|\\?\Z)', re.DOTALL)
+_NOT_BRACKET = re.compile(r"[^\[\]{}]+")
+_STEP = {"[": 1, "{": 1, "]": -1, "}": -1}
 
 
 @dataclass(frozen=True)
@@ -66,15 +71,13 @@ def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 
 
 def nesting_depth(text: str) -> int:
-    """Deepest bracket nesting outside strings, without recursion (strings are cut out first)."""
-    depth = deepest = 0
-    for match in _BRACKET.finditer(_STRING.sub('""', text)):
-        if match.group() in "[{":
-            depth += 1
-            deepest = max(deepest, depth)
-        else:
-            depth -= 1
-    return deepest
+    """Deepest bracket nesting outside strings, in linear time and without recursion.
+
+    Strings are cut out, then everything but brackets; the depth is the highest running sum of +1 per
+    opening and -1 per closing bracket, summed in C (`accumulate` over `map`) so 5 MiB take milliseconds.
+    """
+    brackets = _NOT_BRACKET.sub("", _STRING.sub("", text))
+    return max(accumulate(map(_STEP.__getitem__, brackets), initial=0))
 
 
 def parse_json(raw: bytes, shown: str, max_bytes: int, expected: str = "a JSON document") -> Any:

@@ -7,13 +7,34 @@ from enum import IntEnum, StrEnum
 
 
 class ExitCode(IntEnum):
-    """Process exit status of every command; documented in the README."""
+    """Process exit status of every command; EXIT_STATUSES says what each means, for --help and the README."""
 
-    OK = 0  # every stage that ran passed
-    FAILED = 1  # a well-formed submission fails a check (semantics, policy, build, correctness, ...)
-    UNUSABLE = 2  # the input cannot be used at all, or the command line is wrong
-    INTERNAL = 3  # the validator itself broke; the message says where the trace was written
-    UNSAFE_HERE = 4  # this machine cannot do what was asked safely (a --verified run without the runner sandbox)
+    OK = 0
+    FAILED = 1
+    UNUSABLE = 2
+    INTERNAL = 3
+    UNSAFE_HERE = 4
+    INTERRUPTED = 130
+
+
+EXIT_STATUSES: dict[ExitCode, str] = {
+    ExitCode.OK: "every stage that ran passed",
+    ExitCode.FAILED: "a well-formed submission fails a check (semantics, policy, build, correctness, integrity)",
+    ExitCode.UNUSABLE: "unusable input (unreadable file, invalid JSON, schema violation, missing directory) "
+                       "or a usage error",
+    ExitCode.INTERNAL: "internal error in the validator (the message names a trace file; please report it)",
+    ExitCode.UNSAFE_HERE: "this machine cannot do what was asked safely: a `--verified` run where the runner "
+                          "sandbox cannot be set up (the message says why)",
+    ExitCode.INTERRUPTED: "interrupted (Ctrl-C or SIGTERM); results written so far are kept",
+}
+"""The one definition of what each exit status means: `kb-validate --help` prints it and the README's table
+must say the same (tests/test_cli.py compares them)."""
+
+
+def exit_status_table() -> str:
+    """EXIT_STATUSES as the Markdown table the README carries."""
+    rows = [f"| {int(code)} | {meaning} |" for code, meaning in EXIT_STATUSES.items()]
+    return "\n".join(["| status | meaning |", "|---|---|", *rows])
 
 
 class Severity(StrEnum):

@@ -2,19 +2,21 @@
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
 from validator.catalogue.problems import Catalogue
 from validator.compile import stage as build
-from validator.compile.stage import BuildResult
+from validator.compile.stage import BuildResult, BuildStatus
 from validator.evaluate import stage as evaluate
 from validator.findings import ExitCode, Finding, Severity, StageOutcome, StageStatus
 from validator.machine import Machine
 from validator.policy import stage as policy
 from validator.run_context import RunOptions, Stage, StageContext
 from validator.submission.document import DocumentError, read_json
+from validator.submission.impersonation import identity_findings
 from validator.submission.records import semantic_findings, submission_from_document
 from validator.submission.schema import schema_findings
 
@@ -85,6 +87,17 @@ def _outcome(stage: str, findings: list[Finding], started: float) -> StageOutcom
     return StageOutcome(stage, status, findings=tuple(findings), seconds=time.perf_counter() - started)
 
 
+def _unbuilt_as_skipped(outcome: StageOutcome, results: tuple[BuildResult, ...]) -> StageOutcome:
+    """A build that passed but left kernels unbuilt (no nvcc, a CPU-only torch) did not pass for them: it is
+    reported skipped, with how many and why, so `--build-only --arch 9.0` never reads as a CUDA build that passed."""
+    unbuilt = [r for r in results if r.status == BuildStatus.SKIPPED]
+    if outcome.status != StageStatus.PASSED or not unbuilt:
+        return outcome
+    reason = (f"{len(unbuilt)} of {len(results)} kernel(s) not built here, {len(results) - len(unbuilt)} built: "
+              f"{unbuilt[0].message}")
+    return dataclasses.replace(outcome, status=StageStatus.SKIPPED, reason=reason)
+
+
 def _unreached(names: list[str], why: str) -> list[StageOutcome]:
     return [StageOutcome(name, StageStatus.NOT_REACHED, reason=why) for name in names]
 
@@ -112,7 +125,8 @@ def validate_submission(
 
     started = time.perf_counter()
     submission = submission_from_document(document, path)
-    semantics = _outcome("semantics", semantic_findings(submission, catalogue, shown), started)
+    checked = [*identity_findings(submission, shown), *semantic_findings(submission, catalogue, shown)]
+    semantics = _outcome("semantics", checked, started)
     outcomes.append(semantics)
     failed = semantics.status == StageStatus.FAILED
     # A stage skipped for want of a GPU is named as such; one left out by a flag (--build-only) is not.
@@ -134,7 +148,7 @@ def validate_submission(
             started = time.perf_counter()
             run = stage.run(context)
             builds.update((result.build.key, result) for result in run.builds)
-            outcome = _outcome(stage.name, run.findings, started)
+            outcome = _unbuilt_as_skipped(_outcome(stage.name, run.findings, started), run.builds)
             outcomes.append(outcome)
             failed = failed or outcome.status == StageStatus.FAILED
     exit_code = ExitCode.FAILED if failed else ExitCode.OK

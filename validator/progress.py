@@ -21,7 +21,9 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from validator.protocol import PROTOCOL
 from validator.results.records import ProblemResult, Status
+from validator.untrusted import printable
 
 STATUS_STYLE = {
     Status.CORRECT: "green", Status.NEEDS_REVIEW: "yellow", Status.NOT_RUN: "dim",
@@ -116,19 +118,45 @@ def _ms(result: ProblemResult, which: str) -> str:
     return f"{timing.median:.3f}" if timing else ""
 
 
-def results_table(results: Sequence[ProblemResult], title: str = "") -> Table:
-    """One row per problem: the table a run ends with, and the body of the live view."""
+def _first_line(error: str, limit: int) -> str:
+    """A result's error as one line of a terminal: a kernel's exception text may hold escapes, controls and lone
+    surrogates (which no UTF-8 terminal can take), from this run or from a results file it resumes."""
+    return printable(error.splitlines()[0][:limit]) if error.strip() else ""
+
+
+def rule_verdicts(result: ProblemResult) -> str:
+    """For a kernel the strict rule found incorrect that KernelBench's rule (the headline, `upstream`, which ranks)
+    accepts, both verdicts: it must not read as plainly `incorrect`."""
+    if result.status != Status.INCORRECT or result.upstream is None or not result.upstream.correct:
+        return ""
+    tolerance = f"{PROTOCOL.upstream_tolerance.atol:.0e}".replace("e-0", "e-")
+    return f"correct at KernelBench's rule ({tolerance}), incorrect at the strict rule"
+
+
+def _note(result: ProblemResult) -> str:
+    detail = _first_line(result.error, 200) or ", ".join(f.code for f in result.flags)
+    return "; ".join(part for part in (rule_verdicts(result), detail) if part)
+
+
+def results_table(results: Sequence[ProblemResult], title: str = "") -> Group:
+    """One row per problem, the table a run ends with and the body of the live view, then each problem's note on a
+    line of its own. Cells that are names or numbers never wrap (a key folded at 80 columns reads as two); the
+    notes, free text, wrap at word boundaries over the terminal's whole width; timing columns only when any was
+    timed (an `--interpret` run times nothing)."""
     table = Table(title=title or None, show_header=True, header_style="bold", box=None, pad_edge=False)
-    for column in ("problem", "backend", "status", "ref ms", "kernel ms", "speedup [95% CI]", "note"):
-        table.add_column(column, overflow="fold")
+    timed = any(r.speedup is not None or r.reference or r.kernel for r in results)
+    columns = ("problem", "backend", "status", *(("ref ms", "kernel ms", "speedup [95% CI]") if timed else ()))
+    for column in columns:
+        table.add_column(column, no_wrap=True)
+    notes = []
     for result in results:
         style = STATUS_STYLE.get(result.status, "red")
-        note = result.error.splitlines()[0][:80] if result.error else ", ".join(f.code for f in result.flags)
-        table.add_row(
-            escape(result.key), result.backend, f"[{style}]{result.status.value}[/]", _ms(result, "reference"),
-            _ms(result, "kernel"), _speedup(result), escape(note),
-        )
-    return table
+        status = f"[{style}]{result.status.value}[/]" + ("*" if rule_verdicts(result) else "")
+        timing = (_ms(result, "reference"), _ms(result, "kernel"), _speedup(result)) if timed else ()
+        table.add_row(escape(printable(result.key)), result.backend, status, *timing)
+        if note := _note(result):
+            notes.append(f"  [bold]{escape(printable(result.key))}[/]: {escape(printable(note))}")
+    return Group(table, *notes)
 
 
 class EvaluationView:
@@ -174,8 +202,9 @@ class EvaluationView:
                 self.live.update(self._render())
             elif self.console is not None:
                 count = len(self.finished)
-                detail = _speedup(result) or (result.error.splitlines()[0][:120] if result.error else "")
+                detail = _speedup(result) or rule_verdicts(result) or _first_line(result.error, 120)
                 self.console.print(
-                    f"evaluate [{count}/{self.total}] {escape(result.key)}: {result.status.value} {escape(detail)}",
+                    f"evaluate [{count}/{self.total}] {escape(printable(result.key))}: {result.status.value} "
+                    f"{escape(detail)}",
                     highlight=False,
                 )

@@ -14,9 +14,11 @@ from rich.table import Table
 
 from validator import __version__
 from validator.findings import ExitCode, Severity, StageStatus
+from validator.isolation.bwrap import Isolation
+from validator.isolation.limits import LIMITS
 from validator.machine import Machine
 from validator.pipeline import SubmissionReport, join_names
-from validator.untrusted import CONTROL, printable, printable_block
+from validator.untrusted import markdown_code, one_line, printable, printable_block
 
 REPORT_VERSION = 1
 STATUS_STYLE = {
@@ -69,13 +71,30 @@ def _icon(reports: Sequence[SubmissionReport]) -> str:
     return HEADLINE_ICON.get(code, "⛔")
 
 
-def to_json(reports: Sequence[SubmissionReport], machine: Machine | None) -> dict[str, Any]:
+def sandbox_record(isolation: Isolation | None) -> dict[str, Any]:
+    """How submitted code was confined in this run, and the resource bounds it ran under; said in every report
+    (issue 46: a run without the sandbox left no trace of it in report.json)."""
+    if isolation is None:
+        return {"sandbox": "unknown", "detail": "this report was not written by a validation run", "limits": None}
+    return {"sandbox": isolation.sandbox, "detail": isolation.detail, "properties": isolation.properties,
+            "limits": LIMITS.to_dict()}
+
+
+def _sandbox_line(isolation: Isolation | None) -> str:
+    record = sandbox_record(isolation)
+    icon = "🔒" if record["sandbox"] == "bubblewrap" else "⚠️"
+    return f"{icon} Sandbox: {record['sandbox']} ({_cell(record['detail'])})"
+
+
+def to_json(reports: Sequence[SubmissionReport], machine: Machine | None,
+            isolation: Isolation | None = None) -> dict[str, Any]:
     return {
         "report_version": REPORT_VERSION,
         "validator_version": __version__,
         "exit_code": int(overall_exit(reports)),
         "summary": headline(reports),
         "machine": asdict(machine) if machine else None,
+        "sandbox": sandbox_record(isolation),
         "submissions": [
             {
                 "file": r.shown,
@@ -100,21 +119,28 @@ def to_json(reports: Sequence[SubmissionReport], machine: Machine | None) -> dic
     }
 
 
-def write_json(reports: Sequence[SubmissionReport], machine: Machine | None, out: IO[str]) -> None:
-    json.dump(to_json(reports, machine), out, indent=2)
+def write_json(reports: Sequence[SubmissionReport], machine: Machine | None, out: IO[str],
+               isolation: Isolation | None = None) -> None:
+    json.dump(to_json(reports, machine, isolation), out, indent=2)
     out.write("\n")
 
 
+MARKDOWN_CELL_CHARS = 2000
+"""The most of one finding's message or place a Markdown cell shows (the JSON report has it whole)."""
+
+
 def _cell(text: str) -> str:
-    """Make text (file names and messages can come from a submission) inert inside a Markdown table cell."""
-    text = html.escape(" ".join(CONTROL.sub("", text).split()), quote=False)
-    return text.replace("\\", "\\\\").replace("|", "\\|").replace("`", "'")
+    """The validator's own text (headline, stage notes) inert inside a Markdown table cell. Text a submission
+    controls (file names, findings' messages) goes in a code span instead (`markdown_code`), where nothing is live."""
+    text = html.escape(one_line(text, MARKDOWN_CELL_CHARS), quote=False)
+    return text.replace("\\", "\\\\").replace("|", "\\|").replace("`", "'").replace("[", "\\[").replace("]", "\\]")
 
 
-def to_markdown(reports: Sequence[SubmissionReport]) -> str:
-    lines = [f"## kb-validate {__version__}: {_icon(reports)} {_cell(headline(reports))}", ""]
+def to_markdown(reports: Sequence[SubmissionReport], isolation: Isolation | None = None) -> str:
+    lines = [f"## kb-validate {__version__}: {_icon(reports)} {_cell(headline(reports))}", "",
+             _sandbox_line(isolation), ""]
     for r in reports:
-        shown = " ".join(CONTROL.sub("", r.shown).split()).replace("`", "'")  # a code span shows < and & as written
+        shown = one_line(r.shown, 300).replace("`", "'")  # a code span shows < and & as written
         lines += [f"### `{shown}`: {_cell(_verdict_line(r))}", "", "| stage | status | note |", "|---|---|---|"]
         for o in r.outcomes:
             note = o.reason or (f"{len(o.errors)} error(s)" if o.errors else f"{o.seconds:.2f} s")
@@ -123,7 +149,8 @@ def to_markdown(reports: Sequence[SubmissionReport]) -> str:
             lines += ["", "| severity | code | where | message |", "|---|---|---|---|"]
             for f in r.findings:
                 where = f.location() or f.problem
-                lines.append(f"| {f.severity.value} | `{f.code}` | {_cell(where)} | {_cell(f.message)} |")
+                lines.append(f"| {f.severity.value} | `{f.code}` | {markdown_code(where, MARKDOWN_CELL_CHARS)} | "
+                             f"{markdown_code(f.message, MARKDOWN_CELL_CHARS)} |")
         lines.append("")
     return "\n".join(lines)
 

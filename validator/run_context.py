@@ -17,6 +17,7 @@ from validator.evaluate.scheduler import WORKER
 from validator.findings import Finding, StageOutcome
 from validator.isolation.zygote import Target
 from validator.machine import Machine
+from validator.results.layout import LOCAL_RESULTS_DIR
 from validator.submission.records import Submission
 
 if TYPE_CHECKING:
@@ -44,7 +45,7 @@ class BuildOptions:
 class EvaluateOptions:
     """How the evaluate stage measures and where it writes."""
 
-    results_dir: Path = Path("results")
+    results_dir: Path = LOCAL_RESULTS_DIR
     gpus: tuple[int, ...] | None = None
     """GPU indices to use; None: every visible GPU."""
     force: bool = False

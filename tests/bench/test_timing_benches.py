@@ -14,6 +14,7 @@ import pytest
 BENCH = Path(__file__).resolve().parents[2] / "bench"
 
 
+@pytest.mark.slow  # over 6 s alone on a 2-core machine
 def test_stream_timing_plans_the_control_then_the_submissions_triton_kernels(tmp_path: Path) -> None:
     done = subprocess.run([sys.executable, str(BENCH / "stream_timing.py"), "--dry-run", "--limit", "2"],
                           cwd=tmp_path, capture_output=True, text=True, timeout=120, check=False)

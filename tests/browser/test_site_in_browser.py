@@ -130,6 +130,7 @@ def test_a_kernel_source_opens_highlighted_from_its_bundle(watched):
     assert watched.errors == [] and watched.external == []
 
 
+@pytest.mark.slow  # over 10 s alone on a 2-core machine
 def test_no_page_logs_an_error_or_asks_another_host(watched):
     page = watched.page
     for path in ("", "curves/", "heatmap/", "submissions/", "submissions/synthetic-001/",

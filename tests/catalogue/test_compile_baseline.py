@@ -141,6 +141,7 @@ def test_the_real_worker_accepts_the_generated_baseline_on_cpu(tmp_path: Path, l
     assert not any(f.code == "warm-up" for f in seen[0].flags)
 
 
+@pytest.mark.slow  # over 10 s alone on a 2-core machine
 def test_a_failed_warm_up_is_reported_with_its_reason(tmp_path: Path):
     from validator.compile import toolchain
     from validator.evaluate import warmup

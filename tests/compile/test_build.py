@@ -140,6 +140,7 @@ def test_a_cuda_kernel_compiles_for_the_given_architecture_without_a_gpu(tmp_pat
     """The one CUDA compile of the suite (100-250 s on a 2-core machine, depending on load)."""
     source = (EXAMPLES / "level1_19_relu_cuda.py").read_text()
     document = make_submission(tmp_path, {"relu.py": (1, 19, "cuda", source)})
+    (tmp_path / "results").mkdir()
     result = cli(str(document), "--build-only", "--arch", "9.0", "--cache-dir", str(tmp_path / "cache"),
                  "--results-dir", str(tmp_path / "results"))
     assert result.exit_code == 0, result.output

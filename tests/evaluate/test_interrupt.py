@@ -86,6 +86,7 @@ def test_sigterm_during_evaluation_interrupts_the_run_and_leaves_nothing_behind(
     document = make_submission(tmp_path, {"softmax.py": (1, 23, "triton", source)})
     scratch = tmp_path / "tmp"
     scratch.mkdir()
+    (tmp_path / "results").mkdir()
     rings = _rings()
     env = {**os.environ, "TMPDIR": str(scratch)}
     run = subprocess.Popen([sys.executable, "-m", "validator", str(document), "--interpret", "--results-dir",

@@ -67,6 +67,7 @@ def test_the_runner_loads_the_build_stages_extension_without_compiling_it(tmp_pa
     document = make_submission(tmp_path, {"relu.py": (1, 19, "cuda", KERNEL)})
     env = {**os.environ, "CXX": str(wrapper), "KB_RUNNER_TRACE": "1", "KB_VALIDATE_CACHE": str(tmp_path / "cache")}
     env.pop("CC", None)
+    (tmp_path / "results").mkdir()
     done = subprocess.run([sys.executable, "-m", "validator", str(document), "--interpret", "--arch", "9.0",
                            "--results-dir", str(tmp_path / "results")],
                           check=False, cwd=REPO, env=env, capture_output=True, text=True, timeout=900)

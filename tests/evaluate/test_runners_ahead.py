@@ -88,6 +88,7 @@ def test_an_interpreted_run_s_first_judge_adopts_the_runner_its_head_start_began
 
     monkeypatch.setattr(runners_ahead, "claim", recorded)
     before = {p.name for p in Path("/tmp").glob("kb-runner-*")}
+    (tmp_path / "results").mkdir()
     with (tmp_path / "out.txt").open("w") as stream:
         code = main(["validate", str(document), "--interpret", "--results-dir", str(tmp_path / "results"),
                      "--cache-dir", str(tmp_path / "cache")], stdout=stream, stderr=stream)

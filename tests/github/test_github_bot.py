@@ -15,6 +15,7 @@ import pytest
 from tests.fake_github import FakeGitHub
 from validator import cli, commands
 from validator.findings import ExitCode, Finding, StageOutcome, StageStatus
+from validator.github import contributor_scope
 from validator.github.client import COMMENT_LIMIT, BotExit
 from validator.github.pr_report import REPORT_SCHEMA, Artifact, fit_comment, read_checked, render
 from validator.github.results_guard import check, parse_path_list, touches_results
@@ -58,10 +59,10 @@ def report(exit_code: int = 0, message: str = "ok", n_findings: int = 0) -> dict
 
 
 def write_artifact(tmp_path: Path, rep: dict | None, *, pr: int = 7, sha: str = HEAD, workflow: str = "pr-check",
-                   validated: bool = True, head_repo: str = "alice/board") -> list[str]:
+                   validated: bool = True, head_repo: str = "alice/board", run_id: int = 55) -> list[str]:
     """Write meta.json (+ report.json) as a workflow would; return the arguments the trusted job passes: the
     artifact's files plus the PR and commit from the workflow_run event (head commit and repository for pr-check,
-    the run name for gpu-verify)."""
+    the run id for gpu-verify, whose run the test registers with the fake: `fake.add_run(run_id, pr, sha)`)."""
     meta = tmp_path / "meta.json"
     meta.write_text(json.dumps({"workflow": workflow, "pr": pr, "sha": sha, "validated": validated}))
     path = tmp_path / "report.json"
@@ -71,7 +72,7 @@ def write_artifact(tmp_path: Path, rep: dict | None, *, pr: int = 7, sha: str = 
     args = ["--workflow", workflow, "--meta", str(meta), "--report", str(path)]
     if workflow == "pr-check":
         return [*args, "--event-sha", sha, "--event-repo", head_repo]
-    return [*args, "--run-title", f"gpu-verify PR {pr} at {sha}"]
+    return [*args, "--run-id", str(run_id)]
 
 
 # -- changed files -------------------------------------------------------------------------------------
@@ -231,10 +232,12 @@ def test_comment_refuses_a_pull_request_whose_head_is_another_commit(fake: FakeG
 
 def test_gpu_comment_accepts_any_commit_of_the_pull_request(fake: FakeGitHub, tmp_path: Path) -> None:
     fake.add_pull(7, "alice", HEAD, commits=[OLD, HEAD])
+    fake.add_run(55, 7, OLD)
     args = write_artifact(tmp_path, report(0), sha=OLD, workflow="gpu-verify")
     assert bot("comment", *args)[0] == BotExit.OK
     assert fake.comments[7][0]["body"].startswith("<!-- kb-validate-bot:gpu-verify -->")
-    args = write_artifact(tmp_path, report(0), sha="f" * 40, workflow="gpu-verify")
+    fake.add_run(56, 7, "f" * 40)
+    args = write_artifact(tmp_path, report(0), sha="f" * 40, workflow="gpu-verify", run_id=56)
     assert bot("comment", *args)[0] == ExitCode.UNUSABLE
 
 
@@ -407,11 +410,12 @@ def test_the_pr_and_commit_come_from_the_event_and_an_artifact_that_disagrees_is
 ) -> None:
     fake.add_pull(7, "alice", HEAD, commits=[OLD, HEAD])
     fake.add_pull(8, "bob", OLD, commits=[OLD])
+    fake.add_run(55, 7, HEAD)  # what the maintainer dispatched
     args = write_artifact(tmp_path, report(0), pr=8, sha=OLD, workflow="gpu-verify")
-    args[args.index("--run-title") + 1] = f"gpu-verify PR 7 at {HEAD}"  # what the maintainer dispatched
     code, _, err = bot("comment", *args)
     assert code == ExitCode.UNUSABLE and "refusing" in err
-    assert bot("comment", *args[:-1], "gpu-verify PR 7 at main")[0] == ExitCode.UNUSABLE
+    fake.add_run(55, 7, HEAD, display_title="gpu-verify PR 7 at main")
+    assert bot("comment", *args)[0] == ExitCode.UNUSABLE
     args = write_artifact(tmp_path, report(0), pr=8)  # pr-check: alice/board's open PR at HEAD is PR 7
     assert bot("comment", *args)[0] == ExitCode.UNUSABLE
     assert fake.comments[7] == [] and fake.comments[8] == [] and fake.statuses == []
@@ -453,6 +457,7 @@ def test_untrusted_file_names_cannot_add_html_or_headings_or_control_characters(
 
 def test_a_new_push_marks_the_gpu_status_pending_and_the_gpu_comment_stale(fake: FakeGitHub, tmp_path: Path) -> None:
     fake.add_pull(7, "alice", OLD, commits=[OLD])
+    fake.add_run(55, 7, OLD)
     assert bot("comment", *write_artifact(tmp_path, report(0), sha=OLD, workflow="gpu-verify"),
                "--status-context", "kb-validate / gpu-verify")[0] == BotExit.OK
     gpu = fake.comments[7][0]
@@ -467,6 +472,7 @@ def test_a_new_push_marks_the_gpu_status_pending_and_the_gpu_comment_stale(fake:
 
 def test_pr_check_on_the_commit_the_gpu_verified_leaves_the_gpu_status_alone(fake: FakeGitHub, tmp_path: Path) -> None:
     fake.add_pull(7, "alice", HEAD)
+    fake.add_run(55, 7, HEAD)
     bot("comment", *write_artifact(tmp_path, report(0), workflow="gpu-verify"))
     assert bot("comment", *write_artifact(tmp_path, report(0)), "--gpu-pending")[0] == BotExit.OK
     assert [s for s in fake.statuses if s["context"] == "kb-validate / gpu-verify"] == []
@@ -524,3 +530,93 @@ def test_file_names_reach_the_log_without_control_characters(fake: FakeGitHub, t
     files.write_text(hostile + "\0")
     code, _, err = bot("check-results-guard", "--files", str(files), "--author", "mallory")
     assert code == BotExit.CHECK_FAILED and "\x1b" not in err and "\n::" not in err
+
+
+# -- issue 46: only main's approved gpu-verify run counts; statuses per commit; contributor scope -------------
+
+ROGUE_RUNS = {
+    "another workflow file named gpu-verify": ({"path": ".github/workflows/evil.yml", "workflow_id": 999},
+                                               "not of .github/workflows/gpu-verify.yml"),
+    "main's file path but another workflow id": ({"workflow_id": 999}, "not of .github/workflows/gpu-verify.yml"),
+    "dispatched from another branch": ({"head_branch": "evil"}, "not from the default branch 'main'"),
+    "a tag named main at a commit off main": ({"head_sha": "9" * 40}, "which is not on main"),
+    "started by a push": ({"event": "push"}, "not dispatched by hand"),
+    "run in a fork": ({"head_repository": {"full_name": "mallory/board"}}, "in another repository"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(ROGUE_RUNS))
+def test_only_a_run_of_mains_gpu_verify_file_is_reported(fake: FakeGitHub, tmp_path: Path, case: str) -> None:
+    fields, why = ROGUE_RUNS[case]
+    fake.add_pull(7, "alice", HEAD)
+    fake.add_run(55, 7, HEAD, **fields)
+    code, _, err = bot("comment", *write_artifact(tmp_path, report(0), workflow="gpu-verify"),
+                       "--status-context", "kb-validate / gpu-verify")
+    assert code == ExitCode.UNUSABLE and why in err and "refusing" not in err
+    assert fake.comments[7] == [] and fake.statuses == []
+
+
+@pytest.mark.parametrize("approver", [None, "maint-a", "MAINT-A"])
+def test_a_gpu_run_needs_an_approval_by_someone_other_than_who_dispatched_it(
+    fake: FakeGitHub, tmp_path: Path, approver: str | None
+) -> None:
+    fake.add_pull(7, "alice", HEAD)
+    fake.add_run(55, 7, HEAD, actor="maint-a", approver=approver)
+    code, _, err = bot("comment", *write_artifact(tmp_path, report(0), workflow="gpu-verify"),
+                       "--status-context", "kb-validate / gpu-verify")
+    assert code == ExitCode.UNUSABLE and "a second maintainer must approve" in err
+    assert fake.comments[7] == [] and fake.statuses == []
+    fake.add_run(55, 7, HEAD, actor="maint-a", approver="maint-b")
+    assert bot("comment", *write_artifact(tmp_path, report(0), workflow="gpu-verify"))[0] == BotExit.OK
+
+
+def test_a_second_pull_request_at_a_verified_commit_does_not_reset_its_gpu_status(
+    fake: FakeGitHub, tmp_path: Path
+) -> None:
+    fake.add_pull(7, "alice", HEAD)
+    fake.add_run(55, 7, HEAD)
+    assert bot("comment", *write_artifact(tmp_path, report(0), workflow="gpu-verify"),
+               "--status-context", "kb-validate / gpu-verify")[0] == BotExit.OK
+    fake.add_pull(8, "bob", HEAD)  # bob opens a pull request from the very same commit
+    code, out, _ = bot("comment", *write_artifact(tmp_path, report(0), pr=8, head_repo="bob/board"), "--gpu-pending")
+    assert code == BotExit.OK and "already success" in out
+    gpu = [s["state"] for s in fake.statuses if s["context"] == "kb-validate / gpu-verify"]
+    assert gpu == ["success"]
+
+
+def _guard_files(tmp_path: Path, *paths: str) -> str:
+    listing = tmp_path / "changed.txt"
+    listing.write_text("\0".join(paths) + "\0")
+    return str(listing)
+
+
+def test_a_contributor_pull_request_may_change_only_its_own_submission(fake: FakeGitHub, tmp_path: Path) -> None:
+    own = ("submissions/team.json", "submissions/team/k1.py", "submissions/team/sub/k2.py")
+    assert bot("check-results-guard", "--files", _guard_files(tmp_path, *own), "--author", "alice")[0] == BotExit.OK
+    code, _, err = bot("check-results-guard", "--files", _guard_files(tmp_path, *own, "validator/cli.py",
+                       ".github/workflows/pr-comment.yml"), "--author", "alice", "--association", "CONTRIBUTOR")
+    assert code == BotExit.CHECK_FAILED
+    assert "validator/cli.py, .github/workflows/pr-comment.yml" in err and "submissions/<slug>.json" in err
+    code, _, err = bot("check-results-guard", "--files", _guard_files(tmp_path, *own, "submissions/other.json"),
+                       "--author", "alice")
+    assert code == BotExit.CHECK_FAILED and "2 submissions (other, team)" in err
+
+
+@pytest.mark.parametrize("path", ["submissions/x.txt", "submissions/.hidden/k.py", "submissions/../validator/a.py",
+                                  "Submissions/x.json", "problems/level1/1.py", "reviews/decisions.json"])
+def test_paths_outside_one_submission_are_the_maintainers(path: str) -> None:
+    verdict = contributor_scope.check(("submissions/x/k.py", path), "alice", "NONE")
+    assert not verdict.allowed and verdict.offending == (path,)
+
+
+@pytest.mark.parametrize("association", ["OWNER", "MEMBER", "COLLABORATOR"])
+def test_maintainer_pull_requests_are_exempt_from_the_contributor_scope(
+    fake: FakeGitHub, tmp_path: Path, association: str
+) -> None:
+    fake.add_pull(7, "maint", HEAD, files=["validator/cli.py", "submissions/a.json", "submissions/b.json"])
+    fake.pulls[7].association = association
+    assert bot("check-results-guard", "--event-repo", "maint/board", "--status-sha", HEAD)[0] == BotExit.OK
+    fake.pulls[7].association = "CONTRIBUTOR"  # the API, not the command line, says who is a maintainer
+    code, _, err = bot("check-results-guard", "--event-repo", "maint/board", "--status-sha", HEAD)
+    assert code == BotExit.CHECK_FAILED and "validator/cli.py" in err
+    assert [s["state"] for s in fake.statuses] == ["success", "failure"]

@@ -111,8 +111,10 @@ def test_workflow_run_jobs_never_check_out_or_run_pull_request_code() -> None:
         if "workflow_run" not in workflow["on"]:
             continue
         text = (WORKFLOWS / f"{name}.yml").read_text(encoding="utf-8")
-        assert "head_branch" not in text and "pull_requests[" not in text
+        assert "pull_requests[" not in text
         for job in workflow["jobs"].values():
+            # head_branch is a contributor's branch name: compared in `if:`, never handed to a step
+            assert "head_branch" not in yaml.safe_dump({k: v for k, v in job.items() if k != "if"})
             for step in _steps(job):
                 if step.get("uses", "").startswith("actions/checkout@"):
                     assert set(step.get("with", {})) <= {"persist-credentials"}, "checkout must stay on main"
@@ -183,23 +185,43 @@ def test_verified_reruns_shard_over_the_gpu_runners_and_record_provenance() -> N
     assert "kb-validate merge" in yaml.safe_dump(ALL["verified-rerun"]["jobs"]["merge"])
 
 
-TOKEN_JOBS = {("pr-comment", "comment"), ("verified-rerun", "open-pr"), ("deploy-site", "build")}
-"""Jobs that hold a write token or whose output is published (deploy-site's build becomes the site)."""
+REQUIREMENTS = ROOT / ".github" / "requirements"
+LOCKED_INSTALL = re.compile(r'^(?:python3?|"\$RUNNER_TEMP/venv/bin/python") -m pip install --require-hashes '
+                            r"-r (?:harness/)?\.github/requirements/([a-z-]+\.txt)$")
+OWN_TREE_INSTALL = re.compile(r'^(?:python3?|"\$RUNNER_TEMP/venv/bin/python") -m pip install --no-deps '
+                              r"--no-build-isolation -e (?:\.|harness)$")
+PIN = re.compile(r"^[A-Za-z0-9_.-]+(?:\[[A-Za-z0-9_,.-]+\])?==[A-Za-z0-9_.+!-]+(?: ;[^\\]*)?$")
 
 
-@pytest.mark.parametrize("key", sorted(TOKEN_JOBS))
-def test_jobs_that_hold_a_token_install_only_hash_locked_requirements(key: tuple[str, str]) -> None:
-    job = ALL[key[0]]["jobs"][key[1]]
-    installs = [line.strip() for step in _steps(job) for line in step.get("run", "").splitlines()
-                if "pip install" in line]
-    assert installs, f"{key}: no install step"
-    for line in installs:
-        locked = "--require-hashes -r .github/requirements/" in line
-        own_tree = "--no-deps --no-build-isolation -e ." in line
-        assert locked or own_tree, f"{key}: unlocked install {line!r}"
-    for path in sorted((ROOT / ".github" / "requirements").glob("*.txt")):
-        pins = [line for line in path.read_text().splitlines() if re.match(r"^[A-Za-z0-9_.-]+==", line)]
-        assert pins and all(line.endswith("\\") for line in pins), f"{path.name}: every pin carries hashes"
+def _pip_installs(name: str) -> list[str]:
+    text = (WORKFLOWS / f"{name}.yml").read_text(encoding="utf-8")
+    return [line.strip() for line in text.splitlines() if "pip install" in line or "pip3 install" in line]
+
+
+def _requirements(path: Path) -> list[str]:
+    """The file's requirements, one a string with its continuation lines joined; comments dropped."""
+    joined = path.read_text(encoding="utf-8").replace("\\\n", " ")
+    lines = [line.strip() for line in joined.splitlines()]
+    return [line.split(" #")[0].strip() for line in lines if line and not line.startswith("#")]
+
+
+@pytest.mark.parametrize("name", sorted(ALL))
+def test_every_pip_install_in_every_workflow_is_hash_locked(name: str) -> None:
+    for line in _pip_installs(name):
+        locked = LOCKED_INSTALL.match(line)
+        assert locked or OWN_TREE_INSTALL.match(line), f"{name}: unlocked install {line!r}"
+        if locked:
+            assert (REQUIREMENTS / locked.group(1)).is_file(), f"{name}: {locked.group(1)} is not committed"
+
+
+@pytest.mark.parametrize("path", sorted(REQUIREMENTS.glob("*.txt")), ids=lambda p: p.name)
+def test_every_requirement_of_a_lock_file_is_pinned_with_a_hash(path: Path) -> None:
+    entries = _requirements(path)
+    assert entries, f"{path.name} lists nothing"
+    for entry in entries:
+        pin, _, hashes = entry.partition(" --hash=")
+        assert PIN.match(pin.strip()), f"{path.name}: {pin!r} is not NAME==VERSION (no index, URL or -e)"
+        assert hashes and all(h.startswith("--hash=sha256:") for h in ("--hash=" + hashes).split()), entry
 
 
 def test_pr_comment_takes_the_pull_request_and_commit_from_the_event_not_the_artifact() -> None:
@@ -207,9 +229,9 @@ def test_pr_comment_takes_the_pull_request_and_commit_from_the_event_not_the_art
     env = job["env"]
     assert env["EVENT_SHA"] == "${{ github.event.workflow_run.head_sha }}"
     assert env["EVENT_REPO"] == "${{ github.event.workflow_run.head_repository.full_name }}"
-    assert env["RUN_TITLE"] == "${{ github.event.workflow_run.display_title }}"
+    assert env["RUN_ID"] == "${{ github.event.workflow_run.id }}"
     script = "\n".join(step.get("run", "") for step in _steps(job))
-    assert '--event-repo "$EVENT_REPO"' in script and '--run-title "$RUN_TITLE"' in script
+    assert '--event-repo "$EVENT_REPO"' in script and '--run-id "$RUN_ID"' in script
     assert "--gpu-pending" in script
     assert "check-results-guard --meta" not in script
     run_name = ALL["gpu-verify"]["run-name"]
@@ -229,3 +251,36 @@ def test_one_unusable_shard_does_not_stop_the_merge_or_the_results_pull_request(
     assert "|| status=$?" in merge and "merge-failures.txt" in merge
     open_pr = "\n".join(step.get("run", "") for step in _steps(ALL["verified-rerun"]["jobs"]["open-pr"]))
     assert "bot results-body" in open_pr and "--failed" in open_pr
+
+
+def test_pr_comment_runs_only_for_the_workflow_files_and_a_gpu_run_dispatched_on_the_default_branch() -> None:
+    """`workflows: [gpu-verify]` matches a display name any file on any branch can claim (issue 46)."""
+    job = ALL["pr-comment"]["jobs"]["comment"]
+    condition = " ".join(job["if"].split())
+    assert "workflow_run.name" not in yaml.safe_dump(job)
+    gpu = ("(github.event.workflow_run.path == '.github/workflows/gpu-verify.yml' && "
+           "github.event.workflow_run.event == 'workflow_dispatch' && "
+           "github.event.workflow_run.head_branch == github.event.repository.default_branch && "
+           "github.event.workflow_run.head_repository.full_name == github.repository)")
+    check = ("(github.event.workflow_run.path == '.github/workflows/pr-check.yml' && "
+             "github.event.workflow_run.event == 'pull_request')")
+    assert condition == f"github.event.workflow_run.conclusion != 'cancelled' && ( {check} || {gpu})"
+    assert "workflow_run.path == '.github/workflows/gpu-verify.yml'" in job["env"]["WORKFLOW"]
+
+
+def test_the_pr_check_guard_gets_the_authors_association_from_the_event() -> None:
+    job = ALL["pr-check"]["jobs"]["check"]
+    assert job["env"]["PR_ASSOCIATION"] == "${{ github.event.pull_request.author_association }}"
+    script = "\n".join(step.get("run", "") for step in _steps(job))
+    assert '--association "$PR_ASSOCIATION"' in script
+
+
+def test_codeowners_gives_everything_outside_submissions_to_the_maintainers() -> None:
+    rules = {}
+    for line in (ROOT / ".github" / "CODEOWNERS").read_text(encoding="utf-8").splitlines():
+        if line.strip() and not line.startswith("#"):
+            pattern, *owners = line.split()
+            rules[pattern] = owners
+    assert rules.get("*"), "a default owner for every path"
+    for path in ("/.github/", "/validator/", "/problems/", "/site_src/", "/tests/", "/bench/", "/results/"):
+        assert rules.get(path) == rules["*"], path

@@ -179,6 +179,7 @@ def _pauses_seen_by_helper(tmp_path: Path, group_only: bool, monkeypatch: pytest
         runner.close()
 
 
+@pytest.mark.slow  # over 10 s alone on a 2-core machine
 def test_a_detached_helper_of_a_kernel_never_runs_while_the_judge_has_the_runner_stopped(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch):  # fmt: skip
     seen, strays = _pauses_seen_by_helper(tmp_path / "tree", False, monkeypatch)

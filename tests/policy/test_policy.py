@@ -177,3 +177,51 @@ def test_the_policy_stage_names_the_problem_of_each_finding(example_tree: Path) 
 
 def test_the_corpus_directory_has_no_stray_files() -> None:
     assert {p.suffix for p in CORPUS.iterdir()} <= {".pysrc", ".md"}
+
+
+# Issue 46, finding 13: spellings that reached os, sys and the builtins, or libc, past the rules.
+NAMESPACE_SPELLINGS = [
+    ("import os\nf = vars(os)['system']\n", "dynamic-code"),
+    ("import sys\nm = vars(sys)['modules']\n", "dynamic-code"),
+    ("import os\nf = os.__dict__['system']\n", "dynamic-code"),
+    ("import sys\nm = sys.__dict__['modules']\n", "dynamic-code"),
+    ("import builtins\nf = builtins.__dict__['__import__']\n", "dynamic-code"),
+    ("f = __builtins__['__import__']\n", "dynamic-code"),
+    ("f = __builtins__.__dict__\n", "dynamic-code"),
+    ("import builtins\nf = vars(builtins)['exec']\n", "dynamic-code"),
+    ("f = vars(__builtins__)\n", "dynamic-code"),
+    ("import os\nf = getattr(os, 'getpid')\n", "dynamic-code"),
+    ("import sys\nname = 'modules'\nm = getattr(sys, name)\n", "dynamic-code"),
+    ("import os\nf = getattr(os, 'system')\n", "subprocess"),
+    ("import gc\nx = gc.isenabled()\n", "introspection"),
+    ("from gc import isenabled\n", "introspection"),
+]
+SOURCE_SPELLINGS = [
+    ("int fd = ::open(path, O_WRONLY);", "escape-helpers"),
+    ("int fd = ::openat(AT_FDCWD, path, O_WRONLY);", "escape-helpers"),
+    ("int fd = ::creat(path, 0644);", "escape-helpers"),
+    ("::write(fd, buf, n);", "escape-helpers"),
+    ("FILE* f = freopen(path, \"w\", stdout);", "file-write"),
+    ("__attribute__((constructor)) static void early() {}", "escape-helpers"),
+    ("__attribute__((used, destructor)) static void late() {}", "escape-helpers"),
+    ("[[gnu::constructor]] static void early() {}", "escape-helpers"),
+]
+
+
+@pytest.mark.parametrize(("source", "code"), NAMESPACE_SPELLINGS, ids=[s for s, _ in NAMESPACE_SPELLINGS])
+def test_dynamic_access_to_os_sys_builtins_and_gc_is_an_error(source: str, code: str) -> None:
+    findings = policy_findings(source, "k.py", "cuda")
+    assert (code, Severity.ERROR) in {(f.code, f.severity) for f in findings}, findings
+
+
+@pytest.mark.parametrize(("line", "code"), SOURCE_SPELLINGS, ids=[s for s, _ in SOURCE_SPELLINGS])
+def test_libc_calls_and_load_time_hooks_in_inline_sources_are_errors(line: str, code: str) -> None:
+    source = f'SRC = """\n#include <fcntl.h>\n{line}\n"""\n'
+    findings = policy_findings(source, "k.py", "cuda")
+    assert (code, 3) in {(f.code, f.line) for f in findings}, findings
+
+
+def test_members_named_open_and_ordinary_attributes_stay_allowed() -> None:
+    source = ('import torch\nd = getattr(torch, "float16")\nk = vars(object())\n'
+              'SRC = """\n__attribute__((always_inline)) void f() { stream_.open(); Foo::open(1); }\n"""\n')
+    assert policy_findings(source, "k.py", "cuda") == []

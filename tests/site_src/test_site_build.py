@@ -224,6 +224,7 @@ def test_mkdocs_strict_builds_the_committed_repository(tmp_path):
     assert (tmp_path / "site" / PLOTLY_URI).is_file()
 
 
+@pytest.mark.slow  # over 10 s alone on a 2-core machine
 def test_mkdocs_strict_builds_with_no_results_when_asked_to_and_says_so(tmp_path):
     done = mkdocs_build(tmp_path / "site", KB_RESULTS_DIR=str(tmp_path / "no-results"), KB_ALLOW_EMPTY="1")
     assert done.returncode == 0, done.stderr[-3000:]

@@ -104,6 +104,21 @@ class Catalogue:
         return tuple(sorted({p.level for p in self.problems}))
 
 
+def ids_range(catalogue: Catalogue, level: int) -> str:
+    """`ids 1..100` of a level, or the levels there are when the level has none: for 'no such problem' messages."""
+    ids = [p.problem_id for p in catalogue.level(level)]
+    if ids:
+        return f"level {level} has ids {min(ids)}..{max(ids)}"
+    return f"there is no level {level}; levels: {', '.join(str(n) for n in catalogue.levels)}"
+
+
+def describe_version(problem: Problem) -> str:
+    """`423217d, the headline track` or `91bfc2c track`: which version a hash belongs to, in words."""
+    if problem.version == HEADLINE_VERSION or (problem.headline and not problem.version):
+        return f"{problem.version or 'local'}, the headline track"
+    return f"{problem.version or 'local'} track"
+
+
 def file_sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 

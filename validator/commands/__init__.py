@@ -16,6 +16,7 @@ VERBS: dict[str, str] = {
     "catalogue": "validator.commands.catalogue",
     "merge": "validator.commands.merge",
     "review": "validator.commands.review",
+    "hash": "validator.commands.hash",
     "bot": "validator.commands.bot",
 }
 

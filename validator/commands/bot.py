@@ -2,7 +2,8 @@
 
 Actions:
   changed-files        list a pull request's changed paths (from the API, or from `git diff` with no token)
-  check-results-guard  fail a pull request that touches results/ unless the results bot opened it
+  check-results-guard  fail a pull request that touches results/ unless the results bot opened it, or a
+                       contributor's pull request that changes anything but one submission
   comment              post or update the sticky comment for a validation report (and set a status)
   status               set one commit status
   check-head           exit 0 only if a pull request is open with exactly this head commit (before fetching it)
@@ -24,7 +25,7 @@ from pathlib import Path
 from rich.console import Console
 
 from validator.findings import UserError
-from validator.github import pr_report, results_guard, results_summary
+from validator.github import contributor_scope, gpu_run, pr_report, results_guard, results_summary
 from validator.github.client import (
     COMMENT_LIMIT,
     DEFAULT_BOT_LOGIN,
@@ -36,7 +37,7 @@ from validator.github.client import (
     settings_from_env,
 )
 from validator.github.pr_changes import git_changed_paths, submission_documents
-from validator.untrusted import printable
+from validator.untrusted import encodable, printable
 
 HELP = "GitHub bot: changed files, results guard, sticky PR comment, commit status, results pull request"
 _SHA = re.compile(r"^[0-9a-f]{40}$")
@@ -45,7 +46,6 @@ _KEY = re.compile(r"^[a-z0-9-]{1,40}$")
 _BRANCH = re.compile(r"^[A-Za-z0-9._/-]{1,100}$")
 GUARD_CONTEXT = "kb-validate / results-guard"
 GPU_CONTEXT = "kb-validate / gpu-verify"
-_RUN_TITLE = re.compile(r"^gpu-verify PR ([1-9][0-9]{0,6}) at ([0-9a-f]{40})$")
 _REPO_NAME = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})/[A-Za-z0-9._-]{1,100}$")
 MARKERS = {workflow: f"<!-- kb-validate-bot:{workflow} -->" for workflow in pr_report.TITLES}
 
@@ -61,6 +61,21 @@ def _source(p: argparse.ArgumentParser) -> None:
     p.add_argument("--repo-dir", type=Path, default=Path(), help="git working tree for --git-diff (default: .)")
 
 
+def _guard_parser(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("check-results-guard",
+                       help="fail a PR that touches results/, or a contributor PR beyond one submission")
+    _source(p)
+    p.add_argument("--event-repo", metavar="OWNER/NAME",
+                   help="find the open PR from this head repository whose head is --status-sha (the event's)")
+    p.add_argument("--files", type=Path, metavar="FILE", help="changed paths as data (NUL- or newline-separated)")
+    p.add_argument("--author", help="login that opened the pull request (read from the API with --pr/--meta)")
+    p.add_argument("--association", help="the author's author_association from the event (OWNER, MEMBER, "
+                   "COLLABORATOR are maintainers); read from the API with --pr/--event-repo")
+    p.add_argument("--bot-login", help="the results bot's login (default: $KB_RESULTS_BOT)")
+    p.add_argument("--status-sha", metavar="SHA", help="set status 'kb-validate / results-guard' on SHA (the PR head)")
+    _common(p)
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     sub = parser.add_subparsers(dest="action", required=True, metavar="ACTION")
     p = sub.add_parser("changed-files", help="print changed paths, one per line")
@@ -68,22 +83,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     p.add_argument("--submissions", action="store_true", help="print the submission documents they touch instead")
     p.add_argument("-z", dest="nul", action="store_true", help="separate output by NUL instead of newline")
     _common(p)
-    p = sub.add_parser("check-results-guard", help="fail a contributor pull request that touches results/")
-    _source(p)
-    p.add_argument("--event-repo", metavar="OWNER/NAME",
-                   help="find the open PR from this head repository whose head is --status-sha (the event's)")
-    p.add_argument("--files", type=Path, metavar="FILE", help="changed paths as data (NUL- or newline-separated)")
-    p.add_argument("--author", help="login that opened the pull request (read from the API with --pr/--meta)")
-    p.add_argument("--bot-login", help="the results bot's login (default: $KB_RESULTS_BOT)")
-    p.add_argument("--status-sha", metavar="SHA", help="set status 'kb-validate / results-guard' on SHA (the PR head)")
-    _common(p)
+    _guard_parser(sub)
     p = sub.add_parser("comment", help="post or update the sticky comment for a workflow's report artifact")
     p.add_argument("--workflow", required=True, choices=sorted(pr_report.TITLES), help="from the trusted event")
     p.add_argument("--meta", type=Path, required=True, metavar="FILE", help="the artifact's meta.json")
     p.add_argument("--report", type=Path, metavar="FILE", help="the artifact's report JSON; none: nothing validated")
     p.add_argument("--event-sha", help="pr-check: the run's head SHA from the trusted event; must be the PR head")
     p.add_argument("--event-repo", metavar="OWNER/NAME", help="pr-check: the event's head repository (finds the PR)")
-    p.add_argument("--run-title", help="gpu-verify: the run's name, 'gpu-verify PR N at SHA' (from the event)")
+    p.add_argument("--run-id", type=int, default=0,
+                   help="gpu-verify: the event's run id; the run must be main's approved gpu-verify.yml run")
     p.add_argument("--gpu-pending", action="store_true",
                    help=f"pr-check: set {GPU_CONTEXT!r} pending on an unverified head; mark the GPU comment stale")
     p.add_argument("--markdown", type=Path, metavar="FILE", help="TRUSTED Markdown body to post instead of rendering")
@@ -149,16 +157,14 @@ def _trusted_pr(client: GitHubClient, args: argparse.Namespace, meta: dict) -> t
     """The pull request and commit a report is about, from the trusted workflow_run context only.
 
     pr-check: the event's head commit and head repository (set by GitHub): the one open pull request from
-    that repository with that head. gpu-verify: the run name gpu-verify.yml (main's file) writes from the inputs a
-    maintainer dispatched. The artifact, written where the submission ran, must agree or nothing is posted.
+    that repository with that head. gpu-verify: the run, read back from the Actions API, must be main's approved
+    gpu-verify.yml run; its name, which that file writes from the maintainer's inputs, gives the PR and commit.
+    The artifact, written where the submission ran, must agree or nothing is posted.
     """
     if meta["workflow"] != args.workflow:
         raise UserError(f"the artifact says it comes from {meta['workflow']!r}, but the event is {args.workflow!r}")
     if args.workflow == "gpu-verify":
-        match = _RUN_TITLE.match(args.run_title or "")
-        if not match:
-            raise UserError(f"--run-title {args.run_title!r}: expected 'gpu-verify PR N at SHA' (its run name)")
-        number, sha = int(match.group(1)), match.group(2)
+        number, sha = gpu_run.verified_target(client, args.run_id, client.full_name)
     else:
         number, sha = 0, _check_sha(args.event_sha, "--event-sha")
     if meta["sha"] != sha or (number and meta["pr"] != number):
@@ -188,8 +194,10 @@ def _changed_files(args: argparse.Namespace, out: Console) -> int:
     paths = _changed_paths(args, _client(args) if args.pr else None, args.pr)
     if args.submissions:
         paths = submission_documents(paths, args.repo_dir)
-    if not args.nul:  # one path a line for people and logs: a name's own controls and newlines are shown escaped
-        paths = tuple(printable(p) for p in paths)
+    # one path a line for people and logs: a name's own controls and newlines are shown escaped; with -z, data for
+    # the next step, as named, but for what UTF-8 cannot hold (a lone surrogate), written escaped
+    shown = encodable if args.nul else printable
+    paths = tuple(shown(p) for p in paths)
     sep = "\0" if args.nul else "\n"
     out.file.write("".join(p + sep for p in paths))
     return BotExit.OK
@@ -209,12 +217,16 @@ def _guard(args: argparse.Namespace, out: Console, err: Console) -> int:
     client = _client(args) if needs_api else None
     number = _guard_pr(args, client) if client else None
     paths = _changed_paths(args, client, number)
-    author = args.author
-    if author is None:
+    author, association = args.author, args.association
+    if author is None or (association is None and client is not None and number):
         if client is None or not number:
             raise UserError("--author LOGIN is needed unless --pr/--event-repo lets the API tell who opened the PR")
-        author = client.pull(number).author
-    verdict = results_guard.check(paths, author, args.bot_login or os.environ.get("KB_RESULTS_BOT") or None)
+        pull = client.pull(number)
+        author, association = author or pull.author, association or pull.association
+    bot_login = args.bot_login or os.environ.get("KB_RESULTS_BOT") or None
+    verdict = results_guard.check(paths, author, bot_login)
+    if verdict.allowed and not results_guard.is_results_bot(author, bot_login):
+        verdict = contributor_scope.check(paths, author, association or "NONE")  # unknown: a contributor
     if client and args.status_sha:
         state = "success" if verdict.allowed else "failure"
         client.set_status(_check_sha(args.status_sha, "--status-sha"), state, GUARD_CONTEXT, verdict.message, None)
@@ -254,8 +266,15 @@ def _mark_gpu_stale(client: GitHubClient, number: int, head: str, bot_login: str
     body = client.comment_body(number, marker, bot_login)
     if body is not None and pr_report.commit_of(body) == head:
         return  # this very commit was verified on the GPU (pr-check ran again): nothing went stale
-    client.set_status(head, "pending", GPU_CONTEXT, "awaiting GPU verification of this commit by a maintainer", None)
-    out.print(f"status {GPU_CONTEXT!r} set to pending on {head[:12]}", markup=False)
+    # Statuses belong to the commit, not the pull request: another PR at this commit may have had it verified,
+    # and a pending here would undo that for both. Only a commit with no GPU status at all becomes pending.
+    current = client.latest_status(head, GPU_CONTEXT)
+    if current is not None:
+        out.print(f"status {GPU_CONTEXT!r} on {head[:12]} is already {current}; left as it is", markup=False)
+    else:
+        client.set_status(head, "pending", GPU_CONTEXT, "awaiting GPU verification of this commit by a maintainer",
+                          None)
+        out.print(f"status {GPU_CONTEXT!r} set to pending on {head[:12]}", markup=False)
     if body is not None:
         client.upsert_comment(number, marker, pr_report.mark_stale(body, head), bot_login)
         out.print("GPU comment marked stale", markup=False)
@@ -338,7 +357,7 @@ def execute(args: argparse.Namespace, out: Console, err: Console) -> int:
             return _results_body(args, out)
         return _open_results_pr(args, out)
     except GitHubFailure as exc:
-        err.print(f"kb-validate bot: error: {exc}", markup=False)
+        err.print(f"kb-validate bot: error: {printable(exc)}", markup=False)
         return int(exc.exit_code)
     except UserError as exc:
         token = os.environ.get("GITHUB_TOKEN", "")

@@ -24,6 +24,17 @@ from validator.submission.importer import ImportPlan, Metadata, parse_pick, plan
 from validator.submission.schema import schema_findings
 
 HELP = "turn a KernelBench run directory (level_L_problem_P_sample_S_kernel.py files) into a submission"
+EPILOG = """\
+RUN_DIR holds KernelBench's generated kernels, level_L_problem_P_sample_S_kernel.py, and may hold its
+evaluation, eval_results.json, which --pick best and first-correct read: an object keyed by problem id (a
+string), each value one record or a list of records (one per sample), each record
+  {"sample_id": 0, "compiled": true, "correctness": true, "runtime": 0.41}
+sample_id an integer; compiled and correctness true or false; runtime KernelBench's mean in ms, -1 or absent
+where it measured none; a record's other keys are ignored. Example:
+  {"23": [{"sample_id": 0, "compiled": true, "correctness": true, "runtime": 0.41},
+          {"sample_id": 1, "compiled": true, "correctness": false, "runtime": -1}]}
+For a problem it does not list (or without the file) best and first-correct take the lowest sample id.
+"""
 METHODS = ("one-shot", "repeated-sampling", "iterative-refinement", "agent", "human", "compiler")
 
 

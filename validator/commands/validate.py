@@ -16,9 +16,11 @@ from validator.evaluate import stage as evaluate
 from validator.evaluate.sharding import parse_shard
 from validator.files import check_writable_target, write_text_atomic
 from validator.findings import UserError
+from validator.isolation.gate import run_isolation
 from validator.machine import probe
 from validator.pipeline import validate_submission
 from validator.report import overall_exit, print_terminal, to_markdown, write_json
+from validator.results.layout import LOCAL_RESULTS_DIR
 from validator.run_context import BuildOptions, EvaluateOptions, RunOptions
 
 HELP = "check submissions: schema, semantics, static policy, build and GPU evaluation where possible"
@@ -30,8 +32,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", type=Path, metavar="FILE", help="also write a machine-readable report to FILE")
     parser.add_argument("--markdown", type=Path, metavar="FILE", help="also write a Markdown summary to FILE")
     parser.add_argument("--no-gpu", action="store_true", help="skip GPU stages even where a GPU is present")
-    parser.add_argument("--results-dir", type=Path, default=Path("results"), metavar="DIR",
-                        help="where results/<hardware>/<slug>.json go (default: results/)")
+    parser.add_argument("--results-dir", type=Path, metavar="DIR",
+                        help=f"where <hardware>/<slug>.json results go; must exist (default: {LOCAL_RESULTS_DIR}/, "
+                             "ignored by git and by the site; the verified workflows pass --results-dir results)")
     parser.add_argument("--gpus", metavar="LIST", help="GPU indices to use, e.g. 0,1 (default: all visible)")
     parser.add_argument("--build-only", action="store_true", help="compile the kernels and stop before the GPU")
     parser.add_argument("--arch", metavar="X.Y", help="CUDA architecture to build for, e.g. 9.0 (default: the GPU's)")
@@ -96,6 +99,14 @@ def _directory_option(path: Path | None, flag: str) -> None:
         raise UserError(f"{flag} {path}: exists and is not a directory")
 
 
+def _explicit_results_dir(path: Path | None) -> None:
+    """A results directory named on the command line must exist: a typo would otherwise create a stray tree."""
+    if path is not None and not path.is_dir():
+        what = "is not a directory" if path.exists() else "does not exist"
+        raise UserError(f"--results-dir {path}: {what}; expected an existing directory (create it first, or leave "
+                        f"the option out to write to {LOCAL_RESULTS_DIR}/, which git ignores)")
+
+
 def run_options(args: argparse.Namespace, out: Console) -> RunOptions:
     """The later stages' options from the flags, each checked with a message that names the flag."""
     if args.arch is not None and not ARCH.match(args.arch):
@@ -109,12 +120,13 @@ def run_options(args: argparse.Namespace, out: Console) -> RunOptions:
     if args.verified and args.interpret:
         raise UserError("--verified and --interpret exclude each other: interpreter runs time nothing and are never "
                         "verified results")
-    _directory_option(args.results_dir, "--results-dir")
+    _explicit_results_dir(args.results_dir)
     _directory_option(args.cache_dir, "--cache-dir")
     build = BuildOptions(arch=args.arch, cache_dir=args.cache_dir, jobs=args.build_jobs, only=args.build_only,
                          timeout_scale=args.timeout_scale)
     evaluate = EvaluateOptions(
-        results_dir=args.results_dir, gpus=_gpus(args.gpus), force=args.force, timeout_scale=args.timeout_scale,
+        results_dir=args.results_dir or LOCAL_RESULTS_DIR, gpus=_gpus(args.gpus), force=args.force,
+        timeout_scale=args.timeout_scale,
         time_budget_s=args.time_budget,
         launcher=args.launcher, provenance=_provenance(args.provenance, args.verified), verified=args.verified,
         compile_baseline=args.compile_baseline, interpret=args.interpret, lock_clocks=args.lock_clocks,
@@ -134,14 +146,15 @@ def execute(args: argparse.Namespace, out: Console, err: Console) -> int:
     if missing and machine.has_gpu:
         raise UserError(f"--gpus: GPU {missing[0]} does not exist; {len(machine.gpus)} visible "
                         f"(indices 0..{len(machine.gpus) - 1})")
+    isolation = run_isolation(options.evaluate.verified, err)  # before anything touches a submission's code
     # each device's first runner starts now, while the stages before evaluation run (runners_ahead)
     with runners_ahead.head_start(lambda: evaluate.head_start_plan(machine, options)):
         reports = [validate_submission(Path(p), p, catalogue, machine, options) for p in args.paths]
     print_terminal(reports, out)
     if args.json:
         buffer = io.StringIO()
-        write_json(reports, machine, buffer)
+        write_json(reports, machine, buffer, isolation)
         write_text_atomic(args.json, buffer.getvalue())
     if args.markdown:
-        write_text_atomic(args.markdown, to_markdown(reports))
+        write_text_atomic(args.markdown, to_markdown(reports, isolation))
     return int(overall_exit(reports))

@@ -42,6 +42,7 @@ from validator.evaluate import sharding
 from validator.files import write_text_atomic
 from validator.findings import Finding, Severity, StageOutcome
 from validator.isolation import bwrap, sandbox
+from validator.isolation.limits import LIMITS
 from validator.isolation.manifest import COVERED, record_tree, verify_tree
 from validator.machine import Machine
 from validator.protocol import PROTOCOL
@@ -52,7 +53,6 @@ if TYPE_CHECKING:
 
 STAGE = "build"
 LOG_TAIL_CHARS = 3000
-BUILD_FILE_BYTES = 2 << 30
 IMPORT_SCRIPT = r"""
 import importlib.util, sys
 spec = importlib.util.spec_from_file_location("kb_kernel_under_build", sys.argv[1])
@@ -213,7 +213,8 @@ def _run_build(build: KernelBuild, tools: Toolchain, workdir: Path, timeout_s: f
     entry writable at bwrap.CACHE_MOUNT, nothing else), else with the resource limits and network namespace
     only. The marker records which, since an extension built at one path is rebuilt at another. The child
     inherits the extension directory's `lock`, so no second build starts there while any of its processes live."""
-    limits = sandbox.Limits.for_timeout(timeout_s, BUILD_FILE_BYTES, processes=512)
+    limits = sandbox.Limits.for_timeout(timeout_s, LIMITS.build_file_bytes, processes=LIMITS.build_processes,
+                                        memory_bytes=LIMITS.build_memory_bytes)
     env = _environment(build, tools, max_jobs)
     if not bwrap.machine_isolation().confined:
         return sandbox.run([sys.executable, "-c", IMPORT_SCRIPT, str(workdir / "kernel.py")], workdir=workdir,
@@ -228,6 +229,20 @@ def _run_build(build: KernelBuild, tools: Toolchain, workdir: Path, timeout_s: f
         return sandbox.run(argv, workdir=workdir, timeout_s=timeout_s, limits=limits, env=env,
                            isolate_network=False, pass_fds=(lock, fd) if fd is not None else (lock,),
                            user=bwrap.runner_uid())  # the uid the job and cache directories were handed to
+
+
+def entry_bytes(root: Path) -> int:
+    """Bytes a cache entry takes: per file the larger of its length and its allocated blocks (a sparse file
+    counts at its length), links not followed."""
+    total = 0
+    for directory, _dirs, files in os.walk(root, followlinks=False):
+        for name in files:
+            try:
+                info = (Path(directory) / name).lstat()
+            except OSError:
+                continue
+            total += max(info.st_size, info.st_blocks * 512)
+    return total
 
 
 def build_one(build: KernelBuild, tools: Toolchain, timeout_s: float, max_jobs: int) -> BuildResult:
@@ -255,6 +270,12 @@ def build_one(build: KernelBuild, tools: Toolchain, timeout_s: float, max_jobs: 
             result = _run_build(build, tools, workdir, timeout_s, max_jobs, lock=lock)
         status, message = classify(build, result, timeout_s)
         tail = _tail(result)
+        if status.usable and (size := entry_bytes(build.cache_dir)) > LIMITS.cache_entry_bytes:
+            for name in COVERED:  # never recorded valid, and not left to fill the disk
+                shutil.rmtree(build.cache_dir / name, ignore_errors=True)
+            status, message = BuildStatus.FAILED, (
+                f"build output is {size / 2**20:.0f} MiB, over the {LIMITS.cache_entry_bytes / 2**20:.0f} MiB a "
+                "kernel's cache entry may hold (build-too-large); it was removed")
         write_text_atomic(build.cache_dir / "build.log", result.stdout + result.stderr)
         if status.usable:
             marker = {"status": status.value, "message": message, "seconds": round(result.seconds, 2),

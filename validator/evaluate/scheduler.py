@@ -27,7 +27,15 @@ from validator.evaluate import runners_ahead
 from validator.evaluate.jobs import Job, write_job
 from validator.isolation import sandbox
 from validator.isolation.zygote import Target, Zygote, ZygoteError
-from validator.results.records import Flag, ProblemResult, Status, problem_from_dict, upstream_without_judging
+from validator.results.records import (
+    Flag,
+    ProblemResult,
+    Status,
+    problem_from_dict,
+    upstream_without_judging,
+    with_safe_text,
+)
+from validator.untrusted import printable_block
 
 WORKER = Target(module="validator.evaluate.worker.run")
 WORKER_FILE_BYTES = 256 << 20
@@ -101,7 +109,8 @@ def to_result(item: WorkItem, run: sandbox.SandboxResult, out_path: Path, timeou
     """Exit status, timeout and unreadable output are distinct outcomes; each gets a clear status."""
     stderr = run.stderr
     if os.environ.get("KB_RUNNER_TRACE"):  # a diagnosis: the judge's phases and the runner's steps, per problem
-        print(f"--- judge log of {item.job.key} ({run.seconds:.1f} s) ---\n{stderr[-8000:]}", file=sys.stderr)
+        print(f"--- judge log of {item.job.key} ({run.seconds:.1f} s) ---\n{printable_block(stderr[-8000:])}",
+              file=sys.stderr)
     if run.timed_out:
         return _base(item, Status.TIMEOUT, f"did not finish within {timeout_s:.0f} s; its process tree was "
                      f"killed\n{_last_lines(stderr)}".strip(), run.seconds)
@@ -123,7 +132,7 @@ def to_result(item: WorkItem, run: sandbox.SandboxResult, out_path: Path, timeou
     if not run.network_isolated:
         flag = Flag("sandbox-network-open", run.isolation)
         result = dataclasses.replace(result, flags=(*result.flags, flag))
-    return result
+    return with_safe_text(result)  # the worker's file and the runner's stderr are the kernel's to fill
 
 
 def crashed(run: sandbox.SandboxResult) -> bool:

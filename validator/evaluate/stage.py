@@ -35,11 +35,19 @@ from validator.evaluate.scheduler import WORKER, Device, SchedulerConfig, WorkIt
 from validator.evaluate.worker import clocks
 from validator.findings import ExitCode, Finding, Severity, UserError
 from validator.isolation import bwrap
+from validator.isolation.limits import LIMITS
 from validator.machine import Machine
 from validator.protocol import PROTOCOL, Protocol
 from validator.results import baselines, layout
 from validator.results import records as results
-from validator.results.records import Flag, ProblemResult, ResultsFile, Status, upstream_without_judging
+from validator.results.records import (
+    Flag,
+    ProblemResult,
+    ResultsFile,
+    Status,
+    upstream_without_judging,
+    with_safe_text,
+)
 from validator.run_context import EvaluateOptions, StageRun
 from validator.submission.kernel_names import own_kernel_names
 
@@ -109,9 +117,9 @@ def job_seed(secret: bytes, key: str) -> int:
 
 def _preset(item: WorkItem, status: Status, error: str, flags: Sequence[Flag] = ()) -> ProblemResult:
     job = item.job
-    return ProblemResult(job.key, job.level, job.problem_id, job.problem_sha256, item.kernel_path,
-                         job.kernel_sha256, job.backend, status, error=error, flags=tuple(flags),
-                         upstream=upstream_without_judging(status, error))
+    return with_safe_text(ProblemResult(job.key, job.level, job.problem_id, job.problem_sha256, item.kernel_path,
+                                        job.kernel_sha256, job.backend, status, error=error, flags=tuple(flags),
+                                        upstream=upstream_without_judging(status, error)))
 
 
 def protocol_of(options: EvaluateOptions) -> Protocol:
@@ -228,6 +236,7 @@ def evaluate(
     for item, preset in planned:
         known = preset or _reusable(old, item)
         if known is not None:
+            known = with_safe_text(known)  # a file written before text was made safe resumes too
             done[item.job.key] = known
             if view is not None:
                 view.done(known)
@@ -397,7 +406,7 @@ def run_stage(context: StageContext) -> StageRun:
     visible = [d.visible for d in devices if d.visible]
     extra = {"arch": tools.arch, "launcher": config.launcher, "problem_timeout_s": config.timeout_s,
              "shard": list(shard) if shard else None, "uid": os.getuid(), "sandbox": isolation.sandbox,
-             "sandbox_detail": isolation.detail}
+             "sandbox_detail": isolation.detail, "sandbox_limits": LIMITS.to_dict()}
     header = _header(context, hardware, gpu_env.environment(machine, gpu_name, visible, extra))
     console = context.options.console
     lock = clocks.locked_clocks(visible, options.lock_clocks and not options.interpret)

@@ -13,6 +13,7 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from enum import IntEnum
+from typing import Any
 
 import github3
 from github3 import exceptions as gh_errors
@@ -76,6 +77,8 @@ class PullInfo:
     head_sha: str
     state: str
     html_url: str
+    association: str = "NONE"
+    """The author's `author_association` with the repository (OWNER, MEMBER, COLLABORATOR, CONTRIBUTOR, …)."""
 
 
 @dataclass(frozen=True)
@@ -184,6 +187,11 @@ class GitHubClient:
         self._repo_obj = None
         self._pulls: dict[int, object] = {}
 
+    @property
+    def full_name(self) -> str:
+        """OWNER/NAME of the repository this client talks to."""
+        return f"{self._settings.owner}/{self._settings.repo}"
+
     @contextmanager
     def _call(self, doing: str) -> Iterator[None]:
         try:
@@ -210,7 +218,51 @@ class GitHubClient:
 
     def pull(self, number: int) -> PullInfo:
         pr = self._pull(number)
-        return PullInfo(number, pr.user.login, pr.head.sha, pr.state, pr.html_url)
+        association = str(pr.as_dict().get("author_association") or "NONE")
+        return PullInfo(number, pr.user.login, pr.head.sha, pr.state, pr.html_url, association)
+
+    def _get_json(self, path: str, doing: str) -> Any:
+        """GET `repos/OWNER/NAME/<path>` for endpoints github3 has no model for (Actions, compare)."""
+        s = self._settings
+        with self._call(doing):
+            answer = self._gh._json(self._gh._get(f"{s.api_url}/repos/{s.owner}/{s.repo}/{path}"), 200)
+        if answer is None:
+            raise GitHubFailure(f"GitHub gave no answer while {doing}", BotExit.SERVER)
+        return answer
+
+    def default_branch(self) -> str:
+        return str(self._repo().default_branch)
+
+    def workflow_run(self, run_id: int) -> dict[str, Any]:
+        """The workflow run as the Actions API reports it (path, head_branch, event, workflow_id, actors, …)."""
+        run = self._get_json(f"actions/runs/{int(run_id)}", f"reading workflow run {run_id}")
+        return run if isinstance(run, dict) else {}
+
+    def workflow_id(self, file_name: str) -> int:
+        """The id of the workflow defined by `.github/workflows/<file_name>`."""
+        workflow = self._get_json(f"actions/workflows/{file_name}", f"reading workflow {file_name}")
+        return int(workflow.get("id", -1)) if isinstance(workflow, dict) else -1
+
+    def run_approvals(self, run_id: int) -> list[dict[str, Any]]:
+        """Who approved or rejected the run's environment deployments (the review history)."""
+        answer = self._get_json(f"actions/runs/{int(run_id)}/approvals", f"reading the approvals of run {run_id}")
+        return [a for a in answer if isinstance(a, dict)] if isinstance(answer, list) else []
+
+    def is_ancestor(self, sha: str, branch: str) -> bool:
+        """True when commit `sha` is on `branch` (the branch is at it or ahead of it)."""
+        answer = self._get_json(f"compare/{sha}...{branch}", f"comparing {sha[:12]} with {branch}")
+        return isinstance(answer, dict) and answer.get("status") in ("ahead", "identical")
+
+    def latest_status(self, sha: str, context: str) -> str | None:
+        """The state of the newest status `context` on `sha`, or None when it has none."""
+        repo = self._repo()
+        with self._call(f"reading the statuses of {sha[:12]}"):
+            for index, status in enumerate(repo.statuses(sha)):
+                if index >= MAX_COMMENTS:
+                    return None
+                if status.context == context:
+                    return str(status.state)
+        return None
 
     def changed_files(self, number: int) -> tuple[str, ...]:
         """Every path the pull request adds, modifies, removes or renames (both names of a rename)."""

@@ -25,7 +25,9 @@ def git_changed_paths(base: str, head: str, repo_dir: Path) -> tuple[str, ...]:
             raise UserError(f"{rev!r} is not a git revision (expected a SHA or a ref name)")
     command = ["git", "-C", str(repo_dir), "diff", "--name-only", "-z", "--no-renames", f"{base}...{head}", "--"]
     try:
-        done = subprocess.run(command, capture_output=True, text=True, timeout=120, check=False)
+        # a pull request may add a file whose name is not UTF-8: its bytes are kept, as `\xff`, not fatal
+        done = subprocess.run(command, capture_output=True, encoding="utf-8", errors="backslashreplace", timeout=120,
+                              check=False)
     except (OSError, subprocess.TimeoutExpired) as exc:
         raise UserError(f"could not run git diff in {repo_dir}: {exc}") from None
     if done.returncode != 0:

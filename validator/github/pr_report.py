@@ -18,7 +18,7 @@ from jsonschema import Draft202012Validator
 
 from validator import files
 from validator.findings import ExitCode, UserError
-from validator.untrusted import CONTROL, printable
+from validator.untrusted import markdown_code, one_line, printable
 
 MAX_ARTIFACT_BYTES = files.ARTIFACT_BYTES
 TRUNCATION_NOTE = "\n\n… truncated to fit GitHub's comment limit ({shown} of {total} characters). Full report: {url}\n"
@@ -114,23 +114,13 @@ def read_checked(path: Path, schema: dict[str, Any], what: str) -> dict[str, Any
     return data
 
 
-def _flat(text: object, limit: int) -> str:
-    flat = " ".join(CONTROL.sub("", str(text)).split())
-    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
-
-
-def code(text: object, limit: int = 300) -> str:
-    """Untrusted text as an inline code span that it cannot close, safe inside a Markdown table cell.
-
-    Inside a code span GitHub shows `<`, `@`, `[` and `!` as written: no HTML, mention, link or image.
-    """
-    flat = _flat(text, limit).replace("`", "'").replace("|", "\\|")
-    return f"`{flat}`" if flat else ""
+code = markdown_code
+"""Untrusted text as an inline code span that it cannot close (`untrusted.markdown_code`)."""
 
 
 def html_code(text: object, limit: int = 300) -> str:
     """Untrusted text inside an HTML element (GitHub does not read Markdown there): escaped, in <code>."""
-    flat = _flat(text, limit)
+    flat = one_line(text, limit)
     return f"<code>{html.escape(flat, quote=True)}</code>" if flat else ""
 
 

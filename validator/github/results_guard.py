@@ -58,9 +58,18 @@ def _named(paths: tuple[str, ...]) -> str:
     return shown + (f" and {len(paths) - 5} more" if len(paths) > 5 else "")
 
 
+def is_results_bot(author: str, bot_login: str | None) -> bool:
+    return bool(bot_login) and author.casefold() == (bot_login or "").casefold()
+
+
+def named(paths: tuple[str, ...]) -> str:
+    """The first few paths, comma-separated, and how many more there are."""
+    return _named(paths)
+
+
 def check(paths: tuple[str, ...], author: str, bot_login: str | None) -> GuardVerdict:
     """Judge one pull request by its changed paths and the login of the account that opened it."""
-    is_bot = bool(bot_login) and author.casefold() == (bot_login or "").casefold()
+    is_bot = is_results_bot(author, bot_login)
     in_results = tuple(p for p in paths if touches_results(p))
     if is_bot:
         outside = tuple(p for p in paths if not touches_results(p))

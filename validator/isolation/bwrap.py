@@ -27,7 +27,8 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from validator.isolation import seccomp
+from validator.isolation import seccomp, sysfs
+from validator.isolation.limits import LIMITS
 
 JOB_MOUNT = "/job"
 CACHE_MOUNT = "/kbcache"
@@ -41,7 +42,8 @@ SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib64", "/lib32", "/opt/conda"
 ETC_FILES = ("ld.so.cache", "ld.so.conf", "ld.so.conf.d", "nsswitch.conf", "passwd", "group", "localtime",
              "alternatives", "ssl/certs", "hosts")
 """Of /etc only what the dynamic loader, libc and compilers read; never the whole directory."""
-GPU_DIRS = ("/sys", "/usr/local/cuda")
+GPU_DIRS = ("/usr/local/cuda",)
+"""Besides the GPU's part of /sys (`sysfs.py`)."""
 
 
 @dataclass(frozen=True)
@@ -60,7 +62,7 @@ class Isolation:
 
 
 SCRATCH = ("/tmp", "/dev/shm")
-"""Fresh and empty inside every sandbox."""
+"""Fresh and empty inside every sandbox, each LIMITS.scratch_bytes at most."""
 
 
 def bwrap_path() -> str | None:
@@ -69,13 +71,23 @@ def bwrap_path() -> str | None:
 
 
 @functools.cache
+def _help(bwrap: str) -> str:
+    with contextlib.suppress(OSError, subprocess.SubprocessError):
+        shown = subprocess.run([bwrap, "--help"], capture_output=True, text=True, timeout=10, check=False)
+        return shown.stdout + shown.stderr
+    return ""
+
+
 def writes_exit_code(bwrap: str) -> bool:
     """Whether this bwrap takes --json-status-fd (0.3 and later; the exit code on it from 0.4): an older one would
     refuse to start with it."""
-    with contextlib.suppress(OSError, subprocess.SubprocessError):
-        shown = subprocess.run([bwrap, "--help"], capture_output=True, text=True, timeout=10, check=False)
-        return "--json-status-fd" in shown.stdout + shown.stderr
-    return False
+    return "--json-status-fd" in _help(bwrap)
+
+
+def sizes_tmpfs(bwrap: str) -> bool:
+    """Whether this bwrap takes `--size` before `--tmpfs` (0.8 and later). Without it a sandbox's /tmp is as large
+    as the host's tmpfs default; the probe then fails (`scratch_bounded`) and a verified run refuses."""
+    return "--size" in _help(bwrap)
 
 
 def runner_uid() -> int | None:
@@ -95,15 +107,18 @@ def _others_can_read(path: Path) -> bool:
 
 
 def _python_dirs() -> list[str]:
-    """The interpreter's directories and its import path, minus the checkout and the working directory (a
-    virtual environment's site-packages inside the checkout is kept: only that directory becomes visible)."""
+    """The interpreter's directories and its import path, minus the checkout and the working directory. A virtual
+    environment inside the checkout (the README's `.venv`) is kept whole: its prefix holds the `bin/python` the
+    runner is started as and its `pyvenv.cfg`; only those directories of the checkout become visible."""
     checkout, here = Path(__file__).resolve().parents[2], Path.cwd().resolve()
+    venv = Path(sys.prefix).resolve() if sys.prefix != sys.base_prefix else None
     dirs = {sys.prefix, sys.base_prefix, sys.exec_prefix, str(Path(sys.executable).resolve().parent)}
     dirs |= {p for p in sys.path if p and Path(p).is_dir()}
 
     def allowed(path: Path) -> bool:
         inside = any(path == root or path.is_relative_to(root) for root in (checkout, here))
-        return not inside or path.name in ("site-packages", "dist-packages")
+        in_venv = venv is not None and venv not in (checkout, here) and path.is_relative_to(venv)
+        return not inside or in_venv or path.name in ("site-packages", "dist-packages")
 
     return sorted(d for d in dirs if Path(d).exists() and allowed(Path(d).resolve()))
 
@@ -128,7 +143,7 @@ def command(argv: Sequence[str], job_dir: Path, *, gpu: bool, seccomp_fd: int | 
     package = Path(__file__).resolve().parents[1]
     args += ["--ro-bind", str(package), f"{PACKAGE_MOUNT}/{package.name}", "--proc", "/proc", "--dev", "/dev"]
     for tmp in SCRATCH:
-        args += ["--tmpfs", tmp]
+        args += [*(["--size", str(LIMITS.scratch_bytes)] if sizes_tmpfs(bwrap) else []), "--tmpfs", tmp]
     for path in scratch:  # a Python (a virtual environment, say) under /tmp: bound after the fresh /tmp
         args += ["--ro-bind", path, path]
     args += ["--bind", str(job_dir), JOB_MOUNT, "--chdir", JOB_MOUNT]
@@ -142,6 +157,8 @@ def command(argv: Sequence[str], job_dir: Path, *, gpu: bool, seccomp_fd: int | 
                      ("TORCHINDUCTOR_CACHE_DIR", f"{CACHE_MOUNT}/inductor")]
     for name, value in settings:
         args += ["--setenv", name, value]  # whatever environment the caller passed, these name the inside
+    if gpu:  # never the whole of /sys: root-only files there are readable by a runner that keeps uid 0
+        args += sysfs.bwrap_args(uid)
     for device in sorted(Path("/dev").glob("nvidia*")) if gpu else ():
         args += ["--dev-bind", str(device), str(device)]
     args += ["--remount-ro", "/"]  # the empty root bwrap builds on is a tmpfs: no writes outside /job and /tmp
@@ -154,7 +171,7 @@ def command(argv: Sequence[str], job_dir: Path, *, gpu: bool, seccomp_fd: int | 
 
 def _read_only(gpu: bool, extra: Sequence[str]) -> list[str]:
     """Everything mounted read-only at its own path: system directories, a few /etc files, the interpreter,
-    the caller's extras and KB_SANDBOX_EXTRA_RO; on a GPU also /sys and the CUDA toolkit."""
+    the caller's extras and KB_SANDBOX_EXTRA_RO; on a GPU also the CUDA toolkit."""
     paths = [p for p in SYSTEM_DIRS if Path(p).exists()]
     paths += [f"/etc/{name}" for name in ETC_FILES if Path("/etc", name).exists()]
     more = [*_python_dirs(), *extra, *_configured_extra(), *(GPU_DIRS if gpu else ())]
@@ -242,12 +259,14 @@ out = {'uid': os.getuid(), 'pid': os.getpid(), 'no_new_privs': status('NoNewPriv
        'outside_hidden': not any(os.path.exists(p) for p in os.environ['KB_OUTSIDE'].split(':') if p),
        'network_cut': blocked(connect),
        'unshare_blocked': blocked(unshare),
-       'job_writable': not blocked(lambda: open('/job/probe', 'w').close())}
+       'job_writable': not blocked(lambda: open('/job/probe', 'w').close()),
+       'scratch_bounded': all(0 < os.statvfs(p).f_blocks * os.statvfs(p).f_frsize <= int(os.environ['KB_SCRATCH'])
+                              for p in ('/tmp', '/dev/shm'))}
 print(json.dumps(out))
 """
 REQUIRED = {"no_new_privs": True, "seccomp": "2", "cap_eff": "0000000000000000", "root_read_only": True,
             "outside_hidden": True, "network_cut": True, "unshare_blocked": True,
-            "job_writable": True, "pid": 2}
+            "job_writable": True, "pid": 2, "scratch_bounded": True}
 
 
 def _outside_paths(checkout: Path) -> list[str]:
@@ -268,7 +287,7 @@ def probe(timeout_s: float = 60.0) -> Isolation:
     with tempfile.TemporaryDirectory(prefix="kb-probe-") as tmp, seccomp_fd() as fd:
         job = Path(tmp)
         prepare_job_dir(job)
-        env = environment({"KB_OUTSIDE": ":".join(_outside_paths(checkout))})
+        env = environment({"KB_OUTSIDE": ":".join(_outside_paths(checkout)), "KB_SCRATCH": str(LIMITS.scratch_bytes)})
         argv = command([sys.executable, "-c", PROBE], job, gpu=False, seccomp_fd=fd)
         try:
             done = subprocess.run(argv, check=False, env=env, capture_output=True, text=True, timeout=timeout_s,

@@ -69,11 +69,14 @@ class Limits:
     TASKS_PER_CORE per core: the jobs running beside this one share it)."""
     open_files: int
     """RLIMIT_NOFILE."""
+    memory_bytes: int | None = None
+    """RLIMIT_DATA (see `limits.ResourceLimits`); None: left as inherited."""
 
     @staticmethod
-    def for_timeout(timeout_s: float, file_bytes: int, processes: int = 1024, open_files: int = 4096) -> Limits:
+    def for_timeout(timeout_s: float, file_bytes: int, processes: int = 1024, open_files: int = 4096,
+                    memory_bytes: int | None = None) -> Limits:
         # CPU time can exceed wall time (threads, spinning synchronize), so allow several times it.
-        return Limits(int(timeout_s * 4) + 60, file_bytes, processes, open_files)
+        return Limits(int(timeout_s * 4) + 60, file_bytes, processes, open_files, memory_bytes)
 
 
 @dataclass(frozen=True)
@@ -321,6 +324,8 @@ def apply_limits(limits: Limits) -> None:
     _lower(resource.RLIMIT_CPU, limits.cpu_seconds, limits.cpu_seconds + 5)
     _lower(resource.RLIMIT_FSIZE, limits.file_bytes, limits.file_bytes)
     _lower(resource.RLIMIT_NOFILE, limits.open_files, limits.open_files)
+    if limits.memory_bytes is not None:
+        _lower(resource.RLIMIT_DATA, limits.memory_bytes, limits.memory_bytes)
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
     tasks = _user_task_count() + max(limits.processes, TASKS_PER_CORE * (os.cpu_count() or 1))
     _, hard = resource.getrlimit(resource.RLIMIT_NPROC)

@@ -48,11 +48,12 @@ RULES: tuple[Rule, ...] = (
     Rule("global-state", WARNING, "assigning `torch.backends.*` flags other than precision ones "
          "(`cudnn.benchmark`, ...); seeding or setting torch's random state",
          "the reference and the input draws share the process: their algorithms, timing or seeds change too"),
-    Rule("introspection", ERROR, "`sys._getframe`, `sys.modules`, `sys.settrace`, `inspect`, `gc.get_objects`, "
-         "`gc.get_referrers`, `ctypes`, frame attributes (`f_back`, `f_locals`, `__globals__`, ...)",
+    Rule("introspection", ERROR, "`sys._getframe`, `sys.modules`, `sys.settrace`, `inspect`, `gc` (any use), "
+         "`ctypes`, frame attributes (`f_back`, `f_locals`, `__globals__`, ...)",
          "the harness's frames and objects hold the reference output and the seeds"),
     Rule("dynamic-code", ERROR, "`exec`, `eval`, `compile`, `__import__`, `importlib`, `runpy`, `pickle`, "
-         "`marshal`, `getattr` on a module with a computed name",
+         "`marshal`, `getattr` on a module with a computed name; `vars()`, `__dict__` of a module; "
+         "`getattr` on `os`, `sys`, `builtins`; any use of `__builtins__`",
          "code built at run time cannot be checked by this policy"),
     Rule("file-write", ERROR, "`open()` for writing (or with a computed mode), `os` file operations, `shutil`, "
          "`tempfile`, `Path.write_text`; `fopen`, `ofstream` in sources",
@@ -87,8 +88,10 @@ RULES: tuple[Rule, ...] = (
          "(the judge survives these anyway: see the threat model)"),
     Rule("escape-helpers", ERROR, "`pkgutil.resolve_name` and `pkgutil` loaders, `importlib` helpers, "
          "`webbrowser`, `torch.load`; numpy's `tofile`, `fromfile`, `save*`, `load*`, `memmap`; `io.FileIO`, "
-         "`io.open`, `os.fdopen`, `mmap`, `torch.save`; `open(`, `write(` in sources",
-         "each reaches files, objects or code by a route the other rules do not name"),
+         "`io.open`, `os.fdopen`, `mmap`, `torch.save`; `open(`, `write(` (also `::open(`, ...), "
+         "`__attribute__((constructor))`/`destructor` in sources",
+         "each reaches files, objects or code by a route the other rules do not name (a constructor runs "
+         "when the library loads, outside any timed call)"),
     Rule("syntax-error", ERROR, "source that does not parse", "nothing can be checked"),
 )
 RULES_BY_CODE = {rule.code: rule for rule in RULES}
@@ -103,9 +106,9 @@ NAME_PATTERNS: tuple[tuple[str, str], ...] = (
     (r"torch\.(cuda\.)?(Stream|stream|ExternalStream|set_stream|StreamContext)|torch\.cuda\.streams", "stream"),
     (r"torch\.(compile|_dynamo|_inductor|export)", "torch-compile"),
     (r"sys\.(_getframe|_current_frames|settrace|setprofile|modules)|inspect|ctypes|_ctypes|cffi", "introspection"),
-    (r"gc\.(get_objects|get_referrers|get_referents)|traceback\.(walk_stack|extract_stack)", "introspection"),
+    (r"gc|traceback\.(walk_stack|extract_stack)", "introspection"),
     (r"exec|eval|compile|__import__|importlib|runpy|pickle|marshal|types\.(CodeType|FunctionType)|builtins\."
-     r"(exec|eval|compile|__import__)", "dynamic-code"),
+     r"(exec|eval|compile|__import__)|[\w.]+\.__dict__", "dynamic-code"),
     (r"socket|ssl|urllib|urllib3|http|requests|httpx|aiohttp|ftplib|smtplib|telnetlib|xmlrpc|websockets?|"
      r"paramiko|asyncio\.open_connection", "network"),
     (r"shutil|tempfile|os\.(remove|unlink|rename|renames|replace|makedirs|mkdir|rmdir|removedirs|chmod|chown|"
@@ -158,11 +161,15 @@ SOURCE_PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = tuple((re.compile(p),
      r"cudaStreamNonBlocking|CUDAStreamGuard)\b", "stream"),
     (r"\b(cudaLimitPersistingL2CacheSize|accessPolicyWindow|cudaAccessPropertyPersisting|"
      r"cudaStreamAttributeAccessPolicyWindow)\b", "persisting-l2"),
-    (r"\bfopen\s*\(|\b(std::)?[io]?fstream\b|\bofstream\b", "file-write"),
+    (r"\b(fopen|fopen64|freopen)\s*\(|\b(std::)?[io]?fstream\b|\bofstream\b", "file-write"),
     (r"<sys/socket\.h>|\bsocket\s*\(", "network"),
     (r"\bdlopen\s*\(|\bdlsym\s*\(", "dynamic-code"),
     (r"\b(_exit|_Exit|kill|killpg|tgkill|syscall|vfork|posix_spawnp?|exec[lv]p?e?)\s*\(", "process-control"),
     (r"(?<![\w.>:])(open|openat|creat|write|pwrite)\s*\(", "escape-helpers"),
+    # `::open(` names the global (libc) function; `x::open(` is some class's member and stays allowed
+    (r"(?<![\w:])::\s*(open|open64|openat|creat|write|pwrite)\s*\(", "escape-helpers"),
+    (r"__attribute__\s*\(\([^)]*\b(constructor|destructor)\b|\[\[\s*gnu::(constructor|destructor)\b|"
+     r"\.(init|fini)_array\b", "escape-helpers"),
 ))
 
 

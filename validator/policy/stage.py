@@ -27,6 +27,9 @@ STAGE = "policy"
 BUILTIN_CODES = {"exec": "dynamic-code", "eval": "dynamic-code", "compile": "dynamic-code",
                  "__import__": "dynamic-code", "Model": "reference-fallback"}
 """Unbound (not imported) names that break a rule: builtins, and the reference class of the problem file."""
+NAMESPACE_ROOTS = frozenset({"os", "sys", "builtins", "__builtins__"})
+"""Modules whose attributes a kernel must not reach by a string, even a literal one: their names are the
+escape routes (`os.system`, `sys.modules`, `__import__`), and a string hides which one is taken."""
 
 
 def _dotted(node: ast.AST) -> list[str] | None:
@@ -136,6 +139,8 @@ class _Checker(ast.NodeVisitor):
             return True  # stores are judged by _store; a flagged import is reported once, at the import
         dotted, imported = resolved
         code = rules.code_for_name(dotted) if imported else BUILTIN_CODES.get(dotted)
+        if not imported and dotted.split(".")[0] == "__builtins__":
+            code = "dynamic-code"  # the builtins by another name: `__builtins__["__import__"]`, `.__dict__`
         if code:
             self.report.add(code, node, f"uses {dotted}")
         return True
@@ -150,15 +155,38 @@ class _Checker(ast.NodeVisitor):
             self._open(node, 0)  # Path(...).open(mode)
         elif dotted in ("setattr", "delattr") and node.args:
             self._setattr(node, dotted)
-        elif dotted == "getattr" and len(node.args) >= 2 and not isinstance(node.args[1], ast.Constant):
-            target = self.names.resolve(node.args[0])
-            if target and target[1]:
-                self.report.add("dynamic-code", node, f"getattr on {target[0]} with a computed name")
+        elif dotted in ("getattr", "builtins.getattr") and len(node.args) >= 2:
+            self._getattr(node)
+        elif dotted in ("vars", "builtins.vars") and node.args:
+            target = self._module(node.args[0])
+            if target:
+                self.report.add("dynamic-code", node, f"vars() of {target}: its attributes by string")
         elif dotted == "triton.language.dot":
             self._triton_dot(node)
         if isinstance(func, ast.Attribute):
             self._method(node, func)
         self.generic_visit(node)
+
+    def _module(self, node: ast.AST) -> str | None:
+        """The dotted name when node is an imported name (a module or its attribute) or `__builtins__`."""
+        target = self.names.resolve(node)
+        if target and (target[1] or target[0].split(".")[0] == "__builtins__"):
+            return target[0]
+        return None
+
+    def _getattr(self, node: ast.Call) -> None:
+        target = self._module(node.args[0])
+        name = node.args[1]
+        if target is None:
+            return
+        if not (isinstance(name, ast.Constant) and isinstance(name.value, str)):
+            self.report.add("dynamic-code", node, f"getattr on {target} with a computed name")
+            return
+        code = rules.code_for_name(f"{target}.{name.value}")  # a literal name is judged as if written out
+        if code:
+            self.report.add(code, node, f"uses {target}.{name.value} through getattr")
+        elif target.split(".")[0] in NAMESPACE_ROOTS:
+            self.report.add("dynamic-code", node, f"getattr on {target}")
 
     def _open(self, node: ast.Call, mode_index: int) -> None:
         given = node.args[mode_index] if len(node.args) > mode_index else None

@@ -8,6 +8,12 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
+LOCAL_RESULTS_DIR = Path("out/results")
+"""Where a run writes unless `--results-dir` says otherwise: ignored by git, never read by the site, so a local
+check cannot land in the committed `results/` or a pull request. The verified workflows pass `--results-dir results`."""
+INTERPRETER_HARDWARE = "cpu-triton-interpreter"
+"""The hardware key of `--interpret` runs (`hardware_key("cpu (Triton interpreter)")`): they time nothing, so the
+site never ranks them even when one is written into `results/`."""
 SHARD_FILE = re.compile(r"\.shard-[0-9]+-of-[0-9]+\.json$")
 BASELINES_DIR = "baselines"
 

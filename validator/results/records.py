@@ -6,6 +6,7 @@ The evaluation engine writes them, scoring and the site read them. Every file ca
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from dataclasses import asdict, dataclass, field, fields
 from enum import StrEnum
@@ -14,6 +15,7 @@ from typing import Any
 
 from validator import files
 from validator.files import write_text_atomic
+from validator.untrusted import record_text
 
 RESULTS_SCHEMA_VERSION = 2
 """2: `upstream` (KernelBench's own verdict beside the board's `status`), `blocks` (per-block timing) and
@@ -187,6 +189,18 @@ class ResultsFile:
     provenance: dict[str, str] = field(default_factory=dict)
     """runner, workflow, run id, commit: who produced this file."""
     schema_version: int = RESULTS_SCHEMA_VERSION
+
+
+def with_safe_text(result: ProblemResult) -> ProblemResult:
+    """`result` with every text a kernel, its build or its runner's stderr can fill (error, flags' messages, the
+    upstream verdict's reasons) bounded and made inert (`untrusted.record_text`): a lone surrogate or an escape
+    sequence in it can then stop no save, resume or print. Applied where a result enters a run's record."""
+    upstream = result.upstream
+    if upstream is not None:
+        upstream = dataclasses.replace(upstream, error=record_text(upstream.error), fooled=record_text(upstream.fooled))
+    flags = tuple(dataclasses.replace(f, code=record_text(f.code, 200), message=record_text(f.message))
+                  for f in result.flags)
+    return dataclasses.replace(result, error=record_text(result.error), flags=flags, upstream=upstream)
 
 
 def to_dict(results: ResultsFile) -> dict[str, Any]:

@@ -9,8 +9,8 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from validator.catalogue.problems import Catalogue
-from validator.findings import Finding
+from validator.catalogue.problems import HEADLINE_VERSION, Catalogue, describe_version, ids_range
+from validator.findings import Finding, Severity
 from validator.submission.arity import arity_mismatches
 
 MAX_KERNEL_BYTES = 512 * 1024  # the largest real KernelBench kernels are ~40 KB; this leaves 10x room
@@ -137,20 +137,40 @@ def _problem_findings(entry: KernelEntry, catalogue: Catalogue, shown: str) -> l
     if problem is None:
         return [
             Finding("problem-unknown", "semantics",
-                    f"no problem with level {entry.level} and id {entry.problem_id} in {catalogue.root}",
-                    file=shown, json_path=entry.json_path)
+                    f"no problem with level {entry.level} and id {entry.problem_id} in {catalogue.root}; "
+                    f"{ids_range(catalogue, entry.level)}", file=shown, json_path=entry.json_path)
         ]
-    if problem.sha256 != entry.problem_sha256 and catalogue.resolve(entry.level, entry.problem_id,
-                                                                    entry.problem_sha256) is None:
-        known = ", ".join(f"{p.version or 'local'} {p.sha256[:12]} ({p.name})"
-                          for p in catalogue.versions_of(entry.level, entry.problem_id))
-        return [
-            Finding("problem-hash-mismatch", "semantics",
-                    f"kernel was written against version {entry.problem_sha256[:12]} of {problem.key}, which is "
-                    f"no known version of it; known: {known}",
-                    file=shown, json_path=f"{entry.json_path}.problem_sha256", problem=problem.key)
-        ]
+    written_for = catalogue.resolve(entry.level, entry.problem_id, entry.problem_sha256)
+    if written_for is None:
+        return [Finding("problem-hash-mismatch", "semantics", _mismatch(entry, problem.key, catalogue), file=shown,
+                        json_path=f"{entry.json_path}.problem_sha256", problem=problem.key)]
+    if not written_for.headline:  # valid, but it ranks on another version's board: say which, never silently
+        return [Finding("problem-other-track", "semantics",
+                        f"problem_sha256 is {written_for.key}'s file at KernelBench {written_for.version}: the kernel "
+                        f"is judged on that version and counts on the {written_for.version} track, not on the "
+                        f"headline {HEADLINE_VERSION} track (whose file hashes to {problem.sha256}); to count there, "
+                        f"write against the headline file and take its hash from 'kb-validate hash "
+                        f"level{entry.level}/{entry.problem_id}'",
+                        file=shown, json_path=f"{entry.json_path}.problem_sha256", problem=problem.key,
+                        severity=Severity.INFO)]
     return []
+
+
+def _mismatch(entry: KernelEntry, key: str, catalogue: Catalogue) -> str:
+    """Full hashes (12-character prefixes can look the same), the problem a hash belongs to when it is another
+    one's, and the command that prints the right one."""
+    given = entry.problem_sha256
+    known = "; ".join(f"{p.sha256} ({describe_version(p)})" for p in catalogue.versions_of(entry.level,
+                                                                                           entry.problem_id))
+    others = [p for p in (*catalogue.problems, *catalogue.other_versions) if p.sha256 == given]
+    if others:
+        owner = others[0]
+        where = (f"it is the hash of {owner.key} (level {owner.level}, problem_id {owner.problem_id}, "
+                 f"{describe_version(owner)}): is problem_id or level wrong?")
+    else:
+        where = "it is no known version of any problem (an edited or mistyped file hash?)"
+    return (f"problem_sha256 {given} is not a version of {key}; {where} Expected one of: {known}. "
+            f"'kb-validate hash level{entry.level}/{entry.problem_id}' prints them")
 
 
 def semantic_findings(submission: Submission, catalogue: Catalogue, shown: str) -> list[Finding]:

@@ -36,6 +36,7 @@ def test_the_deadline_is_a_multiple_of_the_reference_plus_slack_above_a_floor_an
     assert huge == pytest.approx(PROTOCOL.call_deadline_floor_s + 6.4 / 0.25)
 
 
+@pytest.mark.slow  # over 10 s alone on a 2-core machine
 def test_a_spinning_kernel_is_killed_at_the_judge_s_deadline_and_the_result_says_so(tmp_path: Path):
     job = make_job("level1/19_ReLU", SPIN, tmp_path, interpret=True, protocol=PROTOCOL.to_dict() | QUICK)
     started = time.monotonic()
@@ -46,6 +47,7 @@ def test_a_spinning_kernel_is_killed_at_the_judge_s_deadline_and_the_result_says
     assert time.monotonic() - started < 60  # the parent's 300 s bound never came into it
 
 
+@pytest.mark.slow  # over 10 s alone on a 2-core machine
 def test_a_kernel_that_spins_at_import_is_killed_at_the_load_deadline(tmp_path: Path):
     job = make_job("level1/19_ReLU", SPIN_AT_IMPORT, tmp_path, interpret=True,
                    protocol=PROTOCOL.to_dict() | QUICK | {"load_deadline_s": 2.0})
@@ -61,6 +63,7 @@ def test_the_load_deadline_is_the_protocol_s_or_ten_times_the_reference_s_constr
     assert deadline.load_deadline(30.0, PROTOCOL) == deadline.LOAD_FACTOR * 30.0
 
 
+@pytest.mark.slow  # over 10 s alone on a 2-core machine
 def test_an_honest_kernel_under_a_tight_deadline_is_still_judged(tmp_path: Path):
     protocol = PROTOCOL.to_dict() | QUICK | {"call_deadline_floor_s": 3.0, "load_deadline_s": 3.0}
     data = finish(*start_worker(make_job("level1/19_ReLU", HONEST, tmp_path, interpret=True, protocol=protocol),

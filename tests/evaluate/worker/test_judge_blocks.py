@@ -484,7 +484,9 @@ def test_a_span_reply_that_does_not_account_for_every_call_is_refused():
 
 
 def test_a_short_reference_gets_many_calls_per_span_within_the_protocol_s_limits():
-    from validator.evaluate.worker.judge_timing import SPAN_BYTES, span_calls
+    from validator.evaluate.worker.judge_timing import span_calls
+
+    SPAN_BYTES = PROTOCOL.span_bytes
 
     assert span_calls(0.07, 1 << 20, PROTOCOL, gpu=True) == 29  # 2 ms of the reference's time
     assert span_calls(0.01, 1 << 20, PROTOCOL, gpu=True) == PROTOCOL.max_span_calls
@@ -545,8 +547,7 @@ def test_calls_above_the_twin_s_within_the_skew_are_held_not_rejected_and_beyond
     """PyTorch's own ReLU as the kernel came out 0.48 ms per call above the twin on an H200: more than the noise
     allows, so the bound records how far (`over_ms`, which holds a win for review), but within the skew honest
     runners have shown it does not reject; a difference beyond the skew does."""
-    from validator.evaluate.worker.judge_timing import SPAN_SKEW_MS
-
+    SPAN_SKEW_MS = PROTOCOL.span_skew_ms
     side, _ = judge()
     side.gpu = True
     ker = [0.05] * 8

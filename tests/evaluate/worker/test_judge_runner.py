@@ -26,7 +26,6 @@ from validator.evaluate.worker import deadline, launch
 from validator.evaluate.worker import run as worker
 from validator.evaluate.worker.judge_timing import (
     CPU_QUANTILE,
-    SPAN_RELATIVE,
     read_share,
     span_verdict,
 )
@@ -217,7 +216,7 @@ def test_reported_times_the_judge_s_spans_contradict_are_timing_unverified():
     # A few disturbed rounds do not turn an honest series into a rejection: the bound is on the median.
     assert span_verdict([1.0] * 9, [1.04] * 6 + [9.0] * 3, allowance_ms=0.05).ok
     # The relative part of the allowance scales with the kernel: 5% of 10 ms is 0.5 ms.
-    assert span_verdict([10.0] * 5, [10.0 + 0.05 + 10 * SPAN_RELATIVE - 0.01] * 5, allowance_ms=0.05).ok
+    assert span_verdict([10.0] * 5, [10.0 + 0.05 + 10 * PROTOCOL.span_relative - 0.01] * 5, allowance_ms=0.05).ok
     # On a CPU the least excess: contention that delays all but one of an honest kernel's calls passes, a report
     # shortened on every call still fails.
     loaded = [2.0] + [12.0] * 9
@@ -347,6 +346,7 @@ def test_on_the_gpu_the_bound_passes_an_honest_kernel_and_rejects_a_shortened_re
     assert (caught.status, caught.flags[-1].code) == (Status.REJECTED, "timing-unverified")
 
 
+@pytest.mark.slow  # over 10 s alone on a 2-core machine
 def test_the_scheduler_starts_runners_ahead_and_each_serves_one_job_then_ends(tmp_path: Path):
     from validator.evaluate.scheduler import WORKER, Device, SchedulerConfig, WorkItem, run_all
     from validator.isolation.bwrap import machine_isolation
@@ -375,6 +375,7 @@ def _read(path: Path) -> bytes:
         return b""
 
 
+@pytest.mark.slow  # over 6 s alone on a 2-core machine
 def test_a_runner_killed_by_a_signal_is_described_by_that_signal_whoever_started_it(tmp_path: Path):
     from validator.evaluate.worker.launch import _waited_status
     from validator.evaluate.worker.remote import describe_exit
@@ -430,6 +431,7 @@ def _answers_after_stop(paused: bool) -> tuple[bytes, float, list[int]]:
     return line, time.monotonic() - t0, group.continued
 
 
+@pytest.mark.slow  # over 6 s alone on a 2-core machine
 def test_a_runner_left_stopped_is_continued_while_the_judge_waits_but_never_during_the_judge_s_pause():
     line, seconds, continued = _answers_after_stop(paused=False)
     assert line == b"answer\n" and seconds < 4.0 and len(continued) == 1
@@ -526,6 +528,7 @@ def test_a_runner_the_judge_starts_early_waits_in_the_job_directory_that_the_sch
     assert worker.start_runner_early(warm, contextlib.ExitStack(), tmp_path / "warm").twin_dir == ""
 
 
+@pytest.mark.slow  # over 6 s alone on a 2-core machine
 def test_the_twin_runner_is_never_given_the_kernel_nor_its_compiled_caches(tmp_path: Path):
     """The twin holds the problem's own model only: its directory has the hash-checked problem file and no kernel,
     and the kernel's build and compiler caches are not copied into its cache; it loads the reference and serves

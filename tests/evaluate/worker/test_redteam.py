@@ -76,6 +76,7 @@ def cpu_outcomes(cpu_run: tuple[dict[str, Outcome], list[str]]) -> dict[str, Out
 
 
 CPU_CASES = [c for c in CASES if c.runs_in("cpu")]
+@pytest.mark.slow  # over 10 s alone on a 2-core machine
 @pytest.mark.parametrize("case", CPU_CASES, ids=_ids(CPU_CASES))
 def test_the_case_is_caught_on_cpu(case: Case, cpu_outcomes: dict[str, Outcome]):
     got = cpu_outcomes[case.name]
@@ -84,6 +85,7 @@ def test_the_case_is_caught_on_cpu(case: Case, cpu_outcomes: dict[str, Outcome])
     assert caught(case, got, "cpu"), f"expected {case.expected('cpu')}, got {got}"
 
 
+@pytest.mark.slow  # over 10 s alone on a 2-core machine
 def test_no_case_leaves_a_mark_or_a_process_outside_its_sandbox_on_cpu(cpu_run):
     assert cpu_run[1] == []
 

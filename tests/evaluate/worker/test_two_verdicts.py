@@ -67,6 +67,7 @@ REQUIRED = PROTOCOL.upstream_trials + 2 + len([s for s in PROTOCOL.input_scales 
 """The required trials: upstream's draws, negated, standard-normal and each scale."""
 
 
+@pytest.mark.slow  # judges a kernel end to end through the interpreter: ~9 s
 def test_a_kernel_correct_at_the_headline_only_is_incorrect_here_and_correct_there(tmp_path):
     result = judge(tmp_path, "x * 2", OFF_BY_5E3)
     assert result.status is Status.INCORRECT and "output-mismatch" in {f.code for f in result.flags}
@@ -75,6 +76,7 @@ def test_a_kernel_correct_at_the_headline_only_is_incorrect_here_and_correct_the
     assert result.upstream.max_abs_error == pytest.approx(5e-3, rel=1e-3)
 
 
+@pytest.mark.slow  # judges a kernel end to end through the interpreter: ~9 s
 def test_a_kernel_right_only_on_upstream_s_draws_fails_the_headline_and_the_result_says_upstream_is_fooled(tmp_path):
     result = judge(tmp_path, "torch.relu(x)", IDENTITY)
     assert result.status is Status.INCORRECT and not result.upstream.correct
@@ -84,6 +86,7 @@ def test_a_kernel_right_only_on_upstream_s_draws_fails_the_headline_and_the_resu
     assert not fooled or "KernelBench's own rule" in fooled[0]
 
 
+@pytest.mark.slow  # judges a kernel end to end through the interpreter: ~9 s
 def test_a_kernel_off_by_more_than_upstream_s_fixed_absolute_tolerance_fails_both_rules(tmp_path):
     """The strict rule's atol scales with the output's RMS; KernelBench's does not. Failing KernelBench's tolerance
     fails the strict rule too: a strict verdict is never laxer than the headline's."""
@@ -93,18 +96,21 @@ def test_a_kernel_off_by_more_than_upstream_s_fixed_absolute_tolerance_fails_bot
     assert result.upstream.trials <= REQUIRED  # at its first upstream draw (variants scale atol with the output)
 
 
+@pytest.mark.slow  # judges a kernel end to end through the interpreter: ~9 s
 def test_a_kernel_wrong_under_both_rules_stops_at_the_first_read_call(tmp_path):
     result = judge(tmp_path, "x * 2", WRONG)
     assert result.status is Status.INCORRECT
     assert (result.upstream.correct, result.upstream.trials) == (False, 1)
 
 
+@pytest.mark.slow  # judges a kernel end to end through the interpreter: ~9 s
 def test_a_rejected_kernel_is_correct_under_neither_rule_whatever_its_values(tmp_path):
     result = judge(tmp_path, "torch.relu(x)", IN_PLACE)
     assert result.status is Status.REJECTED and "output-aliases-input" in {f.code for f in result.flags}
     assert not result.upstream.correct and "input" in result.upstream.error
 
 
+@pytest.mark.slow  # judges a kernel end to end through the interpreter: ~9 s
 def test_an_honest_kernel_is_correct_under_both(tmp_path):
     result = judge(tmp_path, "x * 2", "return x + x")
     assert result.status is Status.CORRECT, result.error
@@ -129,6 +135,7 @@ RIGHT_WHILE_WATCHED = f'''self.calls = getattr(self, "calls", 0) + 1
         return x * 2 + (5e-3 if self.calls <= {REQUIRED} else 1.0)'''
 
 
+@pytest.mark.slow  # judges a kernel end to end through the interpreter: ~9 s
 def test_a_kernel_right_for_the_required_trials_only_is_caught_on_a_later_read_call(tmp_path):
     result = judge(tmp_path, "x * 2", RIGHT_WHILE_WATCHED)
     assert result.status is Status.INCORRECT

@@ -20,8 +20,9 @@ Every call of the kernel is such a call: there are no others to tell apart.
 The bound: per round, each side's excess is its span minus its reported device time, per call. A kernel whose
 excess exceeds the twin's in the same round, at the median over a block's rounds, by more than the allowance is
 `timing-unverified` (rejected). The allowance is three standard errors of that paired difference (at least
-SPAN_FLOOR_MS), plus SPAN_RELATIVE of the kernel's time and of the twin's excess: so a noisy machine widens it and
-a quiet one keeps it tight, and what changes during the run (clocks, the machine's load) moves both sides alike.
+`Protocol.span_floor_ms`), plus `span_relative` of the kernel's time and of the twin's excess: so a noisy machine
+widens it and a quiet one keeps it tight, and what changes during the run (clocks, the machine's load) moves both
+sides alike.
 
 Why a twin (protocol 13): protocol 12 calibrated the bound with honest calls of the reference through the kernel's
 runner before the kernel was loaded, and timed the reference in the judge's own process, one call per round.
@@ -50,21 +51,9 @@ import torch
 from validator.evaluate.worker import clocks, stream_span, timing
 from validator.evaluate.worker.correctness import PASSED, Check
 from validator.evaluate.worker.digest import output_digest
+from validator.protocol import PROTOCOL
 from validator.results.records import BlockTiming
 
-SPAN_FLOOR_MS = 0.05
-SPAN_SKEW_MS = 1.0
-"""How far a kernel's calls may exceed the twin's, per call, beyond the noise allowance, before the bound rejects
-them; in between, a claim to beat the reference is held for review (`timing-unresolved`), never published on the
-runner's word. Under protocol 13 honest kernels' calls came out up to 0.48 ms above the twin's, from collections
-inside the kernel's spans and the profiler pass run before its timing; protocol 14 removed both, and every honest
-kernel since stays inside its noise allowance (an H200: -0.29 to +0.07 ms). Kept wide: a forgery in the middle
-zone is held either way, and narrowing it on a few runs would risk refusing an honest kernel (threat model, "A
-skew the bound tolerates")."""
-SPAN_BYTES = 1 << 30
-"""The inputs and outputs of one span's calls together at most: the runner holds them all until the judge has
-chosen which call to fetch."""
-SPAN_RELATIVE = 0.05
 CPU_FLOOR_MS, CPU_RELATIVE, CPU_QUANTILE = 7.0, 0.5, 0.0
 """Under --interpret the clocks are the CPU's, shared with everything else on the machine: the bound only has
 to catch reports that are off by a large factor on every call (the red-team's), not to make a time trustworthy,
@@ -94,12 +83,12 @@ def spacer_bytes(rng: random.Random, protocol: Any) -> int:
 
 def span_calls(reference_ms: float, call_bytes: int, protocol: Any, *, gpu: bool) -> int:
     """Calls of the kernel per timed span: enough for the reference's time to add up to `span_target_ms`, at
-    most `max_span_calls` and SPAN_BYTES of inputs and outputs; on the CPU at most 2 (the path exercised, the
+    most `max_span_calls` and `span_bytes` of inputs and outputs; on the CPU at most 2 (the path exercised, the
     interpreter's time spared); one under all-stream timing (a trace covers one call)."""
     if protocol.all_stream_timing:
         return 1
     wanted = math.ceil(protocol.span_target_ms / max(reference_ms, 1e-3))
-    calls = min(wanted, protocol.max_span_calls, SPAN_BYTES // max(call_bytes, 1))
+    calls = min(wanted, protocol.max_span_calls, protocol.span_bytes // max(call_bytes, 1))
     return max(1, calls if gpu else min(calls, 2))
 
 
@@ -137,7 +126,7 @@ def crossover(differences: list[float], kernel_first: list[bool] | None) -> tupl
 
 
 def span_verdict(ker_ms: list[float], spans_ms: list[float], allowance_ms: float,
-                 relative: float = SPAN_RELATIVE, quantile: float = 0.5, *,
+                 relative: float = 0.05, quantile: float = 0.5, *,
                  honest_ms: list[float] | None = None, kernel_first: list[bool] | None = None) -> Check:  # fmt: skip
     """`timing-unverified` when the rounds' (judge's span - reported device time - `honest_ms`, the twin's excess
     in the same round) exceeds the allowance: at the `quantile` of the rounds, or at the median, estimated as a
@@ -265,10 +254,12 @@ class JudgeSide:
         twin's, or more by less than the skew the bound tolerates (a call could have hidden the difference)."""
         self.over_ms = 0.0
         """How far the kernel's calls exceeded the twin's beyond the noise allowance, at most over the blocks: above
-        zero, inside the skew the bound tolerates (`SPAN_SKEW_MS`), so a win is held rather than published."""
+        zero, inside the skew the bound tolerates (`Protocol.span_skew_ms`), so a win is held rather than published."""
         self.committed: list[str | None] = []
         """The runner's digests of the last span's calls' outputs, sent inside the span (see digest.py)."""
-        self.relative = SPAN_RELATIVE
+        self.relative = 0.0
+        self.protocol: Any = PROTOCOL
+        """The run's protocol (`run` sets it): the bound's allowance reads it."""
         self.flush: torch.Tensor | None = None
         self.next_call = 0
         """The number of the next call: every call, on both sides, gets inputs never used before."""
@@ -282,7 +273,7 @@ class JudgeSide:
     def run(self, protocol: Any, seed: int, *, gpu: bool) -> timing.Series:
         """Every block in turn (each measured again while its clocks say it ran slowed, up to
         `block_attempts`); the series of all kept blocks, or the first failure."""
-        self.gpu = gpu
+        self.gpu, self.protocol = gpu, protocol
         self.trace = gpu and protocol.all_stream_timing
         self.placement = placement(seed)
         self.fresh_allocations(protocol)
@@ -350,7 +341,8 @@ class JudgeSide:
     def bound(self, series: timing.Series) -> Check:
         """The judge's bound on one block's reported times, paired round by round with the twin's honest calls:
         the allowance and the verdict (the one place the allowance formula lives)."""
-        floor, self.relative = (SPAN_FLOOR_MS, SPAN_RELATIVE) if self.gpu else (CPU_FLOOR_MS, CPU_RELATIVE)
+        floor, self.relative = (self.protocol.span_floor_ms, self.protocol.span_relative) if self.gpu else \
+            (CPU_FLOOR_MS, CPU_RELATIVE)
         kernel = np.asarray(series.spans_ms) - np.asarray(series.ker_ms)
         honest = np.asarray(series.ref_spans_ms) - np.asarray(series.ref_ms)
         if not kernel.size or kernel.size != honest.size:
@@ -362,7 +354,7 @@ class JudgeSide:
         # noise; the relative slack covers what differs between two processes' identical paths.
         spread = 3.0 * se
         self.allowance_ms = self.relative * self.honest_ms + max(floor, spread)
-        skew = SPAN_SKEW_MS if self.gpu else 0.0
+        skew = self.protocol.span_skew_ms if self.gpu else 0.0
         self.unseen_ms = max(self.unseen_ms, self.allowance_ms + abs(difference))
         self.difference_ms = difference
         noise = self.allowance_ms + self.relative * float(np.median(series.ker_ms))

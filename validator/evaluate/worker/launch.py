@@ -24,12 +24,13 @@ from typing import IO, Any
 
 from validator.compile.toolchain import compiler_dirs
 from validator.isolation import bwrap, leftovers, sandbox
+from validator.isolation.limits import LIMITS
 
 RUNNER_MODULE = "validator.evaluate.worker.runner"
 PASSED_THROUGH = ("CUDA_VISIBLE_DEVICES", "CUDA_DEVICE_ORDER", "TORCH_CUDA_ARCH_LIST", "CUDA_HOME", "MAX_JOBS",
                   "CC", "CXX", "OPENBLAS_NUM_THREADS", "TRITON_INTERPRET", "KB_RUNNER_TRACE")
 """The build's toolchain variables among them: with others, loading a prebuilt extension recompiles it."""
-RUNNER_FILE_BYTES = 256 << 20
+RUNNER_FILE_BYTES = LIMITS.runner_file_bytes
 """RLIMIT_FSIZE of a runner: its log and any file it writes (a flood ends it with SIGXFSZ)."""
 PACKAGE_PARENT = str(Path(__file__).resolve().parents[3])
 SHARED_MEMORY = Path("/dev/shm")
@@ -74,7 +75,8 @@ def spawn_confined(job_dir: Path, cache_dir: Path, env: Mapping[str, str], *, gp
     bwrap writes its status, exit code last, to `status_fd`; `ring` is its ring directory (`ring_dir`)."""
     bwrap.prepare_job_dir(job_dir)
     bwrap.prepare_job_dir(cache_dir)
-    limits = sandbox.Limits.for_timeout(3600.0, RUNNER_FILE_BYTES)
+    limits = sandbox.Limits.for_timeout(3600.0, RUNNER_FILE_BYTES, LIMITS.runner_processes,
+                                        memory_bytes=LIMITS.runner_memory_bytes)
     uid = bwrap.runner_uid()
     status_read, status_write = os.pipe()
     with bwrap.seccomp_fd() as fd:
@@ -99,7 +101,8 @@ def spawn_confined(job_dir: Path, cache_dir: Path, env: Mapping[str, str], *, gp
 
 def spawn_unconfined(job_dir: Path, env: Mapping[str, str], timeout_s: float) -> tuple[subprocess.Popen, str]:
     """Without bubblewrap: limits and a network namespace only (`sandbox: none`); and how the network went."""
-    limits = sandbox.Limits.for_timeout(timeout_s, RUNNER_FILE_BYTES)
+    limits = sandbox.Limits.for_timeout(timeout_s, RUNNER_FILE_BYTES, LIMITS.runner_processes,
+                                        memory_bytes=LIMITS.runner_memory_bytes)
     status_read, status_write = os.pipe()
     try:
         process = subprocess.Popen(

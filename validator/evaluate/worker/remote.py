@@ -176,7 +176,9 @@ class Runner:
         if self.confined:
             ahead = "; started ahead by the scheduler" if self.base is not None else ""
             return f"runner in bubblewrap ({bwrap.describe()}{ahead})"
-        return ("sandbox: none: bubblewrap was not available, so the runner ran with resource limits only, as "
+        # the judge is not told why: the run's probe found it, and environment.extra.sandbox_detail records it
+        return ("sandbox: none: the runner sandbox could not be set up on this machine (environment.extra."
+                f"sandbox_detail in the results file says why), so the runner ran with resource limits only, as "
                 f"the same user ({self.network}); not a verified result")
 
     def keep_caches(self) -> None:

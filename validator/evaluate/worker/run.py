@@ -35,7 +35,6 @@ from validator.protocol import Protocol, protocol_from_dict
 from validator.results.records import Flag, ProblemResult, Status, upstream_without_judging
 
 USAGE = "usage: python -m validator.evaluate.worker.run JOB.json OUT.json"
-SPEED_OF_LIGHT_MARGIN = 0.05
 """How far below its speed-of-light time a median must be to be held. The bandwidth ceiling is the H200's measured
 copy rate (4.3 TB/s, 90% of the datasheet's 4.8): eager element-wise references run 3-6% above it, and a kernel
 streaming a little faster than that copy is plausible, a whole 5% is not."""
@@ -467,10 +466,10 @@ class Evaluation(TrialInputs, Attributing):
 
     def speed_of_light(self, kernel_ms: float, reference_ms: float) -> None:
         """Hold a median below the problem's speed-of-light time (`Job.speed_of_light_ms`) by more than
-        SPEED_OF_LIGHT_MARGIN, unless the reference itself ran below it: then the bound overstates this problem's
+        `speed_of_light_margin`, unless the reference itself ran below it: then the bound overstates this problem's
         work (a library's algorithm doing fewer multiply-adds than the direct count) and is only noted."""
         floor = self.job.speed_of_light_ms
-        if not floor or kernel_ms >= floor * (1 - SPEED_OF_LIGHT_MARGIN):
+        if not floor or kernel_ms >= floor * (1 - self.protocol.speed_of_light_margin):
             return
         if reference_ms < floor:
             self.note("speed-of-light-unreliable", f"the reference's median, {reference_ms:.4g} ms, is itself below "
@@ -479,7 +478,7 @@ class Evaluation(TrialInputs, Attributing):
             return
         self.note("speed-of-light", f"median {kernel_ms:.4g} ms is below the problem's speed-of-light time on this "
                   f"hardware, {floor:.4g} ms (its FLOPs at peak compute or its least bytes at copy bandwidth), by more "
-                  f"than {SPEED_OF_LIGHT_MARGIN:.0%}: held until a maintainer reviews it", "warning")
+                  f"than {self.protocol.speed_of_light_margin:.0%}: held until a maintainer reviews it", "warning")
 
     def unresolved(self, kernel_ms: float, speedup_low: float) -> None:
         """Hold a claim to beat the reference (the low end of the speedup's interval above 1: a clear win, not a

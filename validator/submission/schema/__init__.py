@@ -11,7 +11,7 @@ from typing import Any
 from jsonschema import Draft202012Validator, ValidationError
 
 from validator.findings import Finding
-from validator.untrusted import ANY_CONTROL
+from validator.untrusted import ANY_CONTROL, SURROGATE
 
 SCHEMA_VERSION = 1
 SCHEMA_FILE = f"submission-v{SCHEMA_VERSION}.schema.json"
@@ -60,10 +60,30 @@ def _leaves(error: ValidationError) -> Iterator[ValidationError]:
         yield error
 
 
+def _lone_surrogates(value: Any, path: str = "$") -> Iterator[tuple[str, str]]:
+    """(JSON path, text) of every string and key that holds a lone surrogate (`"\\udcff"` in the JSON): text no UTF-8
+    file, page or terminal can hold, so the document is refused rather than carried into results and the site."""
+    if isinstance(value, str):
+        if SURROGATE.search(value):
+            yield path, value
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            where = f"{path}.{key}" if key.isidentifier() else f"{path}[{key!r}]"
+            yield from _lone_surrogates(key, where)
+            yield from _lone_surrogates(item, where)
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            yield from _lone_surrogates(item, f"{path}[{index}]")
+
+
 def schema_findings(document: Any, file: str) -> list[Finding]:
     """Every schema violation of `document`, in document order, each with its JSON path."""
     errors = sorted(_validator().iter_errors(document), key=lambda e: (list(map(str, e.absolute_path)), e.message))
-    findings = []
+    findings = [
+        Finding("schema-surrogate", "schema", f"{text[:200]!r} holds a lone surrogate (a \\uD800-\\uDFFF escape not "
+                "part of a pair); expected text that is valid Unicode", file=file, json_path=where)
+        for where, text in _lone_surrogates(document)
+    ][:MAX_ERRORS]
     for error in errors[:MAX_ERRORS]:
         for leaf in _leaves(error):
             findings.append(
