@@ -7,6 +7,8 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 from tests.conftest import EXAMPLE_SLUG, REPO
 
 EXAMPLE = str(REPO / "submissions" / f"{EXAMPLE_SLUG}.json")
@@ -108,6 +110,7 @@ def test_verb_help_and_version_exit_zero(cli):
     assert version.exit_code == 0 and "kb-validate" in version.stdout
 
 
+@pytest.mark.slow  # over 4 s alone on a 2-core machine
 def test_python_dash_m_runs_the_same_program_without_tracebacks(tmp_path):
     bad = tmp_path / "kernelbench-team-examples.json"
     bad.write_bytes(b"\xff\xfe{")

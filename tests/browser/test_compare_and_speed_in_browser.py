@@ -12,7 +12,8 @@ from tests.site_kit.headless import CHART_DRAWN, DESKTOP, first_chart_ms, unavai
 from tests.site_kit.synthetic import SyntheticSpec, add_track, move_run_to_track
 
 REASON = unavailable()
-pytestmark = [pytest.mark.browser, pytest.mark.skipif(REASON is not None, reason=f"needs headless Chromium: {REASON}")]
+pytestmark = [pytest.mark.browser, pytest.mark.slow,
+              pytest.mark.skipif(REASON is not None, reason=f"needs headless Chromium: {REASON}")]
 SPEC = SyntheticSpec(submissions=6, problems_per_level=(8, 6, 4))
 """The data conftest.py builds the site from (it reads this constant)."""
 OLD = "0ldc0de"

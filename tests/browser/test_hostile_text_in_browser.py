@@ -10,7 +10,8 @@ from tests.site_kit.hostile import poison_tree
 from tests.site_kit.synthetic import SyntheticSpec
 
 REASON = unavailable()
-pytestmark = [pytest.mark.browser, pytest.mark.skipif(REASON is not None, reason=f"needs headless Chromium: {REASON}")]
+pytestmark = [pytest.mark.browser, pytest.mark.slow,
+              pytest.mark.skipif(REASON is not None, reason=f"needs headless Chromium: {REASON}")]
 SPEC = SyntheticSpec(submissions=3, problems_per_level=(3, 2), hardware=("nvidia-h200",))
 """The data conftest.py builds the site from, after PREPARE has poisoned every text field."""
 HANDLERS = "[...document.querySelectorAll('*')].flatMap(e => [...e.attributes].map(a => a.name))" \

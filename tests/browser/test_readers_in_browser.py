@@ -13,7 +13,8 @@ from tests.site_kit.local_server import served_file
 from tests.site_kit.synthetic import SyntheticSpec
 
 REASON = unavailable()
-pytestmark = [pytest.mark.browser, pytest.mark.skipif(REASON is not None, reason=f"needs headless Chromium: {REASON}")]
+pytestmark = [pytest.mark.browser, pytest.mark.slow,
+              pytest.mark.skipif(REASON is not None, reason=f"needs headless Chromium: {REASON}")]
 SPEC = SyntheticSpec(submissions=6, problems_per_level=(8, 6, 4))
 """The data conftest.py builds the site from (it reads this constant)."""
 LEVELS = len(SPEC.problems_per_level)

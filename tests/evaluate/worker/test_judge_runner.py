@@ -300,6 +300,7 @@ def test_a_kernel_file_changed_after_it_was_hashed_is_never_run(tmp_path: Path):
     assert "rewritten kernel ran" not in result.error
 
 
+@pytest.mark.slow  # over 4 s alone on a 2-core machine
 def test_the_judge_writes_a_correct_result_for_an_honest_kernel_and_leaves_its_directory_empty(tmp_path: Path):
     job = make_job("level1/40_LayerNorm", EXAMPLES / "level1_40_layernorm_triton.py", tmp_path, interpret=True)
     work = tmp_path / "work"
@@ -439,6 +440,7 @@ def test_a_runner_left_stopped_is_continued_while_the_judge_waits_but_never_duri
     assert line == b"" and continued == []
 
 
+@pytest.mark.slow  # over 4 s alone on a 2-core machine
 def test_the_judge_pauses_a_runner_only_once_it_has_said_it_started(tmp_path: Path):
     from validator.evaluate.worker.remote import Runner
 

@@ -423,6 +423,7 @@ def test_a_problem_s_declared_tolerances_replace_the_protocol_s_and_are_flagged(
         assert "tolerance-declared" not in codes
 
 
+@pytest.mark.slow  # over 4 s alone on a 2-core machine
 def test_a_problem_that_declares_tighter_tolerances_stops_before_the_kernel_is_imported(tmp_path: Path):
     problem = tmp_path / "level1" / "1_Doubling.py"
     problem.parent.mkdir()
