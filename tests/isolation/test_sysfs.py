@@ -94,3 +94,19 @@ def test_cuda_works_with_only_the_gpu_part_of_sys(tmp_path: Path):
                               pass_fds=(fd,) if fd is not None else (), user=uid, group=uid,
                               extra_groups=[] if uid is not None else None, check=False)
     assert done.returncode == 0 and done.stdout.split()[-1] == str(1 << 20), done.stderr[-2000:]
+
+
+def test_the_whole_of_sys_comes_back_only_when_a_maintainer_asks(tmp_path: Path, monkeypatch):
+    """`KB_SANDBOX_WHOLE_SYS=1` is the way back for a driver that needs more of /sys; without it, never /sys."""
+    if bwrap.bwrap_path() is None:
+        pytest.skip("no bubblewrap here")
+    whole = ["--ro-bind", "/sys", "/sys"]
+
+    def binds_whole_sys() -> bool:
+        argv = bwrap.command(["true"], tmp_path, gpu=True, seccomp_fd=None)
+        return any(argv[i:i + 3] == whole for i in range(len(argv)))
+
+    monkeypatch.delenv(bwrap.WHOLE_SYS, raising=False)
+    assert not binds_whole_sys()
+    monkeypatch.setenv(bwrap.WHOLE_SYS, "1")
+    assert binds_whole_sys()

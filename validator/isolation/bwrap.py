@@ -44,6 +44,9 @@ ETC_FILES = ("ld.so.cache", "ld.so.conf", "ld.so.conf.d", "nsswitch.conf", "pass
 """Of /etc only what the dynamic loader, libc and compilers read; never the whole directory."""
 GPU_DIRS = ("/usr/local/cuda",)
 """Besides the GPU's part of /sys (`sysfs.py`)."""
+WHOLE_SYS = "KB_SANDBOX_WHOLE_SYS"
+"""Set to 1, GPU runners see the whole of /sys read-only, as before issue 46: only for a driver that fails to start
+with the part `sysfs.py` shows (the probe then says so); root-only files there are readable again."""
 
 
 @dataclass(frozen=True)
@@ -157,7 +160,9 @@ def command(argv: Sequence[str], job_dir: Path, *, gpu: bool, seccomp_fd: int | 
                      ("TORCHINDUCTOR_CACHE_DIR", f"{CACHE_MOUNT}/inductor")]
     for name, value in settings:
         args += ["--setenv", name, value]  # whatever environment the caller passed, these name the inside
-    if gpu:  # never the whole of /sys: root-only files there are readable by a runner that keeps uid 0
+    if gpu and os.environ.get(WHOLE_SYS) == "1":  # the maintainers' way back if a driver needs more of /sys
+        args += ["--ro-bind", "/sys", "/sys"]
+    elif gpu:  # never the whole of /sys: root-only files there are readable by a runner that keeps uid 0
         args += sysfs.bwrap_args(uid)
     for device in sorted(Path("/dev").glob("nvidia*")) if gpu else ():
         args += ["--dev-bind", str(device), str(device)]
