@@ -202,7 +202,7 @@ def _read(path: Path) -> bytes:
 
 
 def test_a_verified_run_refuses_to_evaluate_without_the_sandbox(monkeypatch):
-    monkeypatch.setattr(bwrap, "probe", lambda: bwrap.Isolation("none", "bwrap is not installed"))
+    monkeypatch.setattr(bwrap, "machine_isolation", lambda: bwrap.Isolation("none", "bwrap is not installed"))
     with pytest.raises(UserError, match=r"--verified needs the runner sandbox.*bwrap is not installed") as refused:
         evaluate_stage.runner_isolation(verified=True, console=None)
     assert refused.value.exit_code == ExitCode.UNSAFE_HERE == 4  # neither bad input (2) nor a validator bug (3)

@@ -77,7 +77,7 @@ def head_start_plan(machine: Machine, options: RunOptions) -> list[tuple[str, di
     if unavailable(machine, options) or evaluate.worker != WORKER:
         return []
     devices = [Device("cpu", "")] if evaluate.interpret else select_devices(machine, evaluate.gpus)[0]
-    if not bwrap.probe().confined:
+    if not bwrap.machine_isolation().confined:  # the run's gate probed it first (isolation/gate.py)
         return []
     base_env = _worker_env(toolchain.toolchain(machine, options), evaluate.interpret)
     return [(device.visible, runner_env_of(base_env, device.visible), not evaluate.interpret) for device in devices]
@@ -369,11 +369,12 @@ def _header(context: StageContext, hardware: str, environment: results.Environme
 
 
 def runner_isolation(verified: bool, console: Console | None) -> bwrap.Isolation:
-    """How runners will be confined here (bubblewrap, probed property by property). A verified run refuses to
-    go on without it (fail closed); a local run warns and records `sandbox: none` in its results."""
+    """How runners will be confined here: the answer the run's gate probed before any stage (isolation/gate.py),
+    not a second probe. A verified run refuses to go on without it (fail closed, for callers that skip the gate);
+    a local run warns and records `sandbox: none` in its results."""
     from rich.markup import escape
 
-    isolation = bwrap.probe()
+    isolation = bwrap.machine_isolation()
     if isolation.confined:
         return isolation
     if verified:
@@ -393,7 +394,7 @@ def run_stage(context: StageContext) -> StageRun:
     else:
         devices, gpu_name = select_devices(machine, options.gpus)
     tools = toolchain.toolchain(machine, context.options)
-    isolation = runner_isolation(options.verified, context.options.console)
+    isolation = runner_isolation(options.verified, None)  # the gate has warned already where it is missing
     hardware = layout.hardware_key(gpu_name)
     planned = plan(context, tools, secrets.token_bytes(32), options.interpret, isolation.sandbox,
                    floor=speed_of_light_times(context.catalogue.root, hardware))
