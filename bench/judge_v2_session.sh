@@ -2,7 +2,8 @@
 # Judge v2 (protocol 17) on the GPU, one step per device call (each ends inside 9.5 minutes), four GPUs:
 #   OUT=/some/dir bash bench/judge_v2_session.sh redteam|agreement|team|verify
 #     redteam    the red-team corpus on the GPU, the split forgeries included (tests/redteam/split/), cases spread
-#                over the GPUs (KB_REDTEAM_GPUS); then the GPU-marked worker tests
+#                over the GPUs (KB_REDTEAM_GPUS), bounded by REDTEAM_S (default 330 s); then the GPU-marked worker
+#                tests unless GPU_TESTS=0
 #     agreement  the 48 leaderboard kernels (bench/leaderboard_runs.py into build/leaderboard; carry it) on the
 #                91bfc2c track, one level per GPU: verdicts beside upstream's, and the share held
 #     team       the team's kernels (423217d sizes) with the whole protocol on every GPU: statuses, holds, seconds
@@ -51,8 +52,8 @@ case "${1:-redteam}" in
     team 300
     grep -v " yes$" "$OUT/redteam.log" | tail -n 25; tail -n 32 "$OUT/team-summary.txt" ;;
   redteam)
-    redteam 330
-    timeout --signal=INT 200 python3 -m pytest -q -p no:cacheprovider -m gpu tests/evaluate/worker/test_worker.py \
+    redteam "${REDTEAM_S:-330}"
+    [ "${GPU_TESTS:-1}" = 0 ] || timeout --signal=INT 200 python3 -m pytest -q -p no:cacheprovider -m gpu tests/evaluate/worker/test_worker.py \
       tests/evaluate/worker/test_judge_blocks.py tests/evaluate/worker/test_judge_runner.py > "$OUT/gpu-tests.log" 2>&1
     echo "gpu tests: rc=$?" | tee -a "$OUT/summary.txt"
     tail -n 3 "$OUT/gpu-tests.log"; grep -v " yes$" "$OUT/redteam.log" | tail -n 40 ;;
@@ -62,6 +63,6 @@ case "${1:-redteam}" in
     echo "agreement: rc=$?" | tee "$OUT/summary.txt"
     tail -n 40 "$OUT/agreement.log" ;;
   team)
-    team 540
+    team "${TEAM_S:-540}"
     tail -n 40 "$OUT/team-summary.txt" ;;
 esac

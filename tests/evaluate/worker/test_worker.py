@@ -147,7 +147,7 @@ class FakeEvent:
 def _timed_on_cpu(tmp_path: Path, monkeypatch, alone_ms: float | None = None) -> Any:
     """The judge's GPU timing phase, driven on CPU tensors: a host clock in place of CUDA events for the
     reference, the runner's CPU clock for the kernel, and the bound's allowance widened to the CPU's noise.
-    `alone_ms` replaces the reference's time measured alone before the rounds (`time_reference_alone`)."""
+    `alone_ms` replaces the reference's time in the twin's spans before the rounds (`time_twin_alone`)."""
     import torch
 
     from validator.evaluate.worker import judge_timing, timing
@@ -156,11 +156,10 @@ def _timed_on_cpu(tmp_path: Path, monkeypatch, alone_ms: float | None = None) ->
     monkeypatch.setattr(timing, "_synchronize", lambda: None)
     monkeypatch.setattr(timing, "flush_buffer", lambda device, factor: torch.empty(1 << 16))
     monkeypatch.setattr(timing, "flush_bytes", lambda device, factor: 0)
-    # CPU clocks make blocks disagree: no further blocks (test_judge_blocks tests those)
     # CPU clocks move the reference (its device time and the judge's span of it) between its spans alone and the
     # rounds, and a host's time away from its device time, the more so on a loaded machine (an honest result was
     # held once in ten runs beside six busy processes): these holds are tested on fixed series below
-    protocol = PROTOCOL.to_dict() | {"time_budget_s": 2.0, "min_rounds": 5, "max_rounds": 12, "max_timing_blocks": 3,
+    protocol = PROTOCOL.to_dict() | {"time_budget_s": 2.0, "min_rounds": 5, "max_rounds": 12,
                                      "reference_slowed": 1e6, "span_slowed": 1e6, "host_device_mismatch": 1e6,
                                      "span_floor_ms": judge_timing.CPU_FLOOR_MS,
                                      "span_relative": judge_timing.CPU_RELATIVE}
@@ -170,12 +169,10 @@ def _timed_on_cpu(tmp_path: Path, monkeypatch, alone_ms: float | None = None) ->
     evaluation = worker.Evaluation(job, protocol_from_dict(job.protocol), tmp_path)
     try:
         monkeypatch.setattr(evaluation, "sync", lambda release=False: None)
-        for phase in ("setup", "start_runner", "compute_references", "time_reference_alone", "load_twin",
-                      "load_kernel"):
-            evaluation.gpu = phase in ("time_reference_alone", "load_twin")  # the GPU path where it differs
+        for phase in ("setup", "start_runner", "compute_references", "load_twin", "load_kernel"):
+            evaluation.gpu = phase == "load_twin"  # the GPU path where it differs
             getattr(evaluation, phase)()
         evaluation.gpu = True  # from here on the GPU path: interleaved rounds, a recorded series
-        assert evaluation.reference_alone_ms is not None and evaluation.reference_alone_ms > 0
         assert evaluation.twin_alone_ms is not None and evaluation.twin_alone_ms > 0
         assert evaluation.twin_alone_span_ms is not None and evaluation.twin_alone_span_ms >= evaluation.twin_alone_ms
         if alone_ms is not None:  # the span baseline moves with it, its excess over the device time kept
@@ -206,6 +203,29 @@ def test_the_reference_s_drift_is_recorded_and_a_faster_reference_holds_nothing(
     assert result.status is Status.CORRECT and result.speedup is not None, [(f.code, f.message) for f in result.flags]
     drift = next(f for f in result.flags if f.code == "reference-drift")
     assert drift.severity == "info" and "1e+06 ms in the twin's spans" in drift.message
+
+
+def test_the_twin_s_warm_time_before_the_kernel_loads_sets_the_calls_per_span(tmp_path: Path, monkeypatch):
+    """Two spans of one call warm the twin up and give the reference's warm time (a first call's lazy loading is not
+    it); the spans after hold as many calls as that time asks, and their median is the drift's baseline."""
+    from validator.evaluate.worker.judge_timing import span_calls
+
+    job = make_job("level1/19_ReLU", EXAMPLES / "level1_23_softmax_triton.py", tmp_path, interpret=False)
+    evaluation = worker.Evaluation(job, PROTOCOL)
+    evaluation.gpu, evaluation.reference_s, evaluation.call_bytes = True, 0.5, 1 << 20  # a 500 ms first call
+    seen: list[tuple[int, bool]] = []
+
+    def span(specs: list, *, fresh: bool) -> tuple[float, float, float]:
+        seen.append((len(specs), fresh))
+        return (9.0 if len(seen) == 1 else 0.05, 0.06, 0.4)  # the very first span pays the lazy loading
+
+    monkeypatch.setattr(evaluation, "twin_span", span)
+    monkeypatch.setattr(evaluation, "spec", lambda n, purpose="call": {"seed": n, "purpose": purpose})
+    evaluation.time_twin_alone()
+    calls = span_calls(0.05, 1 << 20, PROTOCOL, gpu=True)
+    assert evaluation.span_calls == calls > 1
+    assert seen[:2] == [(1, True), (1, False)] and seen[2:] and all(s == (calls, False) for s in seen[2:])
+    assert evaluation.twin_alone_ms == 0.05 and evaluation.reference_warm_s() == pytest.approx(0.05e-3)
 
 
 def test_an_implausible_speedup_or_unseen_host_time_holds_a_correct_result_for_review(tmp_path: Path):

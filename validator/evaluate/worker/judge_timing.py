@@ -2,10 +2,9 @@
 (a runner started and confined alike that holds the reference and never the kernel), and bounds what the kernel's
 runner reports by its own clock, against what the twin's honest calls cost on the same path in the same round.
 
-The rounds run in `protocol.timing_blocks` independent blocks (more, up to `max_timing_blocks`, while the blocks'
-speedups disagree by more than `block_spread`): each starts on fresh allocations (the judge's flush buffer, and
-both runners' flush and input buffers, made anew, the caching allocators emptied) after a pause, warms up again,
-and opens with the other side than the block before; inside a block the order of each round is random. NVML's
+The rounds run in `protocol.timing_blocks` independent blocks: each starts on fresh allocations (the judge's flush
+buffer, and both runners' flush and input buffers, made anew, the caching allocators emptied) after a pause, warms up
+again, and opens with the other side than the block before; inside a block the order of each round is random. NVML's
 clock state is read after the block's warm-up and after its last round; a block that ran throttled or
 down-clocked is measured again (`clocks.py`). Each block is bounded on its own (`JudgeSide.bound`).
 
@@ -48,7 +47,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from validator.evaluate.worker import clocks, stream_span, timing
+from validator.evaluate.worker import clocks, timing
 from validator.evaluate.worker.correctness import PASSED, Check
 from validator.evaluate.worker.digest import output_digest
 from validator.protocol import PROTOCOL
@@ -84,9 +83,7 @@ def spacer_bytes(rng: random.Random, protocol: Any) -> int:
 def span_calls(reference_ms: float, call_bytes: int, protocol: Any, *, gpu: bool) -> int:
     """Calls of the kernel per timed span: enough for the reference's time to add up to `span_target_ms`, at
     most `max_span_calls` and `span_bytes` of inputs and outputs; on the CPU at most 2 (the path exercised, the
-    interpreter's time spared); one under all-stream timing (a trace covers one call)."""
-    if protocol.all_stream_timing:
-        return 1
+    interpreter's time spared)."""
     wanted = math.ceil(protocol.span_target_ms / max(reference_ms, 1e-3))
     calls = min(wanted, protocol.max_span_calls, protocol.span_bytes // max(call_bytes, 1))
     return max(1, calls if gpu else min(calls, 2))
@@ -149,32 +146,22 @@ def span_verdict(ker_ms: list[float], spans_ms: list[float], allowance_ms: float
     return PASSED
 
 
-def timed_span(runner: Any, specs: list[dict[str, Any]], *, fresh: bool, trace: bool, flush_bytes: int,
+def timed_span(runner: Any, specs: list[dict[str, Any]], *, fresh: bool, flush_bytes: int,
                spacer_bytes: int = 0) -> tuple[tuple[float, float, float], dict[str, Any]]:  # fmt: skip
     """One timed span through `runner`: `prepare` (untimed), then `go` on `specs` inside the judge's clock.
     (device ms, host ms, the judge's span) per call, with a negative device time for a reply that is unreadable or
     impossible (more than the judge saw); and the reply. The rounds time both sides through here, and the twin's
     spans before the kernel loads (`run.Evaluation.time_twin_alone`)."""
     calls = len(specs)
-    runner.request({"op": "prepare", "fresh": fresh, "trace": trace, "flush_bytes": flush_bytes,
-                    "spacer_bytes": spacer_bytes})
+    runner.request({"op": "prepare", "fresh": fresh, "flush_bytes": flush_bytes, "spacer_bytes": spacer_bytes})
     t0 = timing._perf_counter()
     reply = runner.request({"op": "go", "inputs": specs})
     span = (timing._perf_counter() - t0) * 1e3
     times = reported(reply, calls)
-    if times is not None and trace:  # the all-stream span, read after the judge's span closed
-        try:
-            times = ([float(runner.request({"op": "trace"})["span_ms"])], times[1])
-        except (KeyError, TypeError, ValueError):
-            times = None
     if times is None or not all(math.isfinite(d) and d > 0 for d in times[0]) or sum(times[0]) > span \
             or not all(math.isfinite(h) and h >= 0 for h in times[1]):
         return (-1.0, 0.0, span / calls), reply  # unreadable or impossible (more than the judge saw)
     return (sum(times[0]) / calls, sum(times[1]) / calls, span / calls), reply
-
-
-def block_speedup(block: Block) -> float:
-    return timing.speedup([s[0] for s in block.samples], [s[1] for s in block.samples])
 
 
 @dataclass(frozen=True)
@@ -200,34 +187,6 @@ def read_share(output_bytes: int, rounds: int, protocol: Any) -> float:
     `read_bytes` per problem over the minimum rounds but no fewer than `min_reads` (the runner cannot tell which)."""
     floor = min(protocol.read_share, protocol.min_reads / max(rounds, 1))
     return max(floor, min(protocol.read_share, protocol.read_bytes / max(output_bytes * rounds, 1)))
-
-
-def time_stopped(runner: Any, reference: Any, args: list[Any], flush: torch.Tensor | None, *,
-                 trace: bool) -> tuple[Any, float, float]:  # fmt: skip
-    """(out, device ms, host ms) of one reference call in the judge's own process with the runner's processes
-    stopped: CUDA events, or under all-stream timing (`trace`) its span of GPU activity on any stream. Only
-    `run.Evaluation.time_reference_alone` times through here, on a GPU; the rounds time the reference in the twin."""
-    runner.pause()
-    try:
-        with torch.no_grad():
-            if trace:
-                return _traced(reference, args, flush)
-            return timing.timed_call(reference, args, flush)
-    finally:
-        runner.resume()
-
-
-def _traced(reference: Any, args: list[Any], flush: torch.Tensor | None) -> tuple[Any, float, float]:
-    tracer = stream_span.Tracer()
-    tracer.start()
-
-    def marked(*given: Any) -> Any:
-        with tracer.mark():
-            return reference(*given)
-
-    out, dev, host = timing.timed_call(marked, args, flush)
-    span = tracer.stop()
-    return out, span if span is not None else dev, host
 
 
 class JudgeSide:
@@ -274,14 +233,12 @@ class JudgeSide:
         """Every block in turn (each measured again while its clocks say it ran slowed, up to
         `block_attempts`); the series of all kept blocks, or the first failure."""
         self.gpu, self.protocol = gpu, protocol
-        self.trace = gpu and protocol.all_stream_timing
         self.placement = placement(seed)
         self.fresh_allocations(protocol)
         self.share = read_share(self.shape.nbytes, protocol.min_rounds, protocol)
         order = random.Random(seed)
         kept: list[Block] = []
-        while timing.another_block([block_speedup(k) for k in kept], protocol):
-            b = len(kept)
+        for b in range(protocol.timing_blocks):
             for attempt in range(1, protocol.block_attempts + 1):
                 if kept or attempt > 1:
                     time.sleep(protocol.block_gap_s)
@@ -341,8 +298,10 @@ class JudgeSide:
     def bound(self, series: timing.Series) -> Check:
         """The judge's bound on one block's reported times, paired round by round with the twin's honest calls:
         the allowance and the verdict (the one place the allowance formula lives)."""
-        floor, self.relative = (self.protocol.span_floor_ms, self.protocol.span_relative) if self.gpu else \
-            (CPU_FLOOR_MS, CPU_RELATIVE)
+        # The floor is the judge's clock's resolution per span (most of it the crossing between processes), paid once
+        # for all of the span's calls; on the CPU, a fixed allowance per call (CPU_FLOOR_MS).
+        floor, self.relative = (self.protocol.span_floor_ms / self.calls, self.protocol.span_relative) if self.gpu \
+            else (CPU_FLOOR_MS, CPU_RELATIVE)
         kernel = np.asarray(series.spans_ms) - np.asarray(series.ker_ms)
         honest = np.asarray(series.ref_spans_ms) - np.asarray(series.ref_ms)
         if not kernel.size or kernel.size != honest.size:
@@ -445,7 +404,7 @@ class JudgeSide:
                                                                              dict[str, Any]]:
         """One side's timed span of a round (`timed_span`)."""
         fresh, spacer = side in self.fresh, self.fresh.pop(side, 0)
-        return timed_span(runner, specs, fresh=fresh, trace=self.trace,
+        return timed_span(runner, specs, fresh=fresh,
                           flush_bytes=self.flush.numel() * 4 if self.flush is not None else 0, spacer_bytes=spacer)
 
     def describe_bound(self) -> str:

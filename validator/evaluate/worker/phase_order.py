@@ -12,13 +12,12 @@ from collections.abc import Container
 NEEDS: dict[str, tuple[str, ...]] = {
     "start_runner": ("setup",),
     "compute_references": ("setup",),
-    # the reference timed alone while no submitted code can have work on the GPU
-    "time_reference_alone": ("compute_references", "start_runner"),
-    # the twin of the reference, timed beside the kernel, with as many calls per span as the reference's time asks
-    "load_twin": ("start_runner", "compute_references", "time_reference_alone"),
+    # the twin of the reference, timed alone while no submitted code can have work on the GPU: its warm time sets the
+    # calls per span and the deadlines
+    "load_twin": ("start_runner", "compute_references"),
     # no submitted code before every reference the judge computes up front, and the twin that times the reference,
     # exist
-    "load_kernel": ("compute_references", "load_twin", "time_reference_alone"),
+    "load_kernel": ("compute_references", "load_twin"),
     "arm_deadline": ("compute_references", "load_kernel"),
     # no call of the kernel without its deadline; every call is timed, and the calls read are judged as they come
     "time": ("load_kernel", "arm_deadline"),

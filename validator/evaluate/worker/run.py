@@ -81,8 +81,6 @@ class Evaluation(TrialInputs, Attributing):
         """The reference in float64 (`precision.Float64`), for float32 outputs whose reference runs in float64."""
         self.float32 = False
         self.reference_s = 0.0
-        self.reference_alone_ms: float | None = None
-        """The reference's median device time before the kernel was loaded (`time_reference_alone`)."""
         self.twin_alone_ms: float | None = None
         self.twin_alone_span_ms: float | None = None
         """The reference's per-call device time in the twin's spans before the kernel loaded, and the judge's span of
@@ -90,7 +88,7 @@ class Evaluation(TrialInputs, Attributing):
         self.call_bytes = 0
         """One call's inputs and outputs, in bytes (`compute_references`)."""
         self.span_calls = 1
-        """Calls of the kernel, and of the reference, per timed span (`load_twin` sets it: `span_calls`)."""
+        """Calls of the kernel, and of the reference, per timed span (`time_twin_alone` sets it: `span_calls`)."""
         self.unseen_ms = self.over_ms = 0.0
         """What the timing bound could not see of a call (`JudgeSide.unseen_ms`), and how far the kernel's calls
         exceeded the twin's beyond the noise (`JudgeSide.over_ms`), once timed."""
@@ -112,7 +110,7 @@ class Evaluation(TrialInputs, Attributing):
         if self.job.warm_only:
             return [self.setup, self.start_runner, self.warm]
         return [self.setup, self.start_runner,  # the runner's imports overlap the reference work below
-                self.compute_references, self.time_reference_alone, self.load_twin, self.load_kernel,
+                self.compute_references, self.load_twin, self.load_kernel,
                 self.arm_deadline, self.time, *([self.attribute] if self.gpu else [])]
 
     def run(self) -> None:
@@ -171,75 +169,55 @@ class Evaluation(TrialInputs, Attributing):
     def load_twin(self) -> None:
         """The twin runner builds the reference (the problem's Model, from the model seed, as the judge built it),
         to be timed in every round through the path the kernel is timed on, with as many calls per span."""
-        from validator.evaluate.worker import judge_timing
-
-        self.span_calls = judge_timing.span_calls(self.reference_warm_s() * 1e3, self.call_bytes, self.protocol,
-                                                  gpu=self.gpu)
         self.twin.request({"op": "load", "reference": True, "backend": self.job.backend, "model_seed": self.model_seed,
                            "interpret": self.job.interpret, **self.problem_request(self.twin)})
         self.time_twin_alone()
 
     def time_twin_alone(self) -> None:
-        """The twin's timed spans of the reference before the kernel loads, through the path and with the calls per
-        span of the rounds, each after GPU work of the kernel's runner and with that runner stopped, as a round times
-        the twin: the baseline `compare_reference` sets the rounds' medians beside, of the device time and of the
-        judge's span. (The judge's own calls alone are one call each in another process: on an H200 the red-team's
-        ReLU timed 0.06 ms that way and 0.035 ms in the twin's rounds, a drift of -43% that no kernel caused.) GPU
-        only; a few spans, the first a warm-up, about a second at most beyond it."""
+        """The reference's warm time, and the baseline `compare_reference` sets the rounds' medians beside, both from
+        the twin's timed spans before the kernel loads, each after GPU work of the kernel's runner and with that
+        runner stopped, as a round times the twin. Two spans of one call first: the first warms the twin up, the
+        second's device time sets the calls per span (`span_calls`) and the deadlines; then about a second of spans
+        of that many calls, each on inputs of its own, gives the device time and the judge's span per call. (Until
+        protocol 18 the judge also timed the reference in its own process for the warm time: one more way of timing
+        it, 0.8 s a problem, and one call each in another process than the rounds'.) On the CPU the first call's
+        time stands in, and nothing is timed."""
+        from validator.evaluate.worker import judge_timing
+
+        warm_s = self.reference_s
+        if self.gpu:
+            one = [self.twin_span([self.spec(s, "alone")], fresh=s == 0) for s in range(2)]
+            warm_s = one[1][0] / 1e3
+        self.span_calls = judge_timing.span_calls(warm_s * 1e3, self.call_bytes, self.protocol, gpu=self.gpu)
         if not self.gpu:
             return
+        device, spans, first = [], [], 2
+        for _ in range(self.alone_count(warm_s * self.span_calls)):
+            times = self.twin_span([self.spec(first + j, "alone") for j in range(self.span_calls)], fresh=False)
+            first += self.span_calls
+            device.append(times[0])
+            spans.append(times[2])
+        self.twin_alone_ms, self.twin_alone_span_ms = statistics.median(device), statistics.median(spans)
+
+    def twin_span(self, specs: list[dict[str, Any]], *, fresh: bool) -> tuple[float, float, float]:
+        """One of the twin's spans before the kernel loads, as a round times it (`judge_timing.timed_span`)."""
         from validator.evaluate.worker import judge_timing, timing
 
         flush_bytes = timing.flush_bytes(self.device, self.protocol.l2_flush_factor)
-        device, spans = [], []
-        for s in range(self.alone_count(self.reference_warm_s() * self.span_calls) + 1):
-            specs = [self.spec(s * self.span_calls + j, "alone") for j in range(self.span_calls)]
-            self.runner.request({"op": "null", "flush_bytes": flush_bytes, "interpret": self.job.interpret})
-            self.runner.pause()
-            try:
-                times, _ = judge_timing.timed_span(self.twin, specs, fresh=s == 0,
-                                                   trace=self.protocol.all_stream_timing, flush_bytes=flush_bytes)
-            finally:
-                self.runner.resume()
-            if times[0] < 0:
-                raise RuntimeError("the twin runner's span of the reference alone gave no readable device times")
-            if s:
-                device.append(times[0])
-                spans.append(times[2])
-        self.twin_alone_ms, self.twin_alone_span_ms = statistics.median(device), statistics.median(spans)
+        self.runner.request({"op": "null", "flush_bytes": flush_bytes, "interpret": self.job.interpret})
+        self.runner.pause()
+        try:
+            times, _ = judge_timing.timed_span(self.twin, specs, fresh=fresh, flush_bytes=flush_bytes)
+        finally:
+            self.runner.resume()
+        if times[0] < 0:
+            raise RuntimeError("the twin runner's span of the reference alone gave no readable device times")
+        return times
 
     def alone_count(self, seconds: float) -> int:
-        """How many timings of `seconds` each the reference gets before the kernel loads (after one untimed): about
-        a second's worth, at least two, at most `Protocol.reference_alone_calls`."""
+        """How many spans of `seconds` each the twin times before the kernel loads: about a second's worth, at least
+        two, at most `Protocol.reference_alone_calls`."""
         return max(2, min(self.protocol.reference_alone_calls, int(1.0 / max(seconds, 1e-6))))
-
-    def time_reference_alone(self) -> None:
-        """The reference timed in the judge's own process before any submitted code is loaded (the runner stopped,
-        each call after GPU work of the runner's): its warm time, which sets the calls per span and the deadlines.
-        (The drift recorded beside the rounds is against the twin's spans, `time_twin_alone`: the rounds' path.) A
-        few calls, about a second at most; GPU only."""
-        if not self.gpu:
-            return
-        import numpy as np
-
-        from validator.evaluate.worker import timing
-        from validator.evaluate.worker.correctness import clone_inputs
-        from validator.evaluate.worker.judge_timing import time_stopped
-
-        flush = timing.flush_buffer(self.device, self.protocol.l2_flush_factor)
-        calls = self.alone_count(self.reference_s)
-        inputs, times = self.inputs(self.spec(0, "alone")), []
-        for i in range(calls + 1):
-            # As in a round: the runner's context has just run GPU work (here a timed call of nothing), so the
-            # reference pays the same switch between the two processes' contexts (tens of microseconds).
-            self.runner.request({"op": "null", "flush_bytes": flush.numel() * 4, "interpret": self.job.interpret})
-            _, device_ms, _ = time_stopped(self.runner, self.reference, clone_inputs(inputs), flush,
-                                           trace=self.protocol.all_stream_timing)
-            if i:  # the first call only warms up
-                times.append(device_ms)
-        self.reference_alone_ms = float(np.median(times))
-        del flush, inputs
-        self.sync(release=True)
 
     def compare_reference(self, series: Any) -> None:
         """Record the reference's medians in the rounds beside the twin's before the kernel loaded, device time and
@@ -372,9 +350,9 @@ class Evaluation(TrialInputs, Attributing):
             self.note("precision-check", f"skipped: the reference fails in float64 ({describe(exc, 200)})")
 
     def reference_warm_s(self) -> float:
-        """Seconds one reference call takes: its warm median where the judge has it (GPU), else its first call (a
-        first call's lazy loading varied 30-130 ms on 19_ReLU)."""
-        return self.reference_alone_ms / 1e3 if self.reference_alone_ms else self.reference_s
+        """Seconds one reference call takes: its warm median in the twin's spans where the judge has it (GPU), else its
+        first call (a first call's lazy loading varied 30-130 ms on 19_ReLU)."""
+        return self.twin_alone_ms / 1e3 if self.twin_alone_ms else self.reference_s
 
     def arm_deadline(self) -> None:
         from validator.evaluate.worker import deadline
@@ -413,9 +391,8 @@ class Evaluation(TrialInputs, Attributing):
 
         protocol = self.protocol
         if not self.gpu:
-            # CPU clocks: blocks disagree for reasons no further block would settle
-            protocol = dataclasses.replace(protocol, warmup_calls=1, min_rounds=2, max_rounds=6, block_gap_s=0.0,
-                                           max_timing_blocks=protocol.timing_blocks)
+            # CPU clocks: a few rounds exercise the path; no time is recorded
+            protocol = dataclasses.replace(protocol, warmup_calls=1, min_rounds=2, max_rounds=6, block_gap_s=0.0)
         judge = JudgeSide(self.runner, self.twin, spec=self.spec, judge=self.judge_call, read=self.read,
                           required=len(self.required), shape=self.shape, device=self.device,
                           read_clocks=clocks.device_reader(self.device) if self.gpu else lambda: None,

@@ -30,7 +30,7 @@ from typing import IO, Any
 import torch
 
 from validator.evaluate import channel
-from validator.evaluate.worker import correctness, digest, integrity, stream_span
+from validator.evaluate.worker import correctness, digest, integrity
 from validator.evaluate.worker.digest import output_digest
 
 _perf_counter = time.perf_counter
@@ -70,7 +70,6 @@ class Runner:
         self.flush: torch.Tensor | None = None
         self.spacer: torch.Tensor | None = None
         """Device memory held through a timing block ahead of its allocations (`Protocol.placement_spacer_mib`)."""
-        self.tracer: stream_span.Tracer | None = None
         self.ring: channel.Ring | None = None
         """Where replies' tensors cross, once `load` has opened it."""
         self.problem: types.ModuleType | None = None
@@ -191,7 +190,7 @@ class Runner:
 
     def prepare(self, req: dict[str, Any]) -> dict[str, Any]:
         """Ready one timed call, outside the judge's span of it: the guards' look at the previous timed call, fresh
-        allocations at a new block, the flush buffer, the trace. Not the call's inputs: their seed comes with `go`,
+        allocations at a new block, the flush buffer. Not the call's inputs: their seed comes with `go`,
         inside the span, so nothing can be computed from them before the judge's clock runs (a kernel that
         patched this method to compute each call's outputs from inputs made here was timed at nothing)."""
         if self.last is not None:
@@ -206,18 +205,7 @@ class Runner:
         if self.gpu:
             self._flush_buffer(req["flush_bytes"])
             torch.cuda.synchronize()
-        if self.tracer is not None:  # a trace the judge did not read: closed, never reported
-            self.tracer.stop()
-            self.tracer = None
-        if self.gpu and req.get("trace"):  # opened here, outside the judge's span of `go`
-            self.tracer = stream_span.Tracer()
-            self.tracer.start()
         return {"ok": True}
-
-    def trace(self) -> dict[str, Any]:
-        """The last timed call's all-stream device span (`stream_span`), read after the judge's span closed."""
-        tracer, self.tracer = self.tracer, None
-        return {"ok": True, "span_ms": tracer.stop() if tracer is not None else None}
 
     def go(self, req: dict[str, Any]) -> dict[str, Any]:
         """One timed span: for each seed the request brings, that call's inputs made (inside the judge's span,
@@ -264,11 +252,7 @@ class Runner:
         start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
         t0 = _perf_counter()
         start.record()
-        if self.tracer is not None:
-            with self.tracer.mark():
-                out = fn(*args)
-        else:
-            out = fn(*args)
+        out = fn(*args)
         end.record()
         torch.cuda.synchronize()
         return out, float(start.elapsed_time(end)), (_perf_counter() - t0) * 1e3
@@ -381,7 +365,7 @@ def _dispatch(runner: Runner, op: Any, req: dict[str, Any]) -> tuple[dict[str, A
     if op == "fetch":
         return runner.fetch(req)
     simple = {"ping": lambda: {"ok": True}, "load": lambda: runner.load(req), "prepare": lambda: runner.prepare(req),
-              "go": lambda: runner.go(req), "trace": runner.trace, "attribute": lambda: runner.attribute(req),
+              "go": lambda: runner.go(req), "attribute": lambda: runner.attribute(req),
               "null": lambda: runner.null(req)}
     if op not in simple:
         raise Refused("runtime_error", "runner-protocol", f"unknown request {str(op)[:40]!r}")

@@ -110,21 +110,6 @@ def with_rerun_sigma(estimate: float, interval: tuple[float, float], rerun_sigma
             estimate * math.exp(math.hypot(max(high, 0.0), between)))
 
 
-def block_spread(block_speedups: Sequence[float]) -> float:
-    """How far a problem's blocks disagree: the largest block speedup over the smallest, less one."""
-    values = [v for v in block_speedups if v > 0 and math.isfinite(v)]
-    return max(values) / min(values) - 1.0 if len(values) > 1 else 0.0
-
-
-def another_block(block_speedups: Sequence[float], protocol: Any) -> bool:
-    """Whether to measure one more block: fewer than `timing_blocks` so far, or blocks that still disagree by
-    more than `block_spread` while fewer than `max_timing_blocks` ran."""
-    done = len(block_speedups)
-    if done < protocol.timing_blocks:
-        return True
-    return done < protocol.max_timing_blocks and block_spread(block_speedups) > protocol.block_spread
-
-
 def relative_halfwidth(estimate: float, interval: tuple[float, float]) -> float:
     """The interval's larger distance from the estimate, as a fraction of it."""
     return max(interval[1] / estimate - 1.0, 1.0 - interval[0] / estimate)
