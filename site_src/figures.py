@@ -29,6 +29,12 @@ class NamedCurve:
     curve: StepCurve
     problems: dict[float, str] | None = None
     """Breakpoint (a counted speedup) -> the problem(s) with that speedup, named in the hover."""
+    reference: bool = False
+    """A reference (`references.is_reference`): drawn grey and dashed, labelled so, listed last."""
+
+    @property
+    def label(self) -> str:
+        return f"{self.name} (reference)" if self.reference else self.name
 
 
 def _significant(value: float, digits: int = 4) -> float:
@@ -50,6 +56,8 @@ STEP_STYLE = go.Scatter(
 ).to_plotly_json()
 """Every curve trace's style, validated by plotly once; traces add only their data and name (validating
 hundreds of data arrays per figure would cost seconds per build)."""
+REFERENCE_GREY = "#9e9e9e"
+REFERENCE_LINE = {"shape": "hv", "width": 2, "dash": "dash", "color": REFERENCE_GREY}
 
 
 def step_points(curve: StepCurve, low: float, high: float) -> tuple[list[float], list[float]]:
@@ -65,7 +73,9 @@ def step_points(curve: StepCurve, low: float, high: float) -> tuple[list[float],
 
 def step_trace(named: NamedCurve, low: float, high: float) -> dict[str, Any]:
     xs, ys = step_points(named.curve, low, high)
-    trace = {**STEP_STYLE, "x": xs, "y": ys, "name": plotly_text(named.name)}
+    trace = {**STEP_STYLE, "x": xs, "y": ys, "name": plotly_text(named.label)}
+    if named.reference:
+        trace.update(line=REFERENCE_LINE, legendrank=2000)  # after the submissions (Plotly's default is 1000)
     named_at = {_significant(b): text for b, text in (named.problems or {}).items()}
     # Each corner drops as the kernel of one problem stops counting: the hover names it (ends name none)
     trace["customdata"] = ["", *(plotly_text(named_at.get(x, "")) for x in xs[1:-1]), ""]
@@ -119,14 +129,26 @@ def log2_speedup(speedup: float | None) -> float | None:
     return round(max(-HEATMAP_LIMIT, min(HEATMAP_LIMIT, math.log2(speedup))), 3)
 
 
+def _reference_separator(columns: int, references: int) -> list[dict[str, Any]]:
+    """A dashed vertical line before the reference columns (category x positions are 0, 1, …)."""
+    if not references or references >= columns:
+        return []
+    x = columns - references - 0.5
+    return [{"type": "line", "xref": "x", "yref": "paper", "x0": x, "x1": x, "y0": 0, "y1": 1,
+             "line": {"width": 2, "dash": "dash"}}]
+
+
 def heatmap_figure(
     problems: Sequence[str],
     submissions: Sequence[str],
     z: Sequence[Sequence[float | None]],
     text: Sequence[Sequence[str]],
     title: str,
+    *,
+    references: int = 0,
 ) -> dict[str, Any]:
-    """Rows are problems, columns submissions; empty cells are kernels that do not count."""
+    """Rows are problems, columns submissions; empty cells are kernels that do not count. The last
+    `references` columns are references, set apart by a dashed line."""
     ticks = [-3, -2, -1, 0, 1, 2, 3]
     style = go.Heatmap(
         zmin=-HEATMAP_LIMIT,
@@ -144,6 +166,7 @@ def heatmap_figure(
         margin={"l": 220, "r": 20, "t": 40, "b": 160},
         xaxis={"tickangle": -60, "automargin": True},
         yaxis={"autorange": "reversed", "automargin": True},
+        shapes=_reference_separator(len(submissions), references),
     )
     # Submission names and statuses are submitter text: Plotly must show them, not read its markup in them
     cells = {"z": [list(row) for row in z], "text": [[plotly_text(t) for t in row] for row in text]}

@@ -9,6 +9,7 @@ from typing import Any
 
 import pandas as pd
 
+from site_src.references import is_reference
 from site_src.scoring import (
     HEADLINE_RULE,
     RULES,
@@ -70,6 +71,12 @@ class SiteModel:
     scores: pd.DataFrame
     curves: dict[tuple[str, str, str, int], StepCurve]
     best: pd.DataFrame
+    """The best counted kernel per problem among submitted ones (references never lead a problem)."""
+    references: frozenset[str] = frozenset()
+    """Slugs of the submissions that are references (`references.is_reference`)."""
+
+    def is_reference(self, slug: str) -> bool:
+        return slug in self.references
 
     @cached_property
     def hardware_names(self) -> dict[str, str]:
@@ -203,10 +210,12 @@ class SiteModel:
 def build_model(inputs: SiteInputs) -> SiteModel:
     kernels = {slug: doc.kernel_sha256s for slug, doc in inputs.submissions.items()}
     aligned = aligned_from_results(inputs.results, inputs.catalogue, kernels)
+    references = frozenset(slug for slug, doc in inputs.submissions.items() if is_reference(doc.document))
     return SiteModel(
         inputs=inputs,
         aligned=aligned,
         scores=level_scores(aligned),
         curves=curves(aligned),
-        best=best_per_problem(aligned),
+        best=best_per_problem(aligned[~aligned["slug"].isin(references)]),
+        references=references,
     )

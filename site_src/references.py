@@ -10,7 +10,9 @@ keeps its own row, styled as a reference.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -19,11 +21,18 @@ from site_src.scoring import THRESHOLDS, fast_p, fast_p_label
 
 REFERENCE_METHODS = frozenset({"compiler"})
 """Submission methods that make an entry a reference rather than a competitor."""
+REFERENCE_NOTE = "reference: shown for comparison, never ranked"
 TIME_COLUMNS = {"eager": "reference_ms", "torch-compile": "compile_ms"}
 REFERENCE_LABELS = {
     "eager": "PyTorch eager (reference)",
     "torch-compile": "torch.compile (reference, baseline timings)",
 }
+
+
+def is_reference(document: Mapping[str, Any] | None) -> bool:
+    """Whether a submission document is a reference (its method is in `REFERENCE_METHODS`): every page shows
+    it apart, as a reference row or line, and never ranks it or names it best."""
+    return document is not None and str(document.get("method", "")) in REFERENCE_METHODS
 
 
 @dataclass(frozen=True)

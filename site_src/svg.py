@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from datetime import date, timedelta
 from html import escape
 
-from site_src.figures import NamedCurve, p_range, step_points
+from site_src.figures import REFERENCE_GREY, NamedCurve, p_range, step_points
 
 WIDTH, HEIGHT = 640, 300
 LEFT, RIGHT, TOP, BOTTOM = 44, 12, 10, 36
@@ -70,12 +70,15 @@ def curves_svg(curves: Sequence[NamedCurve], label: str) -> str:
     low, high = p_range(curves)
     lines = []
     legend = []
-    for index, named in enumerate(curves):
-        colour = PALETTE[index % len(PALETTE)]
-        name = escape(named.name)
+    submitted = 0
+    for named in curves:
+        colour = REFERENCE_GREY if named.reference else PALETTE[submitted % len(PALETTE)]
+        submitted += not named.reference
+        dash = ' stroke-dasharray="6 4" class="kb-ref-line"' if named.reference else ""
+        name = escape(named.label)
         at_one = named.curve.value_at(1.0)
         lines.append(
-            f'<polyline fill="none" stroke="{colour}" stroke-width="2" points="{_path(named, low, high)}">'
+            f'<polyline fill="none" stroke="{colour}" stroke-width="2"{dash} points="{_path(named, low, high)}">'
             f"<title>{name}: fast_1 {at_one:.1%}</title></polyline>"
         )
         legend.append(f'<li><span class="kb-swatch" style="background:{colour}"></span>{name}</li>')
@@ -89,12 +92,13 @@ def curves_svg(curves: Sequence[NamedCurve], label: str) -> str:
     return f'<figure class="kb-static-chart">{caption}{svg}<ol class="kb-legend">{"".join(legend)}</ol></figure>'
 
 
-def best_over_time_svg(records: Sequence[tuple[date, float, str]], label: str) -> str:
+def best_over_time_svg(records: Sequence[tuple[date, float, str]], label: str, until: date | None = None) -> str:
     """The best fast_1 so far against the date each record was set: `records` are (date, fast_1, name)
-    of the entries that raised the best, in date order."""
+    of the entries that raised the best, in date order; the line runs on to `until` (the latest entry)."""
     if not records:
         return ""
-    first, last = records[0][0], max(records[-1][0], records[0][0] + timedelta(days=1))
+    first = records[0][0]
+    last = max(records[-1][0], until or first, first + timedelta(days=1))
     span = (last - first).days or 1
 
     def x(day: date) -> float:

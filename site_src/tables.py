@@ -30,6 +30,8 @@ class Column:
     """The displayed text sorts like the value (`42.0%`, `84/100`): no data-sort attribute, fewer bytes."""
     bare: bool = False
     """Cells carry no class (the table's CSS aligns them): for tables of tens of thousands of cells."""
+    wrap: bool = False
+    """Long text (a name) wraps on a phone, so the numbers beside it fit the screen."""
 
 
 class Cell(NamedTuple):
@@ -99,7 +101,8 @@ def _href(link: str, root: str) -> str:
 def _cell_classes(column: Column) -> str:
     if column.bare:
         return ""
-    classes = " ".join(c for c in ("kb-num" if column.numeric else "", "" if column.narrow else "kb-wide") if c)
+    names = ("kb-num" if column.numeric else "", "" if column.narrow else "kb-wide", "kb-wrap" if column.wrap else "")
+    classes = " ".join(c for c in names if c)
     return f' class="{classes}"' if classes else ""
 
 

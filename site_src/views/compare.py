@@ -17,11 +17,10 @@ from typing import Any
 
 from site_src.model import Combo, SiteModel
 from site_src.output import SiteBuild, page_root, slot
-from site_src.references import REFERENCE_METHODS
 from site_src.render import render
 from site_src.scoring import HEADLINE_RULE
 from site_src.tables import Cell, Column, Table, number, speedup_text, table_html
-from site_src.views.home import COVERAGE, method_of
+from site_src.views.home import level_board
 
 SHORT_STATUS = {"incorrect": "wrong", "compile_error": "build", "runtime_error": "crash", "needs_review": "review",
                 "missing": "–", "not_run": "–", "pending": "…", "unknown": "–"}
@@ -34,8 +33,7 @@ def _number(value: Any) -> float | None:
 
 def full_entries(model: SiteModel, combo: Combo, level: int) -> list[str]:
     """Slugs ranked on the leaderboard for this level, in rank order (references and partial entries left out)."""
-    return [s.slug for s in model.ranked_scores(combo, level).itertuples(index=False)
-            if method_of(model, s.slug) not in REFERENCE_METHODS and s.n_attempted >= COVERAGE * s.n_problems]
+    return [s.slug for s in level_board(model, combo, level).ranked]
 
 
 def _cell(status: str, speedup: float | None) -> Cell:
@@ -49,7 +47,7 @@ def level_table(model: SiteModel, combo: Combo, level: int, slugs: list[str]) ->
     rows = rows[(rows["level"] == level) & rows["slug"].isin(slugs)]
     found = {(key, slug): (status, number(speedup)) for key, slug, status, speedup
              in rows[["key", "slug", "upstream_status", "speedup"]].itertuples(index=False, name=None)}
-    columns = (Column("Problem", numeric=False),
+    columns = (Column("Problem", numeric=False, wrap=True),
                *(Column(f"#{rank}", model.submission_name(slug), text_sorts=True, bare=True)
                  for rank, slug in enumerate(slugs, start=1)))
     body = []
@@ -99,7 +97,8 @@ def build(model: SiteModel, out: SiteBuild) -> None:
         runs.setdefault(str(hardware), []).append(str(slug))
     index = {
         "hardware": {h: {"name": model.hardware_names.get(h, h), "slugs": slugs} for h, slugs in runs.items()},
-        "names": {slug: model.submission_name(slug) for slugs in runs.values() for slug in slugs},
+        "names": {slug: model.submission_name(slug) + (" (reference)" if model.is_reference(slug) else "")
+                  for slugs in runs.values() for slug in slugs},
         "problems": {p.key: [p.level, p.name] for track in model.tracks.values() for p in track},
     }
     out.data("data/compare/index.json", index)

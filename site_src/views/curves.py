@@ -31,9 +31,13 @@ def problems_at_speedups(model: SiteModel) -> dict[tuple[str, str, str, str, int
 
 def top_curves(model: SiteModel, combo: Combo, level: int, limit: int | None,
                problems: dict[tuple[str, str, str, str, int], dict[float, str]] | None = None) -> list[NamedCurve]:
-    ranked = model.ranked_scores(combo, level)["slug"].tolist()
-    keys = [(slug, combo.hardware, combo.baseline, combo.rule, level) for slug in ranked[:limit]]
-    return [NamedCurve(model.submission_name(k[0]), model.curves[k], (problems or {}).get(k)) for k in keys]
+    """The best `limit` submissions by fast_1, then every reference as a reference line."""
+    slugs = model.ranked_scores(combo, level)["slug"].tolist()
+    submitted = [s for s in slugs if not model.is_reference(s)][:limit]
+    keys = [(slug, combo.hardware, combo.baseline, combo.rule, level)
+            for slug in [*submitted, *(s for s in slugs if model.is_reference(s))]]
+    return [NamedCurve(model.submission_name(k[0]), model.curves[k], (problems or {}).get(k), model.is_reference(k[0]))
+            for k in keys]
 
 
 def build(model: SiteModel, out: SiteBuild) -> None:
@@ -42,7 +46,8 @@ def build(model: SiteModel, out: SiteBuild) -> None:
         levels = {}
         for level in model.level_sizes:
             named = top_curves(model, combo, level, None, problems)
-            title = f"Level {level} ({combo.label(BASELINE_NAMES[combo.baseline])}, {len(named)} submissions)"
+            count = sum(not c.reference for c in named)
+            title = f"Level {level} ({combo.label(BASELINE_NAMES[combo.baseline])}, {count} submissions)"
             levels[str(level)] = {"figure": curve_figure(named, title, height=520)}
         out.data(f"data/{combo.id}/curves.json", {"combo": combo.id, "levels": levels})
     slots = {}

@@ -20,7 +20,10 @@ def unique_labels(names: list[str], slugs: list[str]) -> list[str]:
 
 
 def level_figure(model: SiteModel, combo: Combo, level: int) -> dict:
-    slugs = model.ranked_scores(combo, level)["slug"].tolist()
+    """Submissions best first; references in labelled columns at the right edge, after a separator."""
+    ranked = model.ranked_scores(combo, level)["slug"].tolist()
+    references = [s for s in ranked if model.is_reference(s)]
+    slugs = [s for s in ranked if not model.is_reference(s)] + references
     rows = model.run_rows(combo)
     rows = rows[rows["level"] == level]
     column = BASELINE_COLUMNS[combo.baseline]
@@ -41,8 +44,9 @@ def level_figure(model: SiteModel, combo: Combo, level: int) -> dict:
         z.append(z_row)
         text.append(text_row)
     names = unique_labels([model.submission_name(s) for s in slugs], slugs)
+    names = [f"{name} (reference)" if model.is_reference(s) else name for name, s in zip(names, slugs, strict=True)]
     title = f"Level {level} ({combo.label(BASELINE_NAMES[combo.baseline])})"
-    return heatmap_figure([p.name for p in problems], names, z, text, title)
+    return heatmap_figure([p.name for p in problems], names, z, text, title, references=len(references))
 
 
 def build(model: SiteModel, out: SiteBuild) -> None:

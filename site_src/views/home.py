@@ -16,7 +16,7 @@ from html import escape
 from site_src.figures import NamedCurve
 from site_src.model import BASELINE_NAMES, HEADLINE, Combo, SiteModel
 from site_src.output import SiteBuild, slot
-from site_src.references import REFERENCE_METHODS, ReferenceScore, reference_scores
+from site_src.references import REFERENCE_NOTE, ReferenceScore, reference_scores
 from site_src.render import render
 from site_src.scoring import fast_p_label
 from site_src.svg import best_over_time_svg, curves_svg
@@ -33,13 +33,13 @@ HOME_THRESHOLDS = (0.5, 1.0, 2.0)
 
 COLUMNS = (
     Column("#", "Rank by fast_1, then geomean speedup; reference rows are not ranked", better_is_lower=True),
-    Column("Submission", numeric=False),
+    Column("Submission", numeric=False, wrap=True),
     Column("Run", "verified: produced by a maintainer's runner; self-reported: by the submitter", numeric=False,
            filter=True, narrow=False),
     Column("Method", numeric=False, filter=True, narrow=False),
     Column("Backend", "what the submission's kernels are written in", numeric=False, filter=True, narrow=False),
-    *(Column(f"fast_{p:g}", f"share of the level's problems correct and faster than {p:g}×", text_sorts=True)
-      for p in HOME_THRESHOLDS),
+    *(Column(f"fast_{p:g}", f"share of the level's problems correct and faster than {p:g}×", text_sorts=True,
+             narrow=p == 1.0) for p in HOME_THRESHOLDS),  # a phone keeps fast_1, the headline
     Column("Geomean", "geometric-mean speedup over the kernels that count", narrow=False),
     Column("Correct", "correct / attempted", narrow=False, text_sorts=True),
     Column("Attempted", "problems with a result / problems in the level; a run in progress also says how many "
@@ -48,14 +48,15 @@ COLUMNS = (
 SORT_COLUMN = 5 + HOME_THRESHOLDS.index(1.0)
 INTERVAL_TITLE = ("95% interval of fast_1 with every kernel's speedup drawn from its own interval (where a rerun "
                   "is expected to land)")
-AMBIGUOUS_TITLE = "kernels whose speedup interval straddles 1: a rerun could count them on either side"
+AMBIGUOUS_NOTE = "speedup interval straddles 1×: a rerun could count it on either side"
 
 
 def ambiguous_html(count: int) -> str:
-    """The ambiguous count beside a fast_p interval (nothing when no kernel is ambiguous)."""
+    """The ambiguous count beside a fast_p interval, explained in the line itself (a phone has no hover);
+    nothing when no kernel is ambiguous."""
     if count <= 0:
         return ""
-    return f' <span class="kb-ambiguous" title="{AMBIGUOUS_TITLE}">{count} ambiguous</span>'
+    return f' <span class="kb-ambiguous">{count} ambiguous</span> <small class="kb-note">({AMBIGUOUS_NOTE})</small>'
 
 
 class Record(dict):
@@ -109,10 +110,12 @@ def method_of(model: SiteModel, slug: str) -> str:
 
 
 def level_board(model: SiteModel, combo: Combo, level: int) -> LevelBoard:
+    """The ranking rule, the one every page uses: a reference is never ranked; an entry is ranked when it
+    attempted at least COVERAGE of the level; the rest are partial, listed apart."""
     ranked, compiler, partial = [], [], []
     for values in model.ranked_scores(combo, level).to_dict("records"):
         score = Record(values)
-        if method_of(model, score.slug) in REFERENCE_METHODS:
+        if model.is_reference(score.slug):
             compiler.append(score)
         elif score.n_attempted < COVERAGE * score.n_problems:
             partial.append(score)
@@ -131,7 +134,7 @@ def entry_row(model: SiteModel, score: Record, rank: int | None) -> tuple[Cell, 
     backend = backend_of(model, score.slug)
     name = model.submission_name(score.slug)
     return (
-        Cell(rank, str(rank)) if rank else Cell(None, "ref" if method in REFERENCE_METHODS else "–"),
+        Cell(rank, str(rank)) if rank else Cell(None, "ref" if model.is_reference(score.slug) else "–"),
         Cell(name, name, link=f"submissions/{score.slug}/"),
         run_cell(bool(score.verified), model.sandbox_of(score.slug, score.hardware)),
         Cell(method, method),
@@ -146,7 +149,7 @@ def entry_row(model: SiteModel, score: Record, rank: int | None) -> tuple[Cell, 
 def reference_row(model: SiteModel, ref: ReferenceScore) -> tuple[Cell, ...]:
     why = "derived from the eager and torch.compile times every run measured (median per problem)"
     return (
-        Cell(None, "ref", title="a reference row: shown for comparison, never ranked"),
+        Cell(None, "ref", title=REFERENCE_NOTE),
         Cell(ref.name, ref.name, title=why),
         Cell("reference", "reference", css="kb-badge kb-ref"),
         Cell("baseline", "baseline"),
@@ -183,33 +186,44 @@ def points(value: float) -> str:
     return f"{100 * value:+.1f} pp"
 
 
+def best_reference(board: LevelBoard, model: SiteModel) -> tuple[str, float] | None:
+    """The reference with the highest fast_1 on this level: (its short name, fast_1)."""
+    found = [(model.submission_name(s.slug), float(s[HEADLINE])) for s in board.compiler]
+    found += [(BASELINE_NAMES[r.reference], r.fast[HEADLINE]) for r in board.references]
+    return max(found, key=lambda item: item[1], default=None)
+
+
+def no_leader_text(board: LevelBoard) -> str:
+    """What a level without a ranked entry says instead of naming an unranked one."""
+    if not board.partial:
+        return "no ranked entry yet"
+    return (f"No ranked entry yet: {len(board.partial)} submission(s) attempted fewer than {COVERAGE:.0%} of this "
+            "level's problems (listed apart, unranked)")
+
+
 def leader_html(model: SiteModel, combo: Combo, level: int, board: LevelBoard) -> str:
+    """The best ranked entry, its fast_1 and its margins over #2 and against the best reference."""
     size = model.track_size(combo.track, level)
     track = "" if combo.track == model.headline_track else f" · KernelBench {escape(combo.track)}"
     head = f'<span class="kb-leader-level">Level {level}{track}</span>'
-    entries = board.ranked or board.partial
-    if not entries:
-        return f'<li class="kb-leader">{head} no entry yet</li>'
-    top = entries[0]
+    if not board.ranked:
+        return f'<li class="kb-leader kb-no-leader">{head} {no_leader_text(board)}</li>'
+    top = board.ranked[0]
     best = float(top[HEADLINE])
     around = (f' <span class="kb-ci" title="{INTERVAL_TITLE}">'
               f"[{percent_text(number(top.fast_1_lo))}–{percent_text(number(top.fast_1_hi))}]</span>"
               f"{ambiguous_html(int(top.ambiguous_1))}")
     parts = [f"<strong>{percent_text(best)}</strong> fast_1{around}"]
-    if len(entries) > 1:
-        second = entries[1]
+    if len(board.ranked) > 1:
+        second = board.ranked[1]
         parts.append(f"{points(best - float(second[HEADLINE]))} over #2 "
                      f"{escape(model.submission_name(second.slug))}")
-    compiled = [float(s[HEADLINE]) for s in board.compiler] + [
-        r.fast[HEADLINE] for r in board.references if r.reference == "torch-compile"]
-    if compiled:
-        parts.append(f"{points(best - compiled[0])} vs torch.compile")
+    reference = best_reference(board, model)
+    if reference:
+        parts.append(f"{points(best - reference[1])} vs the best reference, {escape(reference[0])}")
     parts.append(f"attempted {int(top.n_attempted)}/{size}")
     if model.sandbox_of(top.slug, combo.hardware) == "none":
         parts.append(f'<span class="kb-badge kb-nosandbox" title="{NO_SANDBOX}">no sandbox</span>')
-    if not board.ranked:
-        parts.append(f'<em title="no entry attempted {COVERAGE:.0%} of this level">partial entries only, '
-                     "unranked</em>")
     name = escape(model.submission_name(top.slug))
     link = f'<a href="submissions/{escape(top.slug)}/">{name}</a>'
     return f'<li class="kb-leader">{head} {link} · ' + " · ".join(parts) + "</li>"
@@ -231,8 +245,7 @@ def level_html(model: SiteModel, combo: Combo, level: int, board: LevelBoard) ->
     curves = [NamedCurve(model.submission_name(s.slug), model.curves[(s.slug, *at)]) for s in board.ranked[:TOP_CURVES]]
     title = f"Level {level}: top {len(curves)} by {HEADLINE} ({combo.label(BASELINE_NAMES[combo.baseline])})"
     html.append(curves_svg(curves, title))
-    html.append(best_over_time_svg(record_setters(model, board), f"Level {level}: best {HEADLINE} over time "
-                                   f"(ranked entries, by submission date)"))
+    html.append(best_over_time_html(model, board, level))
     return "\n".join(html)
 
 
@@ -244,18 +257,32 @@ def entry_date(model: SiteModel, slug: str) -> date | None:
         return None
 
 
-def record_setters(model: SiteModel, board: LevelBoard) -> list[tuple[date, float, str]]:
-    """The ranked entries that raised the level's best fast_1, in date order (ties: the earlier entry)."""
-    dated = sorted(
+def dated_entries(model: SiteModel, board: LevelBoard) -> list[tuple[date, float, str]]:
+    """(date, fast_1, name) of the ranked entries that have a date, in date order (ties: the higher first)."""
+    return sorted(
         ((day, float(s[HEADLINE]), model.submission_name(s.slug)) for s in board.ranked
          if (day := entry_date(model, s.slug)) is not None),
         key=lambda item: (item[0], -item[1]),
     )
+
+
+def record_setters(dated: list[tuple[date, float, str]]) -> list[tuple[date, float, str]]:
+    """The dated entries that raised the level's best fast_1 (ties: the earlier entry)."""
     setters: list[tuple[date, float, str]] = []
     for day, value, name in dated:
         if not setters or value > setters[-1][1]:
             setters.append((day, value, name))
     return setters
+
+
+def best_over_time_html(model: SiteModel, board: LevelBoard, level: int) -> str:
+    """The best fast_1 over time once two ranked entries have a date (one point is no trend); else why not."""
+    dated = dated_entries(model, board)
+    if len(dated) < 2:
+        return (f'<p class="kb-note">Level {level}: the best {HEADLINE} over time is drawn once two ranked entries '
+                f"have a submission date ({len(dated)} so far).</p>")
+    label = f"Level {level}: best {HEADLINE} over time (ranked entries, by submission date)"
+    return best_over_time_svg(record_setters(dated), label, until=dated[-1][0])
 
 
 def combo_payload(model: SiteModel, combo: Combo) -> dict:

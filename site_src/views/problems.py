@@ -10,6 +10,7 @@ import pandas as pd
 from site_src.model import SiteModel
 from site_src.operators import operators
 from site_src.output import SiteBuild, page_root, slot, source_root
+from site_src.references import REFERENCE_NOTE
 from site_src.render import render
 from site_src.scoring import NO_RECORD
 from site_src.tables import Cell, Column, Table, ms_text, number, percent_text, quantity_text, speedup_text, table_html
@@ -22,8 +23,9 @@ from validator.protocol import PROTOCOL
 from validator.results.records import Status
 
 RANK_COLUMNS = (
-    Column("#", "rank among the kernels that count, by speedup", better_is_lower=True),
-    Column("Submission", numeric=False),
+    Column("#", "rank among the submitted kernels that count, by speedup; ref: a reference, never ranked",
+           better_is_lower=True),
+    Column("Submission", numeric=False, wrap=True),
     Column("Run", numeric=False),
     Column("Status", "the strict rule's verdict", numeric=False),
     Column("KernelBench", "the headline, which ranks: KernelBench's allclose at 1e-2 on every call read, its own draws "
@@ -37,18 +39,25 @@ RANK_COLUMNS = (
 )
 
 
-def ranked_rows(aligned: pd.DataFrame) -> pd.DataFrame:
-    """Every attempted kernel, ordered within each (problem, hardware): counted ones (correct at upstream's rule,
-    the headline's) fastest first, then the rest."""
-    counts = (aligned["upstream_status"] == Status.CORRECT.value) & aligned["speedup"].notna()
-    ranked = aligned.assign(counts=counts, rank_order=aligned["speedup"].where(counts, -1.0))
+def ranked_rows(aligned: pd.DataFrame, references: frozenset[str] = frozenset()) -> pd.DataFrame:
+    """Every attempted kernel, ordered within each (problem, hardware): submitted kernels that count (correct at
+    upstream's rule, the headline's) fastest first, then the rest, then the references (never ranked)."""
+    reference = aligned["slug"].isin(references)
+    counts = (aligned["upstream_status"] == Status.CORRECT.value) & aligned["speedup"].notna() & ~reference
+    ranked = aligned.assign(counts=counts, reference=reference, rank_order=aligned["speedup"].where(counts, -1.0))
     ranked = ranked[~ranked["status"].isin(NO_RECORD)]
-    order = ["key", "hardware", "rank_order", "status", "slug"]
-    return ranked.sort_values(order, ascending=[True, True, False, True, True])
+    order = ["key", "hardware", "reference", "rank_order", "status", "slug"]
+    return ranked.sort_values(order, ascending=[True, True, True, False, True, True])
+
+
+def rank_cell(row: Any, rank: int) -> Cell:
+    if row.reference:
+        return Cell(None, "ref", title=REFERENCE_NOTE)
+    return Cell(rank, str(rank)) if row.counts else Cell(None, "–")
 
 
 def ranking_table(model: SiteModel, rows: pd.DataFrame, sol_ms: float | None, claims: dict) -> Table:
-    """`rows`: one problem on one hardware, in the order of `ranked_rows`."""
+    """`rows`: one problem on one hardware, in the order of `ranked_rows`; references last, styled apart."""
     out = []
     rank = 0
     for row in rows.itertuples(index=False):
@@ -57,10 +66,10 @@ def ranking_table(model: SiteModel, rows: pd.DataFrame, sol_ms: float | None, cl
         share = sol_ms / kernel_ms if sol_ms and kernel_ms and row.counts else None
         ci = f" [{row.ci_low:.3g}–{row.ci_high:.3g}]" if number(row.ci_low) and number(row.ci_high) else ""
         claim = claimed_text(claims.get(row.slug))
-        name = model.submission_name(row.slug)
+        name = model.submission_name(row.slug) + (" (reference)" if row.reference else "")
         out.append(
             (
-                Cell(rank if row.counts else None, str(rank) if row.counts else "–"),
+                rank_cell(row, rank),
                 Cell(name, name, link=f"submissions/{row.slug}/#{source_anchor(row.level, row.problem_id)}"),
                 run_cell(bool(row.verified), model.sandbox_of(row.slug, row.hardware)),
                 status_cell(row),
@@ -72,7 +81,8 @@ def ranking_table(model: SiteModel, rows: pd.DataFrame, sol_ms: float | None, cl
                 Cell(claim, claim, css="kb-claimed"),
             )
         )
-    return Table(RANK_COLUMNS, tuple(out), sort_column=0)
+    row_css = tuple("kb-ref-row" if r else "" for r in rows["reference"])
+    return Table(RANK_COLUMNS, tuple(out), sort_column=0, row_css=row_css if any(row_css) else ())
 
 
 def _median(rows: pd.DataFrame | None, column: str) -> float | None:
@@ -233,7 +243,7 @@ def pages_for(model: SiteModel) -> list[Problem]:
 
 def build(model: SiteModel, out: SiteBuild) -> None:
     by_problem: dict[str, dict[str, pd.DataFrame]] = {}
-    for (key, hardware), rows in ranked_rows(model.aligned).groupby(["key", "hardware"], sort=False):
+    for (key, hardware), rows in ranked_rows(model.aligned, model.references).groupby(["key", "hardware"], sort=False):
         by_problem.setdefault(key, {})[hardware] = rows
     for problem in pages_for(model):
         problem_page(model, problem, by_problem.get(problem.key, {}), out)

@@ -111,6 +111,10 @@ def result_table(rows: pd.DataFrame, kernels: dict[tuple[int, int], dict], probl
     return Table(RESULT_COLUMNS, tuple(out))
 
 
+AMBIGUOUS_NOTE = ("ambiguous: counted kernels whose speedup interval straddles p, so a rerun could count them on "
+                  "either side of p")
+
+
 def fast_cell(values: dict[str, Any], p: float) -> Cell:
     """fast_p with its interval and, where there are any, the kernels that could fall on either side of p."""
     label = fast_p_label(p)
@@ -261,6 +265,8 @@ def submission_page(model: SiteModel, slug: str, aligned: pd.DataFrame | None, o
             here = scores[scores["hardware"] == results.hardware]
             gpu = results.environment.gpu or results.hardware
             parts.append(f"<h3>{escape(gpu)}</h3>\n" + table_html(score_table(here), root))
+        if scores[[f"ambiguous_{p:g}" for p in THRESHOLDS]].to_numpy().any():  # said here, not only in a tooltip
+            parts.append(f'<p class="kb-note">{AMBIGUOUS_NOTE}</p>')
         slots["scores"] = "\n".join(parts)
     for results in mine:
         slot_name = f"results-{results.hardware}"

@@ -79,19 +79,56 @@
     }
   }
 
+  function phone() {
+    return window.innerWidth < 600;
+  }
+
+  // Shortened, keeping a reference's label
+  function shorten(text, length) {
+    if (text.length <= length) return text;
+    const tail = text.endsWith(" (reference)") ? " (reference)" : "";
+    return text.slice(0, length - tail.length - 1) + "…" + tail;
+  }
+
   // Phones: legend below the plot (beside it, it left the plot 64 of 358 px), slimmer margins, no toolbar.
   // With many traces a legend below would push the plot off the screen: hover names each trace instead.
-  function fitToScreen(layout, traces) {
-    if (window.innerWidth >= 600) return layout;
+  function fitToScreen(layout, data) {
+    if (!phone()) return layout;
     const narrow = Object.assign({}, layout, {
       legend: Object.assign({}, layout.legend, { orientation: "h", x: 0, y: -0.25, yanchor: "top" }),
       margin: Object.assign({}, layout.margin, { l: 44, r: 8, t: 36 }),
       title: Object.assign({}, layout.title, { font: { size: 13 } }),
     });
-    if (layout.margin && layout.margin.l > 100) narrow.margin.l = 110; // heatmap: problem names
     narrow.legend.title = { text: "" };
-    if (traces > 12) narrow.showlegend = false;
+    if (data.length > 12) narrow.showlegend = false;
+    return isHeatmap(data) ? fitHeatmap(narrow, layout, data[0]) : narrow;
+  }
+
+  function isHeatmap(data) {
+    return data.length > 0 && data[0].type === "heatmap";
+  }
+
+  // A heatmap on a phone keeps the width for its cells: rows labelled by problem id (the hover names the
+  // problem), column names upright and shortened (slanted, the first one pushed the plot 200 px right), the
+  // colour bar across the top.
+  function fitHeatmap(narrow, layout, trace) {
+    const ids = trace.y.map(function (name) { return name.split("_")[0]; });
+    narrow.margin = Object.assign({}, narrow.margin, { l: 30, t: 100 });
+    narrow.height = layout.height + 160; // the colour bar on top and upright names below take what the rows had
+    narrow.yaxis = Object.assign({}, narrow.yaxis, { tickmode: "array", tickvals: trace.y, ticktext: ids });
+    narrow.xaxis = Object.assign({}, narrow.xaxis, {
+      tickangle: 90, tickmode: "array", tickvals: trace.x,
+      ticktext: trace.x.map(function (name) { return shorten(name, 28); }),
+    });
     return narrow;
+  }
+
+  function fitTraces(data) {
+    if (!phone() || !isHeatmap(data)) return data;
+    const bar = Object.assign({}, data[0].colorbar, {
+      orientation: "h", x: 0, xanchor: "left", y: 1.01, yanchor: "bottom", len: 1, thickness: 8, title: { text: "" },
+    });
+    return [Object.assign({}, data[0], { colorbar: bar })].concat(data.slice(1));
   }
 
   // One chart at a time, the browser painting between them: the first chart shows without waiting for the rest.
@@ -105,8 +142,8 @@
     const drawn = queue.then(loadPlotly).then(function (Plotly) {
       prune();
       live.add(element);
-      const config = { responsive: true, displaylogo: false, displayModeBar: window.innerWidth >= 600 ? "hover" : false };
-      return Plotly.react(element, figure.data, applyTheme(fitToScreen(figure.layout, figure.data.length)), config);
+      const config = { responsive: true, displaylogo: false, displayModeBar: phone() ? false : "hover" };
+      return Plotly.react(element, fitTraces(figure.data), applyTheme(fitToScreen(figure.layout, figure.data)), config);
     });
     queue = drawn.then(nextTask, nextTask);
     return drawn;
