@@ -136,7 +136,8 @@ class SubmissionDoc:
 
     @cached_property
     def kernel_sha256s(self) -> dict[tuple[int, int], str]:
-        """sha256 of each listed kernel file as committed, by (level, problem id); "" for a missing file.
+        """sha256 of each listed kernel file as committed, by (level, problem id), or as its `source` declares for a
+        kernel kept in its authors' repository; "" for a missing file.
 
         Results record the hash of the kernel they measured; scoring compares the two to find results
         of a kernel that was edited since (stale: shown, not ranked, measured again by the next rerun).
@@ -145,7 +146,8 @@ class SubmissionDoc:
         hashes = {}
         for kernel in self.kernels:
             path = on_disk.get(str(kernel.get("path", "")))
-            digest = hashlib.sha256(path.read_bytes()).hexdigest() if path is not None else ""
+            declared = kernel.get("source") if isinstance(kernel.get("source"), dict) else {}  # fetched, verified
+            digest = hashlib.sha256(path.read_bytes()).hexdigest() if path is not None else declared.get("sha256", "")
             hashes[(kernel.get("level"), kernel.get("problem_id"))] = digest
         return hashes
 

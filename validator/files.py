@@ -134,11 +134,16 @@ def read_json(path: Path, max_bytes: int, shown: str | None = None, expected: st
 
 def write_text_atomic(path: Path, text: str) -> None:
     """Write to a temporary file beside `path`, fsync, then rename over it (atomic on POSIX)."""
+    write_bytes_atomic(path, text.encode("utf-8"))
+
+
+def write_bytes_atomic(path: Path, data: bytes) -> None:
+    """`write_text_atomic` for bytes (a fetched kernel is kept exactly as its hash was checked)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
         Path(tmp).replace(path)

@@ -14,6 +14,7 @@ class ExitCode(IntEnum):
     UNUSABLE = 2
     INTERNAL = 3
     UNSAFE_HERE = 4
+    NOT_FETCHED = 5
     INTERRUPTED = 130
 
 
@@ -25,6 +26,8 @@ EXIT_STATUSES: dict[ExitCode, str] = {
     ExitCode.INTERNAL: "internal error in the validator (the message names a trace file; please report it)",
     ExitCode.UNSAFE_HERE: "this machine cannot do what was asked safely: a `--verified` run where the runner "
                           "sandbox cannot be set up (the message says why)",
+    ExitCode.NOT_FETCHED: "a kernel the submission references at a pinned commit could not be fetched (network "
+                          "error, GitHub unreachable or refusing): nothing was built or run; try again later",
     ExitCode.INTERRUPTED: "interrupted (Ctrl-C or SIGTERM); results written so far are kept",
 }
 """The one definition of what each exit status means: `kb-validate --help` prints it and the README's table

@@ -1,4 +1,5 @@
-"""One submission through every stage, top to bottom: load, schema, semantics, then the later stages."""
+"""One submission through every stage, top to bottom: load, schema, fetch (only where kernels are referenced at a
+pinned commit), semantics, then the later stages."""
 
 from __future__ import annotations
 
@@ -9,15 +10,17 @@ from pathlib import Path
 
 from validator.catalogue.problems import Catalogue
 from validator.compile import stage as build
+from validator.compile import toolchain
 from validator.compile.stage import BuildResult, BuildStatus
 from validator.evaluate import stage as evaluate
 from validator.findings import ExitCode, Finding, Severity, StageOutcome, StageStatus
 from validator.machine import Machine
 from validator.policy import stage as policy
 from validator.run_context import RunOptions, Stage, StageContext
+from validator.submission import external
 from validator.submission.document import DocumentError, read_json
 from validator.submission.impersonation import identity_findings
-from validator.submission.records import semantic_findings, submission_from_document
+from validator.submission.records import Submission, semantic_findings, submission_from_document
 from validator.submission.schema import schema_findings
 
 LATER_STAGES: tuple[Stage, ...] = (
@@ -48,7 +51,8 @@ class SubmissionReport:
     @property
     def verdict(self) -> str:
         """The exit class for machines (`passed` means every stage that ran passed); `summary` says which ran."""
-        return {ExitCode.OK: "passed", ExitCode.FAILED: "failed"}.get(self.exit_code, "unusable")
+        return {ExitCode.OK: "passed", ExitCode.FAILED: "failed",
+                ExitCode.NOT_FETCHED: "not_fetched"}.get(self.exit_code, "unusable")
 
     @property
     def complete(self) -> bool:
@@ -102,6 +106,13 @@ def _unreached(names: list[str], why: str) -> list[StageOutcome]:
     return [StageOutcome(name, StageStatus.NOT_REACHED, reason=why) for name in names]
 
 
+def _fetch(submission: Submission, shown: str, options: RunOptions) -> tuple[StageOutcome, external.Fetched]:
+    """The fetch stage: every external kernel fetched at its commit and verified, or the findings why not."""
+    started = time.perf_counter()
+    fetched = external.fetch_kernels(submission, shown, toolchain.cache_root(options.build), options.fetch)
+    return _outcome(external.STAGE, list(fetched.findings), started), fetched
+
+
 def validate_submission(
     path: Path, shown: str, catalogue: Catalogue, machine: Machine, options: RunOptions
 ) -> SubmissionReport:
@@ -123,8 +134,17 @@ def validate_submission(
         slug = document.get("slug", "") if isinstance(document, dict) else ""
         return SubmissionReport(shown, slug if isinstance(slug, str) else "", tuple(outcomes), ExitCode.UNUSABLE)
 
-    started = time.perf_counter()
     submission = submission_from_document(document, path)
+    if submission.external:  # fail closed: no stage reads a kernel of it until every reference is verified
+        outcome, fetched = _fetch(submission, shown, options)
+        outcomes.append(outcome)
+        if outcome.status == StageStatus.FAILED:
+            outcomes += _unreached(["semantics", *later], "a kernel referenced at a pinned commit could not be "
+                                   "fetched and verified, so nothing of this submission was built or run")
+            return SubmissionReport(shown, submission.slug, tuple(outcomes), fetched.exit_code)
+        submission = fetched.submission
+
+    started = time.perf_counter()
     checked = [*identity_findings(submission, shown), *semantic_findings(submission, catalogue, shown)]
     semantics = _outcome("semantics", checked, started)
     outcomes.append(semantics)

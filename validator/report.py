@@ -33,7 +33,7 @@ STATUS_ICON = {
     StageStatus.SKIPPED: "⏭️",
     StageStatus.NOT_REACHED: "➖",
 }
-VERDICT_STYLE = {"passed": "bold green", "failed": "bold red", "unusable": "bold red"}
+VERDICT_STYLE = {"passed": "bold green", "failed": "bold red", "unusable": "bold red", "not_fetched": "bold yellow"}
 INCOMPLETE_STYLE = "bold yellow"
 """A pass of only the stages this machine could run: not green, since not every check ran."""
 HEADLINE_ICON = {ExitCode.OK: "✅", ExitCode.FAILED: "❌"}
@@ -54,7 +54,8 @@ def headline(reports: Sequence[SubmissionReport]) -> str:
     if code == ExitCode.OK:
         left_out = dict.fromkeys(o.stage for r in reports for o in r.outcomes if o.status != StageStatus.PASSED)
         return f"every stage that ran passed ({len(reports)} submissions); {join_names(list(left_out))} did not run"
-    word = "a submission fails a check" if code == ExitCode.FAILED else "unusable input"
+    word = {ExitCode.FAILED: "a submission fails a check",
+            ExitCode.NOT_FETCHED: "referenced kernels could not be fetched"}.get(code, "unusable input")
     bad = sum(r.exit_code != ExitCode.OK for r in reports)
     return f"{word}: {bad} of {len(reports)} submissions did not pass"
 

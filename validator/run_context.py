@@ -18,6 +18,7 @@ from validator.findings import Finding, StageOutcome
 from validator.isolation.zygote import Target
 from validator.machine import Machine
 from validator.results.layout import LOCAL_RESULTS_DIR
+from validator.submission.external import Fetch
 from validator.submission.records import Submission
 
 if TYPE_CHECKING:
@@ -82,6 +83,8 @@ class RunOptions:
     evaluate: EvaluateOptions = EvaluateOptions()
     console: Console | None = None
     """Where progress goes; None: nowhere."""
+    fetch: Fetch | None = None
+    """How external kernels are fetched; None: the mirror KB_EXTERNAL_MIRROR names, else GitHub (tests inject one)."""
 
 
 @dataclass(frozen=True)

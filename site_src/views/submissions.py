@@ -13,9 +13,10 @@ from site_src.render import render
 from site_src.scoring import NO_RECORD, RULES, STALE, THRESHOLDS, fast_p_label
 from site_src.sources import SubmissionDoc, regular_files
 from site_src.tables import Cell, Column, Table, ms_text, number, percent_text, speedup_text, table_html
-from site_src.text import css_token, html_paragraphs
+from site_src.text import css_token, html_paragraphs, https_url, one_line
 from site_src.views.home import Record, attempted_cell
 from validator.results.records import ResultsFile, Status
+from validator.submission.source import GITHUB, KernelSource
 
 STALE_TEXT = "stale — awaiting rerun"
 RESULT_COLUMNS = (
@@ -180,6 +181,21 @@ def _run_info(model: SiteModel, results: ResultsFile, slot_name: str) -> dict[st
     }
 
 
+def source_link(kernel: dict[str, Any]) -> str:
+    """` · <a>owner/name@commit</a>` to an external kernel's page at its pinned commit, as escaped HTML; "" for a
+    kernel without a `source` (or one the schema would refuse: only https://github.com/ pages are linked)."""
+    ref = kernel.get("source")
+    fields = ("repository", "commit", "path", "sha256")
+    if not isinstance(ref, dict) or not all(isinstance(ref.get(f), str) for f in fields):
+        return ""
+    source = KernelSource.from_json(ref)
+    url = https_url(source.blob_url) if source.repository.startswith(GITHUB) else None
+    if url is None:
+        return ""
+    text = f"{source.owner_name}@{source.commit[:12]}"
+    return f' · <a class="kb-source-link" href="{escape(url)}">{escape(one_line(text))}</a>'
+
+
 def sources_html(doc: SubmissionDoc | None, root: str, out: SiteBuild) -> str:
     """A collapsed block per kernel. The sources go into one JSON bundle per (submission, level) that the
     browser fetches when a block is first opened: tens of thousands of small files would dominate the build."""
@@ -194,6 +210,7 @@ def sources_html(doc: SubmissionDoc | None, root: str, out: SiteBuild) -> str:
         claim = claimed_text(kernel)
         backend = escape(str(kernel.get("backend", "")))
         summary = f"<code>{escape(f'level{level}/{problem_id}')}</code> · {escape(path)} · {backend}"
+        summary += source_link(kernel)
         if claim:
             summary += f' · <span class="kb-claimed">{escape(claim)}</span>'
         if source is not None:
@@ -202,7 +219,8 @@ def sources_html(doc: SubmissionDoc | None, root: str, out: SiteBuild) -> str:
             attrs = f' data-kb-bundle="{escape(root + uri)}" data-kb-path="{escape(path)}"'
             body = "<p>Loading…</p>"
         else:
-            attrs, body = "", "<p>The kernel file is missing from the repository.</p>"
+            attrs, body = "", ("<p>Kept in its authors' repository: follow the link above.</p>" if source_link(kernel)
+                               else "<p>The kernel file is missing from the repository.</p>")
         anchor = escape(source_anchor(level, problem_id))
         blocks.append(f'<details class="kb-source" id="{anchor}"{attrs}><summary>{summary}</summary>{body}</details>')
     for uri, sources in bundles.items():

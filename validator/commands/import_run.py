@@ -20,7 +20,15 @@ from validator.catalogue.problems import load_catalogue
 from validator.files import write_text_atomic
 from validator.findings import ExitCode, UserError
 from validator.progress import working
-from validator.submission.importer import ImportPlan, Metadata, parse_pick, plan_import, submission_document
+from validator.submission.importer import (
+    ImportPlan,
+    Metadata,
+    Origin,
+    check_origin,
+    parse_pick,
+    plan_import,
+    submission_document,
+)
 from validator.submission.schema import schema_findings
 
 HELP = "turn a KernelBench run directory (level_L_problem_P_sample_S_kernel.py files) into a submission"
@@ -34,6 +42,11 @@ where it measured none; a record's other keys are ignored. Example:
   {"23": [{"sample_id": 0, "compiled": true, "correctness": true, "runtime": 0.41},
           {"sample_id": 1, "compiled": true, "correctness": false, "runtime": -1}]}
 For a problem it does not list (or without the file) best and first-correct take the lowest sample id.
+
+Where the run directory is published in a public GitHub repository, --repository, --commit and --path-prefix
+write each kernel as a reference to that commit (its sha256 taken from the local file) instead of copying it:
+  --repository https://github.com/OWNER/NAME --commit <40-hex SHA> --path-prefix runs/my_run
+The validator then fetches each file at that commit and checks its hash before anything runs.
 """
 METHODS = ("one-shot", "repeated-sampling", "iterative-refinement", "agent", "human", "compiler")
 
@@ -66,6 +79,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--submissions-dir", type=Path, default=Path("submissions"))
     parser.add_argument("--problems-dir", type=Path)
     parser.add_argument("--force", action="store_true", help="replace an existing submission of this slug")
+    parser.add_argument("--repository", metavar="URL",
+                        help="https://github.com/OWNER/NAME where RUN_DIR is published: write references to its "
+                             "files at --commit instead of copying them")
+    parser.add_argument("--commit", metavar="SHA", help="full 40-hex commit of --repository holding RUN_DIR")
+    parser.add_argument("--path-prefix", default="", metavar="DIR",
+                        help="RUN_DIR's path inside --repository (default: its root)")
 
 
 def execute(args: argparse.Namespace, out: Console, err: Console) -> int:
@@ -74,12 +93,13 @@ def execute(args: argparse.Namespace, out: Console, err: Console) -> int:
     if not args.submissions_dir.is_dir():
         raise UserError(f"--submissions-dir {args.submissions_dir} does not exist")
     pick = parse_pick(["sample", str(args.sample)] if args.sample is not None else args.pick)
+    origin = _origin(args)
     with working(err, f"reading {args.run_dir}"):
         catalogue = load_catalogue(args.problems_dir)
         plan = plan_import(args.run_dir, catalogue, pick, args.kernelbench_commit)
     meta = Metadata(args.slug, args.name, args.method, args.date, tuple(args.author), tuple(args.hardware),
                     args.model, args.description, tuple(args.link))
-    document = submission_document(plan, meta)
+    document = submission_document(plan, meta, origin)
     problems = [f for f in schema_findings(document, "<command line>") if not f.json_path.startswith("$.kernels")]
     if problems:
         raise UserError("; ".join(f"{f.json_path}: {f.message}" for f in problems))
@@ -93,13 +113,27 @@ def execute(args: argparse.Namespace, out: Console, err: Console) -> int:
         raise UserError(f"{json_path} or {kernel_dir}/ already exists; pass --force to replace it")
     if kernel_dir.exists():
         shutil.rmtree(kernel_dir)
-    kernel_dir.mkdir()
-    for chosen in plan.chosen:
-        shutil.copyfile(chosen.candidate.path, kernel_dir / chosen.destination)
+    if origin is None:  # a reference carries no file: the validator fetches it at the commit
+        kernel_dir.mkdir()
+        for chosen in plan.chosen:
+            shutil.copyfile(chosen.candidate.path, kernel_dir / chosen.destination)
     write_text_atomic(json_path, json.dumps(document, indent=2) + "\n")
-    out.print(f"wrote {escape(str(json_path))} with {len(plan.chosen)} kernels; "
+    what = f"references to {escape(origin.repository)} at {origin.commit}" if origin else "kernels"
+    out.print(f"wrote {escape(str(json_path))} with {len(plan.chosen)} {what}; "
               f"check it with: kb-validate {escape(str(json_path))}")
     return ExitCode.OK
+
+
+def _origin(args: argparse.Namespace) -> Origin | None:
+    """--repository and --commit together (with --path-prefix, optional), or none of them."""
+    if args.repository is None and args.commit is None:
+        if args.path_prefix:
+            raise UserError("--path-prefix needs --repository and --commit")
+        return None
+    if args.repository is None or args.commit is None:
+        raise UserError("--repository and --commit go together: the repository where RUN_DIR is published and the "
+                        "full commit that holds it")
+    return check_origin(args.repository, args.commit, args.path_prefix, args.run_dir)
 
 
 def _print_plan(plan: ImportPlan, out: Console) -> None:

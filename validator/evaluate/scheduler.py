@@ -35,6 +35,7 @@ from validator.results.records import (
     upstream_without_judging,
     with_safe_text,
 )
+from validator.submission.source import KernelSource
 from validator.untrusted import printable_block
 
 WORKER = Target(module="validator.evaluate.worker.run")
@@ -61,6 +62,8 @@ class WorkItem:
     """The kernel as the submission names it (relative), recorded in the result."""
     env: dict[str, str] = field(default_factory=dict)
     """Extra variables for this job's worker (its kernel's and its own Triton caches, TORCH_CUDA_ARCH_LIST, ...)."""
+    source: KernelSource | None = None
+    """Where the kernel lives when the submission referenced it at a pinned commit; recorded in the result."""
 
 
 @dataclass(frozen=True)

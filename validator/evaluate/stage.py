@@ -190,7 +190,7 @@ def plan(context: StageContext, tools: Toolchain, secret: bytes, interpret: bool
             interpret=interpret, sandbox=sandbox, speed_of_light_ms=None if interpret else floor(problem),
         )
         env = toolchain.worker_cache_env(cache_dir, entry.backend, problem.sha256, harness)
-        item = WorkItem(job, entry.path, env)
+        item = WorkItem(job, entry.path, env, source=entry.source)
         known = _decided_without_running(context, problem.key)
         planned.append((item, _preset(item, *known) if known else None))
         keys.append((entry.level, entry.problem_id))
@@ -247,10 +247,13 @@ def evaluate(
         if earlier := _earlier_warmups(old):
             header = _with_extra(header, compile_warmup_earlier=earlier)
     order = {item.job.key: (item.job.level, item.job.problem_id) for item, _ in planned}
+    sources = {item.job.key: item.source for item, _ in planned}
     lock = threading.Lock()
 
     def snapshot(finished: bool) -> ResultsFile:
-        problems = tuple(sorted(done.values(), key=lambda r: order[r.key]))
+        # every result, resumed or preset ones too, keeps the reference of the kernel it is about
+        problems = tuple(dataclasses.replace(r, source=sources[r.key]) for r in sorted(done.values(),
+                                                                                     key=lambda r: order[r.key]))
         return dataclasses.replace(header, problems=problems, finished_at=_now() if finished else "")
 
     def record(result: ProblemResult) -> None:

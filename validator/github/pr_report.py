@@ -56,7 +56,7 @@ REPORT_SCHEMA: dict[str, Any] = {
     "properties": {
         "report_version": {"const": 1},
         "validator_version": {"type": "string", "maxLength": 100},
-        "exit_code": {"enum": [0, 1, 2, 3]},
+        "exit_code": {"enum": [0, 1, 2, 3, 5]},
         "machine": {"type": ["object", "null"]},
         "submissions": {
             "type": "array",
@@ -67,8 +67,8 @@ REPORT_SCHEMA: dict[str, Any] = {
                 "properties": {
                     "file": {"type": "string", "maxLength": 500},
                     "slug": {"type": "string", "maxLength": 200},
-                    "verdict": {"enum": ["passed", "failed", "unusable"]},
-                    "exit_code": {"enum": [0, 1, 2, 3]},
+                    "verdict": {"enum": ["passed", "failed", "unusable", "not_fetched"]},
+                    "exit_code": {"enum": [0, 1, 2, 3, 5]},
                     "stages": {"type": "array", "maxItems": 50, "items": _STAGE},
                 },
             },
@@ -88,7 +88,7 @@ META_SCHEMA: dict[str, Any] = {
 }
 _COMMIT_LINE = re.compile(r"<!-- kb-validate-commit:([0-9a-f]{40}) -->")
 STALE_PREFIX = "> ⚠️ **Stale**"
-ICON = {"passed": "✅", "failed": "❌", "unusable": "⛔", "skipped": "⏭️", "not_reached": "➖"}
+ICON = {"passed": "✅", "failed": "❌", "unusable": "⛔", "not_fetched": "📡", "skipped": "⏭️", "not_reached": "➖"}
 TITLES = {"pr-check": "PR check (CPU stages)", "gpu-verify": "GPU verification"}
 STATE_FOR_EXIT = {ExitCode.OK: "success", ExitCode.FAILED: "failure", ExitCode.UNUSABLE: "failure"}
 

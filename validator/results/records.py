@@ -15,6 +15,7 @@ from typing import Any
 
 from validator import files
 from validator.files import write_text_atomic
+from validator.submission.source import KernelSource
 from validator.untrusted import record_text
 
 RESULTS_SCHEMA_VERSION = 2
@@ -152,6 +153,9 @@ class ProblemResult:
     phases: dict[str, float] | None = None
     """The judge's wall seconds per phase (`worker/run.py`: setup, compute_references, load_kernel, time,
     ...): where a problem's `seconds` went. None for results written before it was recorded, or never judged."""
+    source: KernelSource | None = None
+    """Where the kernel lives when the submission referenced it at a pinned commit (the site links it); None for
+    a kernel committed beside the submission, and in results written before it was recorded."""
 
 
 @dataclass(frozen=True)
@@ -232,6 +236,8 @@ def problem_from_dict(data: dict[str, Any]) -> ProblemResult:
         values["speedup_ci"] = tuple(values["speedup_ci"])
     if values.get("upstream") is not None:
         values["upstream"] = UpstreamVerdict(**values["upstream"])
+    if values.get("source") is not None:
+        values["source"] = KernelSource.from_json(values["source"])
     return ProblemResult(**values)
 
 

@@ -9,7 +9,9 @@ or a list of records, each with sample_id, compiled, correctness, runtime}). The
 - takes each kernel's `problem_sha256` from that version's file, and warns where upstream redefined the id;
 - picks one sample per problem: the fastest correct one by `eval_results.json` (`best`, the default), the
   lowest-numbered correct one (`first-correct`), or one sample id for all (`sample N`);
-- reports every file it imported or skipped, with the reason.
+- reports every file it imported or skipped, with the reason;
+- with an `Origin` (the public repository and commit the run directory is published at), writes each kernel as
+  a `source` reference, hashed from the local file, instead of copying it: the validator fetches and verifies.
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from typing import Any
 from validator.catalogue.problems import Catalogue, Problem
 from validator.findings import UserError
 from validator.submission.arity import arity_mismatches
-from validator.submission.schema import SCHEMA_VERSION
+from validator.submission.schema import SCHEMA_VERSION, submission_schema
 
 RUN_FILE = re.compile(r"^level_(\d+)_problem_(\d+)_sample_(\d+)_kernel\.py$")
 EVAL_RESULTS = "eval_results.json"
@@ -101,6 +103,40 @@ class Metadata:
     model: str | None = None
     description: str = ""
     links: tuple[tuple[str, str], ...] = field(default_factory=tuple)
+
+
+@dataclass(frozen=True)
+class Origin:
+    """Where the run directory is published (`--repository`, `--commit`, `--path-prefix`)."""
+
+    repository: str
+    commit: str
+    path_prefix: str
+    """The run directory's path inside the repository; empty for its root."""
+    run_dir: Path
+
+    def source(self, kernel: Path) -> dict[str, str]:
+        """The `source` of a kernel file of the run directory, with the local file's hash: the importer cannot
+        see the repository, so the validator's fetch is what checks that the commit holds these bytes."""
+        relative = kernel.relative_to(self.run_dir).as_posix()
+        return {"repository": self.repository, "commit": self.commit,
+                "path": f"{self.path_prefix}/{relative}" if self.path_prefix else relative,
+                "sha256": hashlib.sha256(kernel.read_bytes()).hexdigest()}
+
+
+def _source_field(name: str) -> dict[str, Any]:
+    return submission_schema()["$defs"]["kernel"]["properties"]["source"]["properties"][name]
+
+
+def check_origin(repository: str, commit: str, path_prefix: str, run_dir: Path) -> Origin:
+    """The origin options, each held to the schema's own form for the field it fills (UserError naming the flag)."""
+    prefix = path_prefix.strip("/")
+    for flag, value, field_name in (("--repository", repository, "repository"), ("--commit", commit, "commit"),
+                                    ("--path-prefix", prefix, "path")):
+        spec = _source_field(field_name)
+        if (value or field_name != "path") and not re.match(spec["pattern"], value):
+            raise UserError(f"{flag} {value!r}: expected {spec['description']}")
+    return Origin(repository, commit, prefix, run_dir)
 
 
 def parse_pick(words: list[str]) -> Pick:
@@ -325,10 +361,12 @@ def plan_import(run_dir: Path, catalogue: Catalogue, pick: Pick, commit: str | N
     return ImportPlan(version, evidence, tuple(chosen), tuple(skipped), tuple(warnings))
 
 
-def submission_document(plan: ImportPlan, meta: Metadata) -> dict[str, Any]:
+def submission_document(plan: ImportPlan, meta: Metadata, origin: Origin | None = None) -> dict[str, Any]:
+    """The submission JSON; with an origin each kernel is a `source` reference instead of a file to copy."""
     kernels = [
         {"level": c.problem.level, "problem_id": c.problem.problem_id, "problem_sha256": c.problem.sha256,
-         "path": c.destination, "backend": c.backend}
+         "path": c.destination, **({"source": origin.source(c.candidate.path)} if origin else {}),
+         "backend": c.backend}
         for c in plan.chosen
     ]
     document: dict[str, Any] = {

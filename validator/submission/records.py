@@ -12,6 +12,7 @@ from typing import Any
 from validator.catalogue.problems import HEADLINE_VERSION, Catalogue, describe_version, ids_range
 from validator.findings import Finding, Severity
 from validator.submission.arity import arity_mismatches
+from validator.submission.source import KernelSource
 
 MAX_KERNEL_BYTES = 512 * 1024  # the largest real KernelBench kernels are ~40 KB; this leaves 10x room
 
@@ -28,9 +29,17 @@ class KernelEntry:
     path: str
     """As written in the document: relative to the submission's kernel directory."""
     backend: str
-    file: Path
-    """Absolute path of the kernel file."""
+    root: Path
+    """The directory `path` is relative to: the submission's kernel directory, or, once the fetch stage has
+    verified an external kernel, the run's working directory holding the verified copy."""
     claimed: dict[str, Any] | None = None
+    source: KernelSource | None = None
+    """Where an external kernel lives (a pinned commit of a public repository); None for a committed file."""
+
+    @property
+    def file(self) -> Path:
+        """Absolute path of the kernel file."""
+        return self.root / self.path
 
     @property
     def json_path(self) -> str:
@@ -53,6 +62,11 @@ class Submission:
     kernels: tuple[KernelEntry, ...]
     document: dict[str, Any]
 
+    @property
+    def external(self) -> tuple[KernelEntry, ...]:
+        """The kernels referenced at a pinned commit of a repository instead of carried beside the JSON."""
+        return tuple(k for k in self.kernels if k.source is not None)
+
 
 def submission_from_document(document: dict[str, Any], document_path: Path) -> Submission:
     """Build the record from a document that already passed the schema."""
@@ -66,8 +80,9 @@ def submission_from_document(document: dict[str, Any], document_path: Path) -> S
             problem_sha256=k["problem_sha256"],
             path=k["path"],
             backend=k["backend"],
-            file=kernel_dir / k["path"],
+            root=kernel_dir,
             claimed=k.get("claimed"),
+            source=KernelSource.from_json(k["source"]) if "source" in k else None,
         )
         for i, k in enumerate(document["kernels"])
     )
@@ -107,8 +122,9 @@ def _path_findings(entry: KernelEntry, kernel_dir: Path, shown: str) -> list[Fin
 
 
 def kernel_shown(shown: str, slug: str, entry: KernelEntry) -> str:
-    """The kernel file as a user would name it: beside the JSON they named, under <slug>/."""
-    return str(Path(shown).parent / slug / entry.path)
+    """The kernel file as a user would name it: beside the JSON they named, under <slug>/; an external kernel by
+    its page at the pinned commit."""
+    return entry.source.blob_url if entry.source else str(Path(shown).parent / slug / entry.path)
 
 
 def _source_findings(entry: KernelEntry, kernel_file: str) -> list[Finding]:
@@ -197,7 +213,7 @@ def semantic_findings(submission: Submission, catalogue: Catalogue, shown: str) 
         first_seen[key] = entry.index
         problem_bad = _problem_findings(entry, catalogue, shown)
         kernel_file = kernel_shown(shown, submission.slug, entry)
-        source_bad = _path_findings(entry, submission.kernel_dir, shown) or _source_findings(entry, kernel_file)
+        source_bad = _path_findings(entry, entry.root, shown) or _source_findings(entry, kernel_file)
         findings.extend([*problem_bad, *source_bad])
         if not problem_bad and not source_bad:
             findings.extend(_arity_findings(entry, catalogue, kernel_file))
