@@ -16,7 +16,8 @@ published interval resamples blocks, so disagreeing blocks widen it instead); a 
 30; the reference's warm time comes from the twin's spans before the kernel loads, not from a fourth way of timing
 it in the judge's own process (0.8 s a problem); the all-stream timing option, measured and never adopted, is
 deleted; the bound's floor is a resolution per span, spread over its calls, as the crossing it stands for is paid
-once a span.
+once a span; the host-time hold (`host-device-mismatch`) is deleted: it compared two times the runner reports itself,
+and the judge's span, which the runner cannot touch, bounds the same work.
 17 (judge v2): one kind of call. Correctness trials, hidden variants and the precision check are no longer calls of
 their own before timing: every call of the kernel is a timed call on fresh inputs of one of the problem's input kinds
 (upstream's draw or a hidden variant, `worker/trial_inputs.py`), the required trials first in a secret order, and the
@@ -164,8 +165,6 @@ class Protocol:
     kernel since stays inside its noise allowance (an H200: -0.29 to +0.07 ms). Kept wide: a forgery in the middle
     zone is held either way, and narrowing it on a few runs would risk refusing an honest kernel (threat model, "A
     skew the bound tolerates")."""
-    host_device_mismatch: float = 1.5
-    """Flag when host wall time per call exceeds device time by this factor plus launch overhead."""
     review_speedup: float = 10.0
     """Correct results faster than this are held as needs_review until a maintainer clears them."""
     speed_of_light_margin: float = 0.05

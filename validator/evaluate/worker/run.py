@@ -386,7 +386,7 @@ class Evaluation(TrialInputs, Attributing):
         """Interleaved rounds: the reference timed in the twin runner with the kernel's runner stopped, the kernel
         in its runner, both through the same path and bounded by the judge's own spans. Under --interpret a few
         rounds run on CPU clocks so the bound is exercised; those times mean nothing and are not recorded."""
-        from validator.evaluate.worker import clocks, timing
+        from validator.evaluate.worker import clocks
         from validator.evaluate.worker.judge_timing import JudgeSide
 
         protocol = self.protocol
@@ -413,10 +413,6 @@ class Evaluation(TrialInputs, Attributing):
         self.unseen_ms, self.over_ms = judge.unseen_ms, judge.over_ms
         self.note("timing-bound", judge.describe_bound())
         self.compare_reference(series)
-        mismatch = timing.host_device_excess(series.ker_ms, series.ker_host_ms, series.ref_ms,
-                                             series.ref_host_ms, self.protocol.host_device_mismatch)
-        if mismatch:
-            self.note("host-device-mismatch", mismatch, "warning")
 
     # -- the result --------------------------------------------------------------------------------------
 

@@ -25,8 +25,6 @@ _synchronize = torch.cuda.synchronize
 _median = np.median
 _percentile = np.percentile
 
-LAUNCH_ALLOWANCE_MS = 0.1
-"""Host time a call may take beyond its device time for Python, launch and synchronise overhead."""
 CHECK_EVERY = 5
 """Rounds between two evaluations of the stopping rule (a bootstrap costs a few milliseconds)."""
 
@@ -129,24 +127,6 @@ def per_block(protocol: Any) -> Any:
     return dataclasses.replace(protocol, min_rounds=max(2, math.ceil(protocol.min_rounds / blocks)),
                                max_rounds=max(2, protocol.max_rounds // blocks),
                                time_budget_s=protocol.time_budget_s / blocks)
-
-
-def host_device_excess(
-    device_ms: Sequence[float], host_ms: Sequence[float], ref_device_ms: Sequence[float],
-    ref_host_ms: Sequence[float], factor: float,
-) -> str | None:  # fmt: skip
-    """A message when the kernel's host time per call is far above its device time: work the events did
-    not see (a side stream, a background thread). The allowance covers launch overhead, and is at least
-    the reference's own host-over-device excess."""
-    dev, host = float(_median(device_ms)), float(_median(host_ms))
-    ref_excess = max(0.0, float(_median(ref_host_ms)) - float(_median(ref_device_ms)))
-    allowance = max(LAUNCH_ALLOWANCE_MS, 3.0 * ref_excess)
-    if host > factor * dev + allowance:
-        return (
-            f"host time per call {host:.3f} ms vs device time {dev:.3f} ms (allowed {factor:g}x + "
-            f"{allowance:.3f} ms): work outside the timed stream?"
-        )
-    return None
 
 
 # ---- Timed rounds on the GPU -----------------------------------------------------------------------------
