@@ -1,0 +1,107 @@
+"""The 2024 KernelBench leaderboard as external submissions: one per model, each kernel referenced at a pinned commit
+of github.com/anneouyang/KernelBenchLeaderboard, never copied (that repository carries no licence).
+
+    python bench/leaderboard_submissions.py GIT_DIR [--commit SHA] [--out submissions] [--hardware L40S]
+
+GIT_DIR is a git directory of that repository (the `fetch` tool's mirror: /work/.mirror/anneouyang+
+KernelBenchLeaderboard/repo). Each entry of `docs/assets/raw_data.json` at the commit is the file
+`docs/assets/solutions/<file>.py` there; the script checks that the file's bytes are the entry's code, writes the
+model's kernels into a temporary KernelBench run directory per level (`leaderboard_runs.write_runs`), plans their
+import against the 91bfc2c track as `kb-validate import --kernelbench-commit 91bfc2c` does, and writes
+`<out>/kb2024-<model>.json`, whose kernels carry `source` references (repository, commit, path, sha256). The
+validator fetches and verifies each before anything of it runs (`validator/submission/external.py`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import re
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench.leaderboard_runs import write_runs
+from validator.catalogue.problems import load_catalogue
+from validator.submission.importer import Metadata, parse_pick, plan_import, submission_document
+
+REPOSITORY = "https://github.com/anneouyang/KernelBenchLeaderboard"
+RAW = "docs/assets/raw_data.json"
+SOLUTIONS = "docs/assets/solutions"
+TRACK = "91bfc2c"
+
+
+def git(git_dir: Path, *args: str) -> bytes:
+    return subprocess.run(["git", f"--git-dir={git_dir}", *args], check=True, capture_output=True).stdout
+
+
+def entries_at(git_dir: Path, commit: str) -> list[dict]:
+    """raw_data.json's entries, typed, each with the bytes of its solution file (checked equal to its code)."""
+    entries = json.loads(git(git_dir, "show", f"{commit}:{RAW}"))
+    for entry in entries:
+        entry["level"], entry["problem_id"] = int(entry["level"]), int(entry["problem_id"])
+        blob = git(git_dir, "show", f"{commit}:{SOLUTIONS}/{entry['file']}.py")
+        if blob != entry["code"].encode("utf-8"):
+            raise SystemExit(f"{SOLUTIONS}/{entry['file']}.py differs from its entry's code in {RAW}")
+        entry["blob"] = blob
+    return entries
+
+
+def slug_of(model: str) -> str:
+    return "kb2024-" + re.sub(r"[^a-z0-9]+", "-", model.lower()).strip("-")
+
+
+def document_for(model: str, entries: list[dict], commit: str, date: str, hardware: str) -> dict:
+    """One model's submission: its kernels planned as an import of its run directories, each a `source`."""
+    catalogue = load_catalogue()
+    by_run_file: dict[str, dict] = {}
+    kernels: list[dict] = []
+    meta = Metadata(slug=slug_of(model), name=f"{model} (2024 KernelBench leaderboard)", method="one-shot",
+                    date=date, authors=("KernelBench 2024 leaderboard",), target_hardware=(hardware,), model=model,
+                    description="The kernels the public 2024 KernelBench leaderboard lists for this model, all "
+                    "correct under KernelBench's own evaluation there, referenced at the leaderboard repository's "
+                    "commit and measured here under this board's protocol.",
+                    links=(("2024 leaderboard", REPOSITORY),))
+    with tempfile.TemporaryDirectory() as tmp:
+        write_runs(entries, Path(tmp))
+        for entry in entries:
+            name = f"level_{entry['level']}_problem_{entry['problem_id'] + 1}_sample_0_kernel.py"
+            by_run_file[name] = entry
+        for run_dir in sorted(Path(tmp).glob("level*")):
+            plan = plan_import(run_dir, catalogue, parse_pick(["best"]), commit=TRACK)
+            for chosen, kernel in zip(plan.chosen, submission_document(plan, meta)["kernels"], strict=True):
+                entry = by_run_file[chosen.candidate.path.name]
+                kernel["source"] = {"repository": REPOSITORY, "commit": commit,
+                                    "path": f"{SOLUTIONS}/{entry['file']}.py",
+                                    "sha256": hashlib.sha256(entry["blob"]).hexdigest()}
+                kernels.append(kernel)
+    document = submission_document(plan, meta)
+    document["kernels"] = sorted(kernels, key=lambda k: (k["level"], k["problem_id"]))
+    return document
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("git_dir", type=Path)
+    parser.add_argument("--commit", default="HEAD")
+    parser.add_argument("--out", type=Path, default=Path("submissions"))
+    parser.add_argument("--hardware", default="L40S", help="the GPU the 2024 leaderboard measured on")
+    args = parser.parse_args(argv)
+    commit = git(args.git_dir, "rev-parse", args.commit).decode().strip()
+    date = git(args.git_dir, "log", "-1", "--format=%cs", commit).decode().strip()
+    entries = entries_at(args.git_dir, commit)
+    for model in sorted({e["display_name"] for e in entries}):
+        mine = [e for e in entries if e["display_name"] == model]
+        document = document_for(model, mine, commit, date, args.hardware)
+        path = args.out / f"{document['slug']}.json"
+        path.write_text(json.dumps(document, indent=2) + "\n", encoding="utf-8")
+        print(f"{path}: {len(document['kernels'])} of {len(mine)} kernels")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

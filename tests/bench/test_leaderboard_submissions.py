@@ -1,0 +1,86 @@
+"""bench/leaderboard_submissions.py on a small git repository laid out as the 2024 leaderboard's: one submission per
+model, every kernel a `source` reference to its solution file at the commit, with that file's hash, and valid for the
+validator's schema and fetch."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.paths import REPO
+from validator.submission.external import MIRROR_ENV
+
+KERNEL = (REPO / "submissions" / "kernelbench-team-examples" / "level1_23_softmax_triton.py").read_text()
+
+
+def _repository(root: Path, codes: dict[str, str]) -> tuple[Path, str]:
+    """A git repository whose raw_data.json lists 23_Softmax (id 22 there) for two models and 19_ReLU (18) for one."""
+    entries = [
+        {"level": "1", "problem_id": "22", "display_name": "Model B", "code": codes["aa"], "kernel_eval_time": "1.5",
+         "file": "aa"},
+        {"level": "1", "problem_id": "22", "display_name": "model-a", "code": codes["bb"], "kernel_eval_time": "2.5",
+         "file": "bb"},
+        {"level": "1", "problem_id": "18", "display_name": "model-a", "code": codes["cc"], "kernel_eval_time": "0.5",
+         "file": "cc"},
+    ]
+    solutions = root / "docs" / "assets" / "solutions"
+    solutions.mkdir(parents=True)
+    (root / "docs" / "assets" / "raw_data.json").write_text(json.dumps(entries))
+    for name, code in codes.items():
+        (solutions / f"{name}.py").write_text(code)
+    git = ["git", "-C", str(root), "-c", "user.name=t", "-c", "user.email=t@t"]
+    subprocess.run([*git, "init", "-q"], check=True)
+    subprocess.run([*git, "add", "."], check=True)
+    subprocess.run([*git, "commit", "-q", "-m", "data"], check=True)
+    return root / ".git", subprocess.run([*git, "rev-parse", "HEAD"], check=True, capture_output=True,
+                                         text=True).stdout.strip()
+
+
+def _run(git_dir: Path, out: Path) -> None:
+    out.mkdir()
+    script = REPO / "bench" / "leaderboard_submissions.py"
+    subprocess.run([sys.executable, str(script), str(git_dir), "--out", str(out)], check=True, cwd=REPO,
+                   capture_output=True)
+
+
+@pytest.mark.slow  # a kb-validate run (over 5 s on a 2-core machine)
+def test_one_submission_per_model_each_kernel_a_pinned_reference(tmp_path: Path, monkeypatch):
+    codes = {"aa": KERNEL, "bb": KERNEL + "\n# b\n", "cc": KERNEL + "\n# c\n"}
+    git_dir, commit = _repository(tmp_path / "lb", codes)
+    _run(git_dir, tmp_path / "out")
+    written = {p.name: json.loads(p.read_text()) for p in (tmp_path / "out").glob("*.json")}
+    assert sorted(written) == ["kb2024-model-a.json", "kb2024-model-b.json"]
+    kernels = written["kb2024-model-a.json"]["kernels"]
+    assert [(k["level"], k["problem_id"]) for k in kernels] == [(1, 19), (1, 23)]
+    for kernel, name in zip(kernels, ("cc", "bb"), strict=True):
+        assert kernel["source"] == {"repository": "https://github.com/anneouyang/KernelBenchLeaderboard",
+                                    "commit": commit, "path": f"docs/assets/solutions/{name}.py",
+                                    "sha256": hashlib.sha256(codes[name].encode()).hexdigest()}
+    assert not list((tmp_path / "out").glob("*/"))  # references only: no kernel file is written
+    # the validator takes it, fetching each reference from a mirror laid out as GitHub's raw files
+    mirror = tmp_path / "mirror" / "anneouyang" / "KernelBenchLeaderboard" / commit / "docs" / "assets" / "solutions"
+    mirror.mkdir(parents=True)
+    for name, code in codes.items():
+        (mirror / f"{name}.py").write_text(code)
+    monkeypatch.setenv(MIRROR_ENV, str(tmp_path / "mirror"))
+    done = subprocess.run([sys.executable, "-m", "validator", str(tmp_path / "out" / "kb2024-model-a.json"),
+                           "--no-gpu", "--cache-dir", str(tmp_path / "cache")],
+                          check=False, cwd=REPO, capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "fetch      passed" in done.stdout
+
+
+def test_a_solution_file_that_differs_from_its_entry_s_code_is_refused(tmp_path: Path):
+    git_dir, _ = _repository(tmp_path / "lb", {"aa": KERNEL, "bb": KERNEL, "cc": KERNEL})
+    root = git_dir.parent
+    (root / "docs" / "assets" / "solutions" / "cc.py").write_text("changed")
+    subprocess.run(["git", "-C", str(root), "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qam", "x"],
+                   check=True)
+    with pytest.raises(subprocess.CalledProcessError) as failed:
+        _run(git_dir, tmp_path / "out")
+    assert b"cc.py differs from its entry's code" in failed.value.stderr
