@@ -25,7 +25,7 @@ sys.path.insert(0, str(REPO))
 
 from validator.catalogue.problems import load_catalogue  # noqa: E402
 from validator.evaluate.jobs import Job  # noqa: E402
-from validator.evaluate.worker.run import evaluate_job  # noqa: E402
+from validator.evaluate.judge.run import evaluate_job  # noqa: E402
 from validator.isolation.bwrap import machine_isolation  # noqa: E402
 from validator.protocol import PROTOCOL  # noqa: E402
 from validator.submission.kernel_names import own_kernel_names  # noqa: E402
