@@ -21,7 +21,7 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from validator.evaluate import channel
-from validator.evaluate.worker.remote import _widen_pipes
+from validator.evaluate.judge.remote import _widen_pipes
 
 
 def send(nbytes: int, ring_path: str, repeat: int, device: str) -> None:

@@ -23,9 +23,9 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from tests.evaluate.worker.test_worker import make_job  # noqa: E402
+from tests.evaluate.judge.test_run import make_job  # noqa: E402
 from tests.isolation.test_process_tree import HELPER_KERNEL, _load  # noqa: E402
-from validator.evaluate.worker.remote import Runner  # noqa: E402
+from validator.evaluate.judge.remote import Runner  # noqa: E402
 from validator.isolation import process_tree  # noqa: E402
 
 RELU = REPO / "tests" / "redteam" / "control" / "relu_triton.py"

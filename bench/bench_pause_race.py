@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 
 from validator.evaluate.jobs import Job
-from validator.evaluate.worker.remote import Runner
+from validator.evaluate.judge.remote import Runner
 from validator.isolation.bwrap import machine_isolation
 from validator.protocol import PROTOCOL
 

@@ -21,8 +21,8 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from validator.evaluate import channel
-from validator.evaluate.worker import launch
-from validator.evaluate.worker.remote import _widen_pipes
+from validator.evaluate.judge import launch
+from validator.evaluate.judge.remote import _widen_pipes
 
 WAYS = (("copied, disk", "disk", False), ("copied, tmpfs", "tmpfs", False), ("pinned, tmpfs", "tmpfs", True))
 """(name, where the ring file is, whether both sides pin it), in the order each repeat runs them."""

@@ -3,7 +3,7 @@
     python bench/bench_timing_precision.py [--identity 1_Square_matrix_multiplication_ ...] [--out DIR]
 
 Runs the example submission's kernels, plus "identity" kernels (ModelNew = the reference Model) for a few
-more problems, through real workers (`python -m validator.evaluate.worker.run`, full sizes, the protocol in force), in
+more problems, through real workers (`python -m validator.evaluate.judge.run`, full sizes, the protocol in force), in
 two passes over the list. For each problem it reports both speedups and |ln(s1/s2)|, then the median and
 95th percentile across problems. Targets (issue 4): median <= 1%, p95 <= 3%. GPU only.
 """
@@ -58,7 +58,7 @@ def run_worker(problem: str, kernel: Path, workdir: Path, seed: int, extensions:
     job_path, out = workdir / f"job-{seed}.json", workdir / f"out-{seed}.json"
     write_job(job, job_path)
     env = {**os.environ, "PYTHONPATH": str(REPO), "TORCH_EXTENSIONS_DIR": job.extensions_dir}
-    done = subprocess.run([sys.executable, "-m", "validator.evaluate.worker.run", str(job_path), str(out)], env=env,
+    done = subprocess.run([sys.executable, "-m", "validator.evaluate.judge.run", str(job_path), str(out)], env=env,
                           cwd=workdir, capture_output=True, text=True, timeout=900, check=False)  # fmt: skip
     if not out.exists():
         return {"status": "no-result", "error": done.stderr[-500:], "speedup": None, "seconds": 0.0}

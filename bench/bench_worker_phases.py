@@ -1,4 +1,4 @@
-"""Where one problem's seconds and GPU memory go: each phase of the judge (`worker/run.py`'s
+"""Where one problem's seconds and GPU memory go: each phase of the judge (`judge/run.py`'s
 `Evaluation.phases`) timed, with the device's peak memory in use during it (judge and runner together).
 
 Issue 21's bar is a one-problem run in 10 s from a warm cache, and issue 18 found upstream's full sizes
@@ -35,8 +35,8 @@ sys.path.insert(0, str(REPO))
 
 from validator.catalogue.problems import load_catalogue  # noqa: E402
 from validator.evaluate.jobs import Job  # noqa: E402
-from validator.evaluate.worker import launch  # noqa: E402
-from validator.evaluate.worker import run as judge  # noqa: E402
+from validator.evaluate.judge import launch  # noqa: E402
+from validator.evaluate.judge import run as judge  # noqa: E402
 from validator.isolation.bwrap import machine_isolation  # noqa: E402
 from validator.protocol import PROTOCOL  # noqa: E402
 from validator.submission.kernel_names import own_kernel_names  # noqa: E402
@@ -44,10 +44,10 @@ from validator.submission.kernel_names import own_kernel_names  # noqa: E402
 EXAMPLES = REPO / "submissions" / "kernelbench-team-examples.json"
 HELPERS = (
     ("validator.catalogue.problem_module", "make_inputs"),
-    ("validator.evaluate.worker.correctness", "reference_outputs"),
-    ("validator.evaluate.worker.precision", "normwise_error"),
-    ("validator.evaluate.worker.correctness", "compare_values"),
-    ("validator.evaluate.worker.digest", "output_digest"),
+    ("validator.evaluate.correctness", "reference_outputs"),
+    ("validator.evaluate.judge.precision", "normwise_error"),
+    ("validator.evaluate.correctness", "compare_values"),
+    ("validator.evaluate.digest", "output_digest"),
 )
 """Looked up by module attribute at call time, so wrapping the attribute times every call; a name that no
 longer exists is skipped (and listed), not an error."""

@@ -28,8 +28,8 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from validator.catalogue.problem_module import load_problem_module, to_device
-from validator.evaluate.worker import timing
-from validator.evaluate.worker.correctness import clone_inputs
+from validator.evaluate.correctness import clone_inputs
+from validator.evaluate.judge import timing
 
 REPO = Path(__file__).resolve().parents[1]
 MODES = ("fresh", "kept", "fresh-spaced", "fresh")

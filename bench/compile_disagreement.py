@@ -34,13 +34,13 @@ sys.path.insert(0, str(REPO))
 import torch  # noqa: E402
 
 from validator.catalogue.problem_module import load_problem_module, make_inputs, make_model, problem_input_scales  # noqa: E402
-from validator.evaluate.worker.correctness import (  # noqa: E402
+from validator.evaluate.correctness import (  # noqa: E402
     check_values,
     float64_inputs,
     output_tensors,
 )
-from validator.evaluate.worker.input_variants import make_variant, trial_variants  # noqa: E402
-from validator.evaluate.worker.precision import normwise_error  # noqa: E402
+from validator.evaluate.input_variants import make_variant, trial_variants  # noqa: E402
+from validator.evaluate.judge.precision import normwise_error  # noqa: E402
 from validator.protocol import PROTOCOL  # noqa: E402
 
 
@@ -100,7 +100,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, help="write every row as JSON here")
     parser.add_argument("--cpu", action="store_true", help="reduced sizes on the CPU (a check of this script)")
     args = parser.parse_args(argv)
-    torch.backends.cuda.matmul.allow_tf32 = False  # as the worker runs (validator/evaluate/worker/integrity.py)
+    torch.backends.cuda.matmul.allow_tf32 = False  # as the worker runs (validator/evaluate/anticheat.py)
     torch.backends.cudnn.allow_tf32 = False
     rows = []
     with torch.no_grad():

@@ -28,13 +28,13 @@ export KB_REQUIRE_SANDBOX=1 KB_REDTEAM_ESCAPES=1
 source bench/device_env.sh
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv,noheader | tee "$OUT/gpu.txt"
 python3 -c "from validator.isolation import bwrap; print(bwrap.probe())" 2>&1 | tee "$OUT/probe.txt"
-GPU_FILES=(tests/evaluate/worker/test_worker.py tests/evaluate/test_engine.py tests/evaluate/worker/test_integrity.py tests/isolation/test_sandbox.py tests/evaluate/worker/test_timing.py
-           tests/catalogue/test_catalogue_check.py tests/evaluate/worker/test_judge_runner.py tests/evaluate/worker/test_deadline.py)
+GPU_FILES=(tests/evaluate/judge/test_run.py tests/evaluate/test_engine.py tests/evaluate/runner/test_integrity.py tests/isolation/test_sandbox.py tests/evaluate/judge/test_timing.py
+           tests/catalogue/test_catalogue_check.py tests/evaluate/judge/test_judge_runner.py tests/evaluate/judge/test_deadline.py)
 case "${1:-tests}" in
   tests)  # KB_TEST_SKIP: a pytest -k expression of tests left out (e.g. one known to hang), said in the summary
     skip=(); [ -n "${KB_TEST_SKIP:-}" ] && skip=(-k "not ($KB_TEST_SKIP)")
     timeout --signal=INT 200 python3 -m pytest -q -p no:cacheprovider -m "not gpu" tests/isolation/test_bwrap.py \
-      tests/evaluate/worker/test_judge_runner.py "${skip[@]}" > "$OUT/unit.log" 2>&1
+      tests/evaluate/judge/test_judge_runner.py "${skip[@]}" > "$OUT/unit.log" 2>&1
     echo "bwrap+judge/runner tests: rc=$? (left out: ${KB_TEST_SKIP:-none})" | tee "$OUT/summary.txt"
     timeout --signal=INT 540 python3 -m pytest -q -s -p no:cacheprovider --durations=12 -m gpu \
       "${GPU_FILES[@]}" "${skip[@]}" > "$OUT/gpu.log" 2>&1
@@ -136,15 +136,15 @@ case "${1:-tests}" in
     tail -n 22 "$OUT/examples-warm.log" ;;
   trace)
     KB_RUNNER_TRACE=1 timeout --signal=INT 300 python3 -m pytest -q -s -p no:cacheprovider -m gpu \
-      tests/evaluate/worker/test_judge_runner.py -k bound > "$OUT/trace.log" 2>&1; echo "bound test: rc=$?" | tee "$OUT/summary.txt"
-    timeout --signal=INT 120 python3 -m pytest -q -s -p no:cacheprovider -m gpu tests/evaluate/worker/test_deadline.py \
+      tests/evaluate/judge/test_judge_runner.py -k bound > "$OUT/trace.log" 2>&1; echo "bound test: rc=$?" | tee "$OUT/summary.txt"
+    timeout --signal=INT 120 python3 -m pytest -q -s -p no:cacheprovider -m gpu tests/evaluate/judge/test_deadline.py \
       > "$OUT/deadline.log" 2>&1; echo "deadline gpu test: rc=$?" | tee -a "$OUT/summary.txt"
     grep -h "runner:\|passed\|failed\|caught\|Error" "$OUT/trace.log" | tail -n 40; grep -h "caught\|passed\|failed" "$OUT/deadline.log" ;;
   ring)
     timeout --signal=INT 120 python3 bench/bench_channel.py --gib 4 --repeat 3 > "$OUT/channel.log" 2>&1
     echo "channel bench: rc=$?" | tee "$OUT/summary.txt"
     t0=$(date +%s)
-    timeout --signal=INT 200 python3 -m pytest -q -p no:cacheprovider -m gpu tests/evaluate/worker/test_judge_runner.py \
+    timeout --signal=INT 200 python3 -m pytest -q -p no:cacheprovider -m gpu tests/evaluate/judge/test_judge_runner.py \
       > "$OUT/judge-runner-gpu.log" 2>&1
     echo "judge/runner gpu tests: rc=$? in $(( $(date +%s) - t0 )) s" | tee -a "$OUT/summary.txt"
     timeout --signal=INT 200 python3 bench/bench_worker_phases.py submissions/kernelbench-team.json \
@@ -156,7 +156,7 @@ case "${1:-tests}" in
     cat "$OUT/channel.log"; tail -n 4 "$OUT/judge-runner-gpu.log"
     cat "$OUT/phases-team.log" "$OUT/phases-examples.log" | grep -v "^  File\|^    \^" | tail -n 50 ;;
   phases)
-    timeout --signal=INT 60 python3 -m pytest -q -p no:cacheprovider -m gpu tests/evaluate/worker/test_judge_runner.py \
+    timeout --signal=INT 60 python3 -m pytest -q -p no:cacheprovider -m gpu tests/evaluate/judge/test_judge_runner.py \
       -k staged > "$OUT/staged.log" 2>&1; echo "staged channel gpu test: rc=$?" | tee "$OUT/summary.txt"
     timeout --signal=INT 260 python3 bench/bench_worker_phases.py submissions/kernelbench-team.json \
       --kernels level1_5_matrix_scalar_triton.py level1_4_matvec_triton.py level1_12_diag_matmul_triton.py \
@@ -164,7 +164,7 @@ case "${1:-tests}" in
     timeout --signal=INT 120 python3 bench/bench_worker_phases.py submissions/kernelbench-team-examples.json \
       --kernels level1_23_softmax_triton.py --out "$OUT/phases-examples.json" \
       > "$OUT/phases-examples.log" 2>&1; echo "phases examples: rc=$?" | tee -a "$OUT/summary.txt"
-    timeout --signal=INT 110 python3 -m pytest -q -s -p no:cacheprovider -m gpu tests/evaluate/worker/test_deadline.py \
+    timeout --signal=INT 110 python3 -m pytest -q -s -p no:cacheprovider -m gpu tests/evaluate/judge/test_deadline.py \
       > "$OUT/deadline.log" 2>&1; echo "deadline gpu test: rc=$?" | tee -a "$OUT/summary.txt"
     tail -n 3 "$OUT/staged.log"; grep -h "caught\|passed\|failed" "$OUT/deadline.log"
     cat "$OUT/phases-team.log" "$OUT/phases-examples.log" | grep -v "^  File\|^    \^" | tail -n 70 ;;

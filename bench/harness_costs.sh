@@ -22,8 +22,8 @@ KB_RUNNER_TRACE=1 step one-warm 90 python3 bench/bench_throughput.py --kernels 1
   --phase warm --out "$OUT/one"
 step one-warm2 90 python3 bench/bench_throughput.py --kernels 1 --dim 131072 --workdir build/one --phase warm \
   --out "$OUT/one2"
-step gpu-tests 120 python3 -m pytest -q -m gpu -p no:cacheprovider tests/evaluate/worker/test_cache_copy.py \
-  tests/evaluate/worker/test_digest.py
+step gpu-tests 120 python3 -m pytest -q -m gpu -p no:cacheprovider tests/evaluate/judge/test_cache_copy.py \
+  tests/evaluate/test_digest.py
 [ -n "${STREAMS:-}" ] && step streams 400 env OUT="$OUT/streams" python3 bench/stream_timing.py --limit 12
 for f in "$OUT"/*.log; do echo "== $f"; grep -v "^runner: \|^judge: " "$f" | tail -18; done
 cat "$OUT/walls.txt"

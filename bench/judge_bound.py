@@ -57,8 +57,8 @@ def record_bounds(judge_timing) -> list[dict]:
 def main() -> int:
     from validator.catalogue.problems import load_catalogue
     from validator.evaluate.jobs import Job
-    from validator.evaluate.worker import judge_timing
-    from validator.evaluate.worker import run as judge
+    from validator.evaluate.judge import judge_timing
+    from validator.evaluate.judge import run as judge
     from validator.isolation.bwrap import machine_isolation
     from validator.protocol import PROTOCOL
     from validator.submission.kernel_names import own_kernel_names

@@ -53,8 +53,8 @@ case "${1:-redteam}" in
     grep -v " yes$" "$OUT/redteam.log" | tail -n 25; tail -n 32 "$OUT/team-summary.txt" ;;
   redteam)
     redteam "${REDTEAM_S:-330}"
-    [ "${GPU_TESTS:-1}" = 0 ] || timeout --signal=INT 200 python3 -m pytest -q -p no:cacheprovider -m gpu tests/evaluate/worker/test_worker.py \
-      tests/evaluate/worker/test_judge_blocks.py tests/evaluate/worker/test_judge_runner.py > "$OUT/gpu-tests.log" 2>&1
+    [ "${GPU_TESTS:-1}" = 0 ] || timeout --signal=INT 200 python3 -m pytest -q -p no:cacheprovider -m gpu tests/evaluate/judge/test_run.py \
+      tests/evaluate/judge/test_judge_blocks.py tests/evaluate/judge/test_judge_runner.py > "$OUT/gpu-tests.log" 2>&1
     echo "gpu tests: rc=$?" | tee -a "$OUT/summary.txt"
     tail -n 3 "$OUT/gpu-tests.log"; grep -v " yes$" "$OUT/redteam.log" | tail -n 40 ;;
   agreement)

@@ -47,9 +47,9 @@ validate() {  # validate NAME ARGS...: one kb-validate run into results/, with w
   echo "$name: rc=$? wall $(( $(date +%s) - t0 )) s" | tee -a "$OUT/walls.txt"
 }
 
-GPU_TESTS=(tests/evaluate/worker/test_worker.py tests/evaluate/worker/test_redteam.py tests/evaluate/test_engine.py tests/evaluate/worker/test_integrity.py
-           tests/isolation/test_sandbox.py tests/evaluate/worker/test_timing.py tests/catalogue/test_catalogue_check.py
-           tests/evaluate/worker/test_input_variants.py)
+GPU_TESTS=(tests/evaluate/judge/test_run.py tests/evaluate/judge/test_redteam.py tests/evaluate/test_engine.py tests/evaluate/runner/test_integrity.py
+           tests/isolation/test_sandbox.py tests/evaluate/judge/test_timing.py tests/catalogue/test_catalogue_check.py
+           tests/evaluate/test_input_variants.py)
 
 throughput() {  # throughput cold|warm: the 100-kernel CUDA submission (bench_throughput.py), kept in build/
   timeout --signal=INT "$(left)" python3 bench/bench_throughput.py --kernels "${KERNELS:-100}" ${DIM:+--dim "$DIM"} \

@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from validator.evaluate.worker.timing import with_rerun_sigma
+from validator.evaluate.judge.timing import with_rerun_sigma
 from validator.results.records import load
 
 

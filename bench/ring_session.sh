@@ -12,8 +12,8 @@ source bench/device_env.sh
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv,noheader | tee "$OUT/gpu.txt"
 df -T /tmp /dev/shm | tee -a "$OUT/gpu.txt"
 timeout 120 python3 bench/bench_ring_memory.py --gib 4 --repeat 3 2>&1 | tee "$OUT/ring.txt"
-timeout 240 python3 -m pytest -q -p no:cacheprovider -m gpu tests/evaluate/worker/test_judge_runner.py \
-  tests/evaluate/worker/test_redteam.py > "$OUT/gpu-tests.log" 2>&1
+timeout 240 python3 -m pytest -q -p no:cacheprovider -m gpu tests/evaluate/judge/test_judge_runner.py \
+  tests/evaluate/judge/test_redteam.py > "$OUT/gpu-tests.log" 2>&1
 echo "gpu tests: rc=$?; $(tail -n 1 "$OUT/gpu-tests.log")" | tee -a "$OUT/ring.txt"
 timeout 60 python3 -m pytest -q -p no:cacheprovider tests/isolation/test_bwrap.py -k ring > "$OUT/ring-test.log" 2>&1
 echo "ring sandbox test: rc=$?; $(tail -n 1 "$OUT/ring-test.log")" | tee -a "$OUT/ring.txt"

@@ -26,7 +26,7 @@ from typing import Any
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from validator.evaluate.worker import judge_timing, precision, remote, run, verdicts  # noqa: E402
+from validator.evaluate.judge import judge_timing, precision, remote, run, verdicts  # noqa: E402
 
 Timings = dict[str, list[float]]
 

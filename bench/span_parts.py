@@ -1,6 +1,6 @@
 """Where an honest timed span's time goes, per call, for the reference and for a kernel, in one process.
 
-Builds two runners' serving objects (`validator.evaluate.worker.runner.Runner`) in this process, one holding the
+Builds two runners' serving objects (`validator.evaluate.runner.serve.Runner`) in this process, one holding the
 problem's reference (as the judge's twin does) and one the kernel, and times spans of their `go` in turn on the
 same seeds, with no judge, no pipes and no second CUDA context. Per call it splits the span into the inputs'
 making, the timed call (flush, events, call, synchronize) and the digest; the excess is the span less the events'
@@ -32,8 +32,8 @@ def runners(problem_key: str, kernel_path: Path, reduced: bool, interpret: bool 
     """The twin's and the kernel's serving objects, loaded as the judge loads them, each with its parts recorded."""
     from validator.catalogue.problem_module import load_problem_module, reduced_sizes
     from validator.catalogue.problems import load_catalogue
-    from validator.evaluate.worker import correctness
-    from validator.evaluate.worker import runner as runner_module
+    from validator.evaluate import correctness
+    from validator.evaluate.runner import serve as runner_module
 
     level, name = problem_key.split("/")
     problem = load_catalogue(REPO / "problems").get(int(level.removeprefix("level")), int(name.split("_")[0]))
@@ -68,8 +68,8 @@ def measure(twin, kernel, calls: int, spans: int, interpret: bool = False) -> di
     """Spans of both sides in turn (the order alternating), two warm-up spans each; per call, each part."""
     import torch
 
-    from validator.evaluate.worker import runner as runner_module
-    from validator.evaluate.worker import timing
+    from validator.evaluate.judge import timing
+    from validator.evaluate.runner import serve as runner_module
     from validator.protocol import PROTOCOL
 
     flush_bytes = 0 if interpret else timing.flush_bytes(torch.device("cuda", 0), PROTOCOL.l2_flush_factor)

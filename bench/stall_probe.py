@@ -18,11 +18,11 @@ def main() -> int:
     parser.add_argument("--no-pause", action="store_true", help="never SIGSTOP the runner")
     args = parser.parse_args()
     if args.no_pause:
-        from validator.evaluate.worker import remote
+        from validator.evaluate.judge import remote
 
         remote.Runner.pause = lambda self: None  # type: ignore[method-assign]
     return int(pytest.main(["-q", "-s", "-p", "no:cacheprovider", "-m", "gpu",
-                            "tests/evaluate/worker/test_judge_runner.py", "-k", "bound"]))
+                            "tests/evaluate/judge/test_judge_runner.py", "-k", "bound"]))
 
 
 if __name__ == "__main__":

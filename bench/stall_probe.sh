@@ -21,7 +21,7 @@ sample() {  # $1: label
   } >> "$OUT/samples.txt" 2>&1
 }
 spy() {
-  for pid in $(pgrep -f "python3 (bench/stall_probe|-m validator.evaluate.worker.runner)"); do
+  for pid in $(pgrep -f "python3 (bench/stall_probe|-m validator.evaluate.runner.serve)"); do
     echo "== $pid $1" >> "$OUT/spy.txt"; timeout 20 py-spy dump --native --pid "$pid" >> "$OUT/spy.txt" 2>&1
   done
 }

@@ -19,7 +19,7 @@ from pathlib import Path
 import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from validator.evaluate.worker.input_variants import make_variant
+from validator.evaluate.input_variants import make_variant
 
 VARIANTS = ("negated", "standard-normal", "scaled-x3")
 

@@ -20,7 +20,7 @@ once a span; the host-time hold (`host-device-mismatch`) is deleted: it compared
 and the judge's span, which the runner cannot touch, bounds the same work.
 17 (judge v2): one kind of call. Correctness trials, hidden variants and the precision check are no longer calls of
 their own before timing: every call of the kernel is a timed call on fresh inputs of one of the problem's input kinds
-(upstream's draw or a hidden variant, `worker/trial_inputs.py`), the required trials first in a secret order, and the
+(upstream's draw or a hidden variant, `judge/trial_inputs.py`), the required trials first in a secret order, and the
 judge reads the calls it draws after each span committed to its outputs, judging each under every rule, the
 precision check included. On H200s, kernels that computed exactly only on the calls they recognised as checked
 (refilled input tensors, gc state, phase order) were published correct at 1.3x, 1.7x and 4.1x under protocol 16.
@@ -30,7 +30,7 @@ held to the same 1e-2 (`tracks_inputs`). Protocols 2-16 are described on the met
 
 HIDDEN_VARIANTS = ("negated", "standard-normal")
 """The hidden input variants every problem is judged on besides upstream's draw, unless its overlay declares the
-ones its input structure allows (`worker/input_variants.py` makes them)."""
+ones its input structure allows (`evaluate/input_variants.py` makes them)."""
 
 
 @dataclass(frozen=True)
@@ -54,7 +54,7 @@ class Protocol:
     )
     """The strict rule's, per output dtype; integer and bool outputs must match exactly. The absolute tolerance is
     multiplied by max(1, RMS of the reference output): an honest fp32 kernel that only sums in another order fails a
-    fixed atol on the x100 input variant (evidence in tests/evaluate/worker/test_evaluate.py), while outputs of order
+    fixed atol on the x100 input variant (evidence in tests/evaluate/judge/test_evaluate.py), while outputs of order
     one keep atol as written."""
     precision_factor: float = 10.0
     """Precision check: against a float64 reference on large-dynamic-range inputs, a kernel's norm-wise
@@ -64,7 +64,7 @@ class Protocol:
     internals at 1e-4 to 1e-2, so they fail."""
     precision_sample: int = 1 << 24
     """Outputs with more elements than this are compared with their float64 reference at this many positions,
-    drawn by the run's secret seed (`worker/precision.py` says why that keeps the check's power)."""
+    drawn by the run's secret seed (`judge/precision.py` says why that keeps the check's power)."""
     upstream_trials: int = 5
     """Required trials on fresh draws of the problem's own `get_inputs()`, as KernelBench's `num_correct_trials`,
     beside one of each hidden variant (negated, a standard-normal draw of the same shapes, each scale below): the
@@ -75,7 +75,7 @@ class Protocol:
     tracks_inputs: float = 0.1
     """On upstream's draws the headline also holds the part of a float32 output that moves with the inputs (its
     deviation from its mean) to this relative error against float64, or `precision_factor` times the fp32
-    reference's own, whichever is larger (`worker/precision.py`). On upstream's U[0,1) draws an output computed without
+    reference's own, whichever is larger (`judge/precision.py`). On upstream's U[0,1) draws an output computed without
     reading the input passes allclose at 1e-2 on some problems and is off by about 1 here (1.4 for another draw's
     output, 1.0 for the mean); rowsum(A)·colsum(B)/K for a large-K U[0,1) matmul by about 0.38; honest fp16 and bf16
     arithmetic by about 1e-3 where the output moves with its inputs by more than a few percent of itself."""
@@ -206,7 +206,7 @@ class Protocol:
     first_call_slack_s: float = 5.0
     """Added to the first call's deadline: it may JIT-compile (Triton); a request past its deadline is let run
     while the runner's compile cache is being written, and a torch.compile kernel's first call has the parent's
-    bound only (`worker/deadline.py`). Triton writes each kernel into that cache as its compile ends, so only
+    bound only (`judge/deadline.py`). Triton writes each kernel into that cache as its compile ends, so only
     one compile longer than the deadline plus this slack would be cut short. Was 10 s: a spin on upstream's
     ReLU was then caught 31.5 s after a judge started alone on the H200."""
 

@@ -445,7 +445,7 @@ def test_throttle_reason_bits_decode_to_names() -> None:
 def test_the_ring_directory_of_a_judge_killed_for_its_time_is_removed_by_the_scheduler(tmp_path: Path) -> None:
     """A judge that starts its own sandboxed runner gets a ring directory on tmpfs from the scheduler, not from
     itself: a judge killed at the problem's time limit cannot remove anything, so the scheduler does."""
-    from validator.evaluate.worker import launch
+    from validator.evaluate.judge import launch
 
     with contextlib.ExitStack() as probe:
         if launch.ring_dir(probe) is None:

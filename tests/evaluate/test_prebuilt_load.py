@@ -16,7 +16,7 @@ from tests.engine_kit import make_submission
 from tests.paths import REPO
 from validator import machine
 from validator.compile.toolchain import HOST_COMPILERS, Toolchain, compiler_env
-from validator.evaluate.worker import launch
+from validator.evaluate.judge import launch
 from validator.isolation import sandbox
 
 TOOLS = Toolchain("2.x", "13.0", "9.0", "/usr/local/cuda", None)

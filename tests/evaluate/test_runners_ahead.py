@@ -27,7 +27,7 @@ def started(monkeypatch) -> list[runners_ahead.Prepared]:
     def prepare(env, *, gpu):
         import contextlib
 
-        from validator.evaluate.worker import launch
+        from validator.evaluate.judge import launch
 
         runner = runners_ahead.Prepared(Path(f"/nonexistent/{len(made)}"), FakeProcess(), contextlib.ExitStack(),
                                         launch.runner_env(env))

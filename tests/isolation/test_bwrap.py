@@ -21,7 +21,7 @@ import pytest
 from tests.paths import REPO
 from validator.evaluate import channel
 from validator.evaluate import stage as evaluate_stage
-from validator.evaluate.worker import launch
+from validator.evaluate.judge import launch
 from validator.findings import ExitCode, UserError
 from validator.isolation import bwrap
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.evaluate.worker.test_worker import REPO, make_job
+from tests.evaluate.judge.test_run import REPO, make_job
 from validator.isolation import process_tree
 from validator.isolation.process_tree import Proc, Tree, kill_tree, members, stopped_members
 
@@ -159,7 +159,7 @@ def _load(runner, job) -> dict:
 def _pauses_seen_by_helper(tmp_path: Path, group_only: bool, monkeypatch: pytest.MonkeyPatch) -> tuple[bool, list]:
     """Three pauses of 0.3 s of a runner whose kernel started a detached helper; (the helper saw the runner
     stopped while it ran, the members the pauses found outside the group)."""
-    from validator.evaluate.worker.remote import Runner
+    from validator.evaluate.judge.remote import Runner
 
     tmp_path.mkdir()
     job = make_job("level1/19_ReLU", HELPER_KERNEL, tmp_path, interpret=True)

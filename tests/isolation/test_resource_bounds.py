@@ -52,7 +52,7 @@ def test_a_confined_process_cannot_take_more_memory_than_its_bound(tmp_path: Pat
 
 
 def test_runners_get_the_recorded_memory_and_process_bounds(monkeypatch: pytest.MonkeyPatch, tmp_path: Path):
-    from validator.evaluate.worker import launch
+    from validator.evaluate.judge import launch
 
     seen = {}
 

@@ -13,7 +13,7 @@ import pytest
 from validator.compile import stage as build_stage
 from validator.compile.toolchain import Toolchain
 from validator.evaluate import stage as evaluate_stage
-from validator.evaluate.worker import launch
+from validator.evaluate.judge import launch
 from validator.isolation import sandbox
 
 

@@ -128,7 +128,7 @@ def _child(job: Path, out: Path, workdir: Path, mode: str) -> None:
         log = os.open(workdir / "log.txt", os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
         os.dup2(log, 1)
         os.dup2(log, 2)
-        from validator.evaluate.worker.run import main
+        from validator.evaluate.judge.run import main
 
         code = main([str(job), str(out)])
     except BaseException:
@@ -167,8 +167,8 @@ def run_cases(cases: list[Case], mode: str, root: Path, parallel: int, timeout_s
     import torch._dynamo  # noqa: F401  (imported once here so children skip it; it rebinds torch.manual_seed)
     import triton  # noqa: F401
 
-    import validator.evaluate.worker.run  # noqa: F401
-    from validator.evaluate.worker import launch
+    import validator.evaluate.judge.run  # noqa: F401
+    from validator.evaluate.judge import launch
     from validator.isolation import bwrap
 
     isolation = bwrap.probe()

@@ -118,8 +118,8 @@ class _Failure(Exception):
 
 def passes_correctness(candidate: Any, reference: Any, tolerances: dict[str, Any] | None = None) -> bool:
     """Would `candidate` pass the harness's value comparison against `reference`
-    (validator.evaluate.worker.correctness), at `tolerances` (default: the protocol's)?"""
-    from validator.evaluate.worker.correctness import check_values
+    (validator.evaluate.correctness), at `tolerances` (default: the protocol's)?"""
+    from validator.evaluate.correctness import check_values
 
     if candidate.shape != reference.shape:
         return False
@@ -276,8 +276,8 @@ class _Run:
 
         import torch
 
-        from validator.evaluate.worker.correctness import check_values, float64_inputs
-        from validator.evaluate.worker.input_variants import make_variant, trial_variants
+        from validator.evaluate.correctness import check_values, float64_inputs
+        from validator.evaluate.input_variants import make_variant, trial_variants
 
         if out0.dtype != torch.float32:
             return

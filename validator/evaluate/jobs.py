@@ -1,6 +1,6 @@
 """The contract between the engine (parent) and a worker (one fresh, sandboxed process per problem).
 
-The parent writes a Job as JSON, starts the judge with `python -m validator.evaluate.worker.run JOB.json OUT.json`,
+The parent writes a Job as JSON, starts the judge with `python -m validator.evaluate.judge.run JOB.json OUT.json`,
 and reads back the judge's JSON, which is a `validator.results.records.ProblemResult` as a dict. Exit code,
 timeout and unreadable output are three distinct outcomes the parent turns into statuses itself.
 Neither the parent nor the judge imports measured code: the judge's sandboxed runner does.
@@ -56,13 +56,13 @@ class Job:
     """`bubblewrap` (the runner in bwrap, see validator.isolation.bwrap) or `none` (limits and a network
     namespace only: a contributor's machine without bubblewrap; never a verified run)."""
     runner_dir: str = ""
-    """A runner the scheduler started ahead for this job (validator.evaluate.worker.launch.prepare): its
+    """A runner the scheduler started ahead for this job (validator.evaluate.judge.launch.prepare): its
     directory, holding job/, cache/ and the FIFOs; empty when the judge starts its own."""
     runner_pid: int = 0
     """That runner's process id (and process group), for the judge to stop, resume and end it."""
     ring_dir: str = ""
     """For a runner the judge starts itself: a directory on the host's tmpfs the scheduler made for its ring
-    (validator.evaluate.worker.launch.ring_dir) and removes once the judge has ended, even a judge killed for its
+    (validator.evaluate.judge.launch.ring_dir) and removes once the judge has ended, even a judge killed for its
     time; empty: the ring lies in the job directory."""
     twin_dir: str = ""
     """The judge's twin runner (the reference timed through the kernel's path: `remote.Runner`), started ahead as

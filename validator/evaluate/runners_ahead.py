@@ -34,7 +34,7 @@ class Prepared:
 def prepare(env: Mapping[str, str], *, gpu: bool) -> Prepared:
     """A runner waiting in a private directory of ours (removed with `release`), with a ring directory on tmpfs
     where there is one. Raises OSError or SubprocessError when it cannot be started."""
-    from validator.evaluate.worker import launch
+    from validator.evaluate.judge import launch
 
     stack = contextlib.ExitStack()
     try:
@@ -65,7 +65,7 @@ def claim(visible: str, env: Mapping[str, str]) -> Prepared | None:
     """The runner started at the head of the run for the device `visible`, if it was started with what `env`
     gives a runner; one started otherwise is ended (its toolchain variables decide whether a cached extension
     loads as built)."""
-    from validator.evaluate.worker import launch
+    from validator.evaluate.judge import launch
 
     _settled.wait(SETTLE_WAIT_S)
     with _lock:

@@ -38,7 +38,7 @@ from validator.results.records import (
 from validator.submission.source import KernelSource
 from validator.untrusted import printable_block
 
-WORKER = Target(module="validator.evaluate.worker.run")
+WORKER = Target(module="validator.evaluate.judge.run")
 WORKER_FILE_BYTES = 256 << 20
 OOM_SIGNS = ("CUDA out of memory", "OutOfMemoryError", "CUBLAS_STATUS_ALLOC_FAILED", "cudaErrorMemoryAllocation")
 CUDA_FAULT_SIGNS = (
@@ -76,7 +76,7 @@ class SchedulerConfig:
     probe_after_crash: bool = True
     base_env: dict[str, str] = field(default_factory=dict)
     prepare_runners: bool = False
-    """Start each job's sandboxed runner while the previous job runs (`worker.launch.prepare`), so its
+    """Start each job's sandboxed runner while the previous job runs (`judge.launch.prepare`), so its
     `import torch` is off the critical path; only for the real judge, with bubblewrap."""
 
 
@@ -255,7 +255,7 @@ def run_one(item: WorkItem, launcher: _Launcher) -> tuple[ProblemResult, bool]:
             if runner is not None:
                 job = dataclasses.replace(job, runner_dir=str(runner.base), runner_pid=runner.process.pid)
             else:  # the judge starts its runner; the ring's directory is ours, so a killed judge leaves none
-                from validator.evaluate.worker import launch
+                from validator.evaluate.judge import launch
 
                 ring = launch.ring_dir(hold) if job.sandbox == "bubblewrap" else None
                 job = dataclasses.replace(job, ring_dir=str(ring or ""))
@@ -327,7 +327,7 @@ def refused_by_bound(result: ProblemResult) -> bool:
 
 def reseeded(item: WorkItem, attempt: int) -> WorkItem:
     """The same job under a seed derived from its own, so a second judging draws inputs and checked rounds anew."""
-    from validator.evaluate.worker.correctness import derive_seed  # imports torch: only when a judging is repeated
+    from validator.evaluate.correctness import derive_seed  # imports torch: only when a judging is repeated
 
     return dataclasses.replace(item, job=dataclasses.replace(item.job, seed=derive_seed(item.job.seed, "rejudge",
                                                                                           attempt)))

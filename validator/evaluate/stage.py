@@ -31,8 +31,8 @@ from validator.compile.stage import BuildStatus
 from validator.compile.toolchain import Toolchain
 from validator.evaluate import gpu_env, sharding, warmup
 from validator.evaluate.jobs import Job
+from validator.evaluate.judge import clocks
 from validator.evaluate.scheduler import WORKER, Device, SchedulerConfig, WorkItem, run_all, runner_env_of
-from validator.evaluate.worker import clocks
 from validator.findings import ExitCode, Finding, Severity, UserError
 from validator.isolation import bwrap
 from validator.isolation.limits import LIMITS
@@ -73,14 +73,14 @@ def unavailable(machine: Machine, options: RunOptions) -> str | None:
 def head_start_plan(machine: Machine, options: RunOptions) -> list[tuple[str, dict[str, str], bool]]:
     """The runners `runners_ahead.head_start` starts for a run: one per device this stage will use, with the
     environment its scheduler gives runners; none where the stage will not run or runners would not be confined."""
-    evaluate = options.evaluate
-    if unavailable(machine, options) or evaluate.worker != WORKER:
+    evaluating = options.evaluate
+    if unavailable(machine, options) or evaluating.worker != WORKER:
         return []
-    devices = [Device("cpu", "")] if evaluate.interpret else select_devices(machine, evaluate.gpus)[0]
+    devices = [Device("cpu", "")] if evaluating.interpret else select_devices(machine, evaluating.gpus)[0]
     if not bwrap.machine_isolation().confined:  # the run's gate probed it first (isolation/gate.py)
         return []
-    base_env = _worker_env(toolchain.toolchain(machine, options), evaluate.interpret)
-    return [(device.visible, runner_env_of(base_env, device.visible), not evaluate.interpret) for device in devices]
+    base_env = _worker_env(toolchain.toolchain(machine, options), evaluating.interpret)
+    return [(device.visible, runner_env_of(base_env, device.visible), not evaluating.interpret) for device in devices]
 
 
 def select_devices(machine: Machine, gpus: Sequence[int] | None) -> tuple[list[Device], str]:

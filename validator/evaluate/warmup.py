@@ -3,7 +3,7 @@
 Inductor compiles at a model's first call, on the GPU machine, single-threaded inside the sandbox: from a few
 seconds to a minute or more per problem. Done inside each timed worker, one GPU at a time, that compile is most
 of a torch.compile run's wall time. So each torch.compile job first runs once in warm-up mode
-(`worker.Evaluation.warm`), several at a time per GPU, filling its kernel's inductor cache
+(`judge.run.Evaluation.warm`), several at a time per GPU, filling its kernel's inductor cache
 (KB_KERNEL_INDUCTOR_CACHE, `build.worker_cache_env`); the timed worker then loads the compiled graph instead of
 compiling it. Warm-ups share a GPU, which is harmless: nothing is measured in them, and each timed worker is a
 fresh process. A failed warm-up is not an error: the timed worker meets the same failure and records it.

@@ -1,7 +1,7 @@
 """A pre-imported-torch server that forks one fresh worker process per job, to skip torch's import.
 
 The zygote starts confined like any sandboxed program (scrubbed environment, network namespace,
-limits), imports torch, triton and the worker module, and never initialises CUDA, so every child
+limits), imports torch, triton and the worker module (the judge's), and never initialises CUDA, so every child
 forked from it is a clean process whose CUDA context is its own: the child sets its own
 CUDA_VISIBLE_DEVICES, working directory and limits before any CUDA call. A fork of a process with
 an initialised CUDA context is unusable, which is why the zygote asserts that it never has one.
@@ -34,7 +34,7 @@ PACKET = 1 << 20
 PRELOAD = ("torch", "numpy", "triton", "triton.language")
 OPTIONAL_PRELOAD = (
     "torch._dynamo", "torch._inductor.compile_fx", "validator.catalogue.problem_module",
-    "validator.evaluate.worker.correctness", "validator.evaluate.worker.integrity", "validator.evaluate.worker.timing",
+    "validator.evaluate.correctness", "validator.evaluate.anticheat", "validator.evaluate.judge.timing",
 )
 """The worker's own lazy imports: each is tried in a throwaway fork first and preloaded only if importing
 it leaves the CUDA driver uninitialised. (torch.utils.cpp_extension, for one, calls torch.cuda.is_available()

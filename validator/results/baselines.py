@@ -31,7 +31,7 @@ SUBMISSION_SLUG = "torch-compile-inductor"
 """The baseline as a leaderboard row: `submissions/torch-compile-inductor.json` (`compile_submission`). Its
 measured results also fill the cache, since its kernel is exactly this baseline."""
 REFERENCE_MODULE = "kb_reference"
-"""Name under which the worker gives a torch-compile kernel its problem's module (`worker.import_kernel`)."""
+"""Name under which the runner gives a torch-compile kernel its problem's module (`Runner._import_kernel`)."""
 KERNEL_FILE = "compiled_reference.py"
 KERNEL_SOURCE = '''"""The torch.compile baseline (inductor, default mode): one kernel file for every problem.
 

@@ -83,7 +83,7 @@ class Flag:
 class UpstreamVerdict:
     """The headline verdict: KernelBench's tolerance, `torch.allclose(reference, kernel, atol, rtol)` at the
     protocol's `upstream_tolerance`, on every one of `trials` read calls, upstream's draws and the hidden variants
-    alike, and the output following its inputs (`worker/verdicts.py`). `status` is the board's strict verdict; a
+    alike, and the output following its inputs (`judge/verdicts.py`). `status` is the board's strict verdict; a
     kernel an integrity, timing or policy check rejected, or that crashed or hung, is not correct under either.
     (Results of protocol 16 and before judged upstream's draws alone.)"""
 
@@ -151,7 +151,7 @@ class ProblemResult:
     """Which of the run's GPUs measured it (`cuda:2`): a rerun's drift can then be told apart from a difference
     between the machine's GPUs. None for results written before it was recorded, or never run."""
     phases: dict[str, float] | None = None
-    """The judge's wall seconds per phase (`worker/run.py`: setup, compute_references, load_kernel, time,
+    """The judge's wall seconds per phase (`judge/run.py`: setup, compute_references, load_kernel, time,
     ...): where a problem's `seconds` went. None for results written before it was recorded, or never judged."""
     source: KernelSource | None = None
     """Where the kernel lives when the submission referenced it at a pinned commit (the site links it); None for

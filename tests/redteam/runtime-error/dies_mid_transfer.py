@@ -37,7 +37,7 @@ def half_send(stream, header, tensors=(), **through):
 
 
 channel.send = half_send
-for name in ("__main__", "validator.evaluate.worker.runner"):
+for name in ("__main__", "validator.evaluate.runner.serve"):
     module = pkgutil.resolve_name(name)
     if hasattr(module, "channel"):
         module.channel.send = half_send

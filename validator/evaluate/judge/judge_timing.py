@@ -1,0 +1,416 @@
+"""Timing across the trust boundary: the judge asks two runners for timed spans in turn, the kernel's and its twin
+(a runner started and confined alike that holds the reference and never the kernel), and bounds what the kernel's
+runner reports by its own clock, against what the twin's honest calls cost on the same path in the same round.
+
+The rounds run in `protocol.timing_blocks` independent blocks: each starts on fresh allocations (the judge's flush
+buffer, and both runners' flush and input buffers, made anew, the caching allocators emptied) after a pause, warms up
+again, and opens with the other side than the block before; inside a block the order of each round is random. NVML's
+clock state is read after the block's warm-up and after its last round; a block that ran throttled or
+down-clocked is measured again (`clocks.py`). Each block is bounded on its own (`JudgeSide.bound`).
+
+Per round (reference and kernel in a random order), each side's runner first readies its span (`prepare`,
+outside it: guards, flush buffer), then the judge measures the wall-clock span of `go`: for each call of the span
+(`span_calls`, the same number on both sides, on the same specs: `trial_inputs`), the inputs made from the seed and
+kind it brings, flush, events, call, synchronize, digest; then the reply. The kernel's runner is stopped while the
+twin's span runs. Then the judge decides, by its secret order seed, which of the kernel's calls to `fetch` and
+judge (`trial_inputs.read`, `read_share`); the runner learns which only after it has committed to every output.
+Every call of the kernel is such a call: there are no others to tell apart.
+
+The bound: per round, each side's excess is its span minus its reported device time, per call. A kernel whose
+excess exceeds the twin's in the same round, at the median over a block's rounds, by more than the allowance is
+`timing-unverified` (rejected). The allowance is three standard errors of that paired difference (at least
+`Protocol.span_floor_ms`), plus `span_relative` of the kernel's time and of the twin's excess: so a noisy machine
+widens it and a quiet one keeps it tight, and what changes during the run (clocks, the machine's load) moves both
+sides alike.
+
+Why a twin (protocol 13): protocol 12 calibrated the bound with honest calls of the reference through the kernel's
+runner before the kernel was loaded, and timed the reference in the judge's own process, one call per round.
+On an H200 that left two errors. A tie came out a win: PyTorch itself, submitted as the kernel, was held for
+`timing-unresolved` because its 31 calls per span timed faster than the judge's single call of the same operator.
+And honest kernels' calls exceeded their device time by more than the calibration's, measured minutes earlier:
+0.22 ms more per call for the diagonal matmul (level1/12, refused), 0.41 ms more for level1/5 (1.00 of its
+allowance used). A twin times the reference exactly as the kernel is timed, in the same rounds, so neither the
+path nor the time of measurement differs between the two sides.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import os
+import random
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import torch
+
+from validator.evaluate.correctness import PASSED, Check
+from validator.evaluate.digest import output_digest
+from validator.evaluate.judge import clocks, timing
+from validator.protocol import PROTOCOL
+from validator.results.records import BlockTiming
+
+CPU_FLOOR_MS, CPU_RELATIVE, CPU_QUANTILE = 7.0, 0.5, 0.0
+"""Under --interpret the clocks are the CPU's, shared with everything else on the machine: the bound only has
+to catch reports that are off by a large factor on every call (the red-team's), not to make a time trustworthy,
+and no CPU time is ever published. It reads the rounds' least difference there: contention delays calls, a forged
+report shortens every one. (Measured before the twin, when the kernel's excess was read against a calibration:
+the lower quartile was not enough: on a loaded 2-core CI machine, three judges at once, an honest Triton GEMM's
+lower-quartile excess passed the 7.6 ms allowed; a forgery's least excess is its whole call, 11 ms. The floor
+was 5 ms until the judge's resume stopped scanning all of /proc: calls of nothing then measured 0.19-0.26 ms of
+overhead instead of 0.59-0.82 ms, the allowance shrank by about half a millisecond, and a CI machine running 1.6x
+slower than usual rejected an honest kernel whose least excess passed the 5.7 ms allowed. The forgeries' least
+excess, idle: 11.8 and 19.6 ms, and more under load.)"""
+
+
+SPACER_PAGE = 2 << 20
+"""A spacer is a whole number of these: the granule in which the CUDA driver maps device memory."""
+
+
+def placement(seed: int) -> random.Random:
+    """The draw of a run's spacer sizes, from its secret seed (apart from the draw of the blocks' order)."""
+    return random.Random(seed ^ 0x5ACE)
+
+
+def spacer_bytes(rng: random.Random, protocol: Any) -> int:
+    """A block's spacer for one runner: 0 to `placement_spacer_mib` MiB in whole pages, drawn uniformly."""
+    return rng.randrange(protocol.placement_spacer_mib * (1 << 20) // SPACER_PAGE + 1) * SPACER_PAGE
+
+
+def span_calls(reference_ms: float, call_bytes: int, protocol: Any, *, gpu: bool) -> int:
+    """Calls of the kernel per timed span: enough for the reference's time to add up to `span_target_ms`, at
+    most `max_span_calls` and `span_bytes` of inputs and outputs; on the CPU at most 2 (the path exercised, the
+    interpreter's time spared)."""
+    wanted = math.ceil(protocol.span_target_ms / max(reference_ms, 1e-3))
+    calls = min(wanted, protocol.max_span_calls, protocol.span_bytes // max(call_bytes, 1))
+    return max(1, calls if gpu else min(calls, 2))
+
+
+def reported(reply: dict[str, Any], calls: int) -> tuple[list[float], list[float]] | None:
+    """The device and host times a span's reply gives for each of its `calls` calls; None if it does not."""
+    try:
+        dev, host = [float(v) for v in reply["device_ms"]], [float(v) for v in reply["host_ms"]]
+    except (KeyError, TypeError, ValueError):
+        return None
+    return (dev, host) if len(dev) == len(host) == calls else None
+
+
+def median_se(values: list[float]) -> float:
+    """Standard error of the median, from the median absolute deviation (robust to a few disturbed calls)."""
+    data = np.asarray(values, dtype=float)
+    if data.size < 2:
+        return 0.0
+    sigma = 1.4826 * float(np.median(np.abs(data - np.median(data))))
+    return 1.2533 * sigma / math.sqrt(data.size)
+
+
+def crossover(differences: list[float], kernel_first: list[bool] | None) -> tuple[float, float]:
+    """The paired difference between the sides' excess, and its standard error, as a crossover design estimates it:
+    the mean of its medians over the rounds the kernel went first and over those the reference did, so whatever the
+    first span of a round pays (the GPU's state after the judge's own work between rounds) cancels. The plain median
+    where the rounds do not hold both orders."""
+    data = np.asarray(differences, dtype=float)
+    order = np.asarray(kernel_first if kernel_first is not None and len(kernel_first) == data.size else [],
+                       dtype=bool)
+    if not order.size or order.all() or not order.any():
+        return float(np.median(data)), median_se(list(data))
+    first, second = data[order], data[~order]
+    estimate = 0.5 * (float(np.median(first)) + float(np.median(second)))
+    return estimate, 0.5 * math.hypot(median_se(list(first)), median_se(list(second)))
+
+
+def span_verdict(ker_ms: list[float], spans_ms: list[float], allowance_ms: float,
+                 relative: float = 0.05, quantile: float = 0.5, *,
+                 honest_ms: list[float] | None = None, kernel_first: list[bool] | None = None) -> Check:  # fmt: skip
+    """`timing-unverified` when the rounds' (judge's span - reported device time - `honest_ms`, the twin's excess
+    in the same round) exceeds the allowance: at the `quantile` of the rounds, or at the median, estimated as a
+    crossover (`crossover`, with each round's order)."""
+    if not ker_ms:
+        return PASSED
+    honest = np.asarray(honest_ms if honest_ms is not None else [0.0] * len(ker_ms))
+    differences = np.asarray(spans_ms) - np.asarray(ker_ms) - honest
+    excess = crossover(list(differences), kernel_first)[0] if quantile == 0.5 else \
+        float(np.quantile(differences, quantile))
+    allowed = allowance_ms + relative * float(np.median(ker_ms))
+    if excess > allowed:
+        which = {0.5: "", 0.0: " (on its least delayed round)"}.get(quantile, f" (at the {quantile:.0%} quantile "
+                                                                                "of its rounds)")
+        beyond = ", beyond what the reference's honest calls cost on the same path in the same rounds," \
+            if honest_ms is not None else ""
+        return Check(False, "timing-unverified", f"the runner reported a median of {np.median(ker_ms):.4f} ms per "
+                     f"call, but the judge's own clock saw {excess:.4f} ms more per call than that{beyond}{which} "
+                     f"(allowed {allowed:.4f} ms): the reported times are not the calls' times")
+    return PASSED
+
+
+def timed_span(runner: Any, specs: list[dict[str, Any]], *, fresh: bool, flush_bytes: int,
+               spacer_bytes: int = 0) -> tuple[tuple[float, float, float], dict[str, Any]]:  # fmt: skip
+    """One timed span through `runner`: `prepare` (untimed), then `go` on `specs` inside the judge's clock.
+    (device ms, host ms, the judge's span) per call, with a negative device time for a reply that is unreadable or
+    impossible (more than the judge saw); and the reply. The rounds time both sides through here, and the twin's
+    spans before the kernel loads (`run.Evaluation.time_twin_alone`)."""
+    calls = len(specs)
+    runner.request({"op": "prepare", "fresh": fresh, "flush_bytes": flush_bytes, "spacer_bytes": spacer_bytes})
+    t0 = timing._perf_counter()
+    reply = runner.request({"op": "go", "inputs": specs})
+    span = (timing._perf_counter() - t0) * 1e3
+    times = reported(reply, calls)
+    if times is None or not all(math.isfinite(d) and d > 0 for d in times[0]) or sum(times[0]) > span \
+            or not all(math.isfinite(h) and h >= 0 for h in times[1]):
+        return (-1.0, 0.0, span / calls), reply  # unreadable or impossible (more than the judge saw)
+    return (sum(times[0]) / calls, sum(times[1]) / calls, span / calls), reply
+
+
+@dataclass(frozen=True)
+class Block:
+    """One measured block: its rounds' samples and the clock state read around them."""
+
+    samples: tuple[tuple[float, ...], ...]
+    stop: str
+    kernel_first: bool
+    before: clocks.ClockState | None = None
+    after: clocks.ClockState | None = None
+    failure: Check | None = None
+    attempts: int = 1
+
+
+def no_clocks() -> clocks.ClockState | None:
+    """Where NVML is not available: nothing is read, no block is judged on its clocks."""
+    return None
+
+
+def read_share(output_bytes: int, rounds: int, protocol: Any) -> float:
+    """The kernel's calls read per span, in expectation (`Protocol.read_share`); for outputs of gigabytes fewer, to
+    `read_bytes` per problem over the minimum rounds but no fewer than `min_reads` (the runner cannot tell which)."""
+    floor = min(protocol.read_share, protocol.min_reads / max(rounds, 1))
+    return max(floor, min(protocol.read_share, protocol.read_bytes / max(output_bytes * rounds, 1)))
+
+
+class JudgeSide:
+    def __init__(self, runner: Any, twin: Any, *, spec: Callable[[int], dict[str, Any]],
+                 judge: Callable[[int, list[Any]], Check], read: Callable[[int, random.Random, float, int], bool],
+                 required: int, shape: Any, device: torch.device, read_clocks: Callable[[], Any] = no_clocks,
+                 own_pids: Callable[[], set[int]] = lambda: {os.getpid()}, calls: int = 1) -> None:  # fmt: skip
+        self.runner, self.twin, self.spec, self.judge, self.read = runner, twin, spec, judge, read
+        """`twin`: the runner that holds the reference and times it as `runner` times the kernel. `spec(n)`: call n's
+        inputs, on both sides; `judge(n, outputs)`: the judge's verdict on the kernel's call n; `read(n, rng, share,
+        calls)`: whether call n is read, drawn after its span."""
+        self.required = required
+        """Calls that are always read (the required trials): the first block warms up until they have run."""
+        self.calls = calls
+        """Calls per timed span (`span_calls`), the reference's as the kernel's."""
+        self.own_pids = own_pids
+        """The judge's and its runners' processes: any other on the GPU is named when the bound fails."""
+        self.shape, self.device, self.read_clocks = shape, device, read_clocks
+        self.allowance_ms = self.excess_ms = self.honest_ms = self.difference_ms = self.unseen_ms = 0.0
+        """Of the last block bounded: the allowance, the kernel's median excess per call, the twin's (`honest_ms`) and
+        the crossover estimate of their difference (`difference_ms`).
+        `unseen_ms`: how much of a call's time, at most over the blocks, the bound could not have seen: the
+        allowance, and as much again where the kernel's calls exceeded their reported time by less than the
+        twin's, or more by less than the skew the bound tolerates (a call could have hidden the difference)."""
+        self.over_ms = 0.0
+        """How far the kernel's calls exceeded the twin's beyond the noise allowance, at most over the blocks: above
+        zero, inside the skew the bound tolerates (`Protocol.span_skew_ms`), so a win is held rather than published."""
+        self.committed: list[str | None] = []
+        """The runner's digests of the last span's calls' outputs, sent inside the span (see digest.py)."""
+        self.relative = 0.0
+        self.protocol: Any = PROTOCOL
+        """The run's protocol (`run` sets it): the bound's allowance reads it."""
+        self.flush: torch.Tensor | None = None
+        self.next_call = 0
+        """The number of the next call: every call, on both sides, gets inputs never used before."""
+        self.fresh: dict[str, int] = {}
+        """The sides whose runner has not yet been told, at its `prepare`, to make its allocations anew, each with
+        the bytes of device memory it holds ahead of them through the block (`Protocol.placement_spacer_mib`)."""
+        self.placement = random.Random()
+        self.unstable: list[str] = []
+        """Blocks still down-clocked or throttled after every attempt, described."""
+
+    def run(self, protocol: Any, seed: int, *, gpu: bool) -> timing.Series:
+        """Every block in turn (each measured again while its clocks say it ran slowed, up to
+        `block_attempts`); the series of all kept blocks, or the first failure."""
+        self.gpu, self.protocol = gpu, protocol
+        self.placement = placement(seed)
+        self.fresh_allocations(protocol)
+        self.share = read_share(self.shape.nbytes, protocol.min_rounds, protocol)
+        order = random.Random(seed)
+        kept: list[Block] = []
+        for b in range(protocol.timing_blocks):
+            for attempt in range(1, protocol.block_attempts + 1):
+                if kept or attempt > 1:
+                    time.sleep(protocol.block_gap_s)
+                    self.fresh_allocations(protocol)
+                block = self.block(b % 2 == 0, protocol, order, seed)
+                if block.failure is not None:
+                    return timing._series([s for k in kept for s in k.samples] + list(block.samples), "failed",
+                                          block.failure)
+                slowed = clocks.slowed(block.before, block.after, protocol.clock_floor)
+                if not slowed or attempt == protocol.block_attempts:
+                    break
+            if slowed:
+                self.unstable.append(f"block {b + 1}: {slowed} after {attempt} attempts")
+            kept.append(dataclasses.replace(block, attempts=attempt))
+        return self.series(kept)
+
+    def block(self, kernel_first: bool, protocol: Any, order: random.Random, seed: int) -> Block:
+        """Warm-up calls, then rounds until the block's own interval is tight, its share of the budget is
+        spent, or it has max_rounds / timing_blocks rounds; then the judge's bound on the block."""
+        warmups = protocol.warmup_calls
+        if self.next_call < self.required:  # the first block: until every required trial has run
+            warmups = max(warmups, -(-(self.required - self.next_call) // self.calls))
+        for i in range(warmups):
+            _, verdict = self.round(kernel_first=(i % 2 == 0) == kernel_first, order=order)
+            if not verdict.ok:
+                return Block((), "failed", kernel_first, failure=verdict)
+        before = self.read_clocks()
+        samples: list[tuple[float, ...]] = []
+        rule = timing.per_block(protocol)
+        cap, budget_s = rule.max_rounds, rule.time_budget_s
+        started, stop = timing._perf_counter(), "max-rounds"
+        first = kernel_first
+        for j in range(cap):
+            # Rounds in pairs, the second in the other order: each side goes first as often (see `crossover`).
+            first = not first if j % 2 else (kernel_first if j == 0 else order.random() < 0.5)
+            sample, verdict = self.round(kernel_first=first, order=order)
+            if not verdict.ok:
+                return Block(tuple(samples), "failed", kernel_first, failure=verdict)
+            samples.append(sample)
+            ref, ker = [s[0] for s in samples], [s[1] for s in samples]
+            if self.gpu and (j + 1) % timing.CHECK_EVERY == 0 and \
+                    timing.converged(ref, ker, rule, seed + self.next_call):
+                stop = "converged"
+                break
+            if timing._perf_counter() - started > budget_s and len(samples) >= rule.min_rounds:
+                stop = "budget"
+                break
+        after = self.read_clocks()
+        verdict = self.bound(timing._series(samples, stop, None))
+        shared = clocks.others((before, after), self.own_pids()) if not verdict.ok else []
+        if shared:  # the verdict stands (a bound never bends); the record says what else ran on the GPU
+            verdict = dataclasses.replace(verdict, message=f"{verdict.message}; {len(shared)} other process(es) "
+                                          f"used this GPU meanwhile ({', '.join(shared[:4])}), which delays the "
+                                          "judge's clock: measure on a GPU of its own")
+        return Block(tuple(samples), stop, kernel_first, before, after, None if verdict.ok else verdict)
+
+    def bound(self, series: timing.Series) -> Check:
+        """The judge's bound on one block's reported times, paired round by round with the twin's honest calls:
+        the allowance and the verdict (the one place the allowance formula lives)."""
+        # The floor is the judge's clock's resolution per span (most of it the crossing between processes), paid once
+        # for all of the span's calls; on the CPU, a fixed allowance per call (CPU_FLOOR_MS).
+        floor, self.relative = (self.protocol.span_floor_ms / self.calls, self.protocol.span_relative) if self.gpu \
+            else (CPU_FLOOR_MS, CPU_RELATIVE)
+        kernel = np.asarray(series.spans_ms) - np.asarray(series.ker_ms)
+        honest = np.asarray(series.ref_spans_ms) - np.asarray(series.ref_ms)
+        if not kernel.size or kernel.size != honest.size:
+            return PASSED if not kernel.size else Check(False, "timing-unverified", "rounds without both spans")
+        self.excess_ms, self.honest_ms = float(np.median(kernel)), float(np.median(honest))
+        firsts = list(series.kernel_first) or None
+        difference, se = crossover(list(kernel - honest), firsts)
+        # Both sides' excess moves with the machine (clocks, load), so the pairs' spread, not each side's, is the
+        # noise; the relative slack covers what differs between two processes' identical paths.
+        spread = 3.0 * se
+        self.allowance_ms = self.relative * self.honest_ms + max(floor, spread)
+        skew = self.protocol.span_skew_ms if self.gpu else 0.0
+        self.unseen_ms = max(self.unseen_ms, self.allowance_ms + abs(difference))
+        self.difference_ms = difference
+        noise = self.allowance_ms + self.relative * float(np.median(series.ker_ms))
+        self.over_ms = max(self.over_ms, difference - noise)
+        verdict = span_verdict(list(series.ker_ms), list(series.spans_ms), self.allowance_ms + skew, self.relative,
+                               0.5 if self.gpu else CPU_QUANTILE, honest_ms=list(honest), kernel_first=firsts)
+        if verdict.ok:
+            return verdict
+        return dataclasses.replace(verdict, message=f"{verdict.message} [the twin's honest calls exceeded their "
+                                   f"device time by {self.honest_ms:.4f} ms per call, this kernel's by "
+                                   f"{self.excess_ms:.4f} ms; allowed: noise {max(floor, spread):.4f} ms, "
+                                   f"{self.relative:.0%} of the twin's excess and of the kernel's time, and "
+                                   f"{skew:.2f} ms that honest kernels' runners have shown against the twin]")
+
+    def series(self, kept: list[Block]) -> timing.Series:
+        """The kept blocks as one series: rounds labelled by block, and each block summarised."""
+        samples = [s for k in kept for s in k.samples]
+        stops = {k.stop for k in kept}
+        stop = next((s for s in ("budget", "max-rounds") if s in stops), "converged")
+        summaries = []
+        for k in kept:
+            ref, ker = [s[0] for s in k.samples], [s[1] for s in k.samples]
+            state = clocks.merged(k.before, k.after)
+            summaries.append(BlockTiming(float(np.median(ref)), float(np.median(ker)), timing.speedup(ref, ker),
+                                         len(ref), k.kernel_first, state.sm_mhz if state else None,
+                                         state.mem_mhz if state else None, state.reasons if state else (), k.attempts))
+        block_of = tuple(b for b, k in enumerate(kept) for _ in k.samples)
+        return dataclasses.replace(timing._series(samples, stop, None), block_of=block_of, blocks=tuple(summaries))
+
+    def fresh_allocations(self, protocol: Any) -> None:
+        """A new flush buffer here, and both runners told to make their own anew at their next `prepare`, each
+        behind a spacer of its own random size."""
+        self.fresh = {side: spacer_bytes(self.placement, protocol) if self.gpu else 0
+                      for side in ("kernel", "reference")}
+        if not self.gpu:
+            return
+        self.flush = None
+        torch.cuda.empty_cache()
+        self.flush = timing.flush_buffer(self.device, protocol.l2_flush_factor)
+
+    def round(self, *, kernel_first: bool, order: random.Random) -> tuple[tuple[float, ...], Check]:
+        """One round: both sides' spans on the same specs, then the kernel's calls the judge reads, judged."""
+        first = self.next_call
+        self.next_call += self.calls
+        specs = [self.spec(n) for n in range(first, self.next_call)]  # first seen by the runners inside their spans
+        values: dict[str, tuple[float, float, float]] = {}
+        for side in ("kernel", "reference") if kernel_first else ("reference", "kernel"):
+            values[side] = self.time_kernel(specs) if side == "kernel" else self.time_reference(specs)
+        if values["kernel"][0] < 0:
+            return (0.0,) * 7, Check(False, "timing-unverified", "the runner reported an impossible device time "
+                                     "(not a positive number no larger than the judge's span of the call)")
+        verdict = PASSED
+        for j in range(self.calls):
+            if verdict.ok and self.read(first + j, order, self.share, self.calls):
+                verdict = self.judge_call(first + j, j)
+        (ref_dev, ref_host, ref_span), (ker_dev, ker_host, span) = values["reference"], values["kernel"]
+        return (ref_dev, ker_dev, ref_host, ker_host, span, ref_span, float(kernel_first)), verdict
+
+    def judge_call(self, n: int, j: int) -> Check:
+        """Fetch call j of the kernel's last span (call n), hold it to the digest committed inside the span, and
+        have the judge judge it."""
+        outs = self.runner.outputs(self.runner.request({"op": "fetch", "call": j}), self.shape, self.device)
+        if self.committed[j] != str(output_digest(outs)):
+            return Check(False, "timed-output-mismatch", "the outputs fetched after a timed call are not the ones "
+                         "the runner committed to inside it: computed after the span, not in it")
+        return self.judge(n, outs)
+
+    def time_reference(self, specs: list[dict[str, Any]]) -> tuple[float, float, float]:
+        """The twin's timed span on the kernel's specs, with the kernel's runner stopped. The twin runs no submitted
+        code: a reply it cannot account for is the harness's failure, not the kernel's."""
+        self.runner.pause()
+        try:
+            times, _ = self.span(self.twin, "reference", specs)
+        finally:
+            self.runner.resume()
+        if times[0] < 0:
+            raise RuntimeError("the twin runner's timed span of the reference reported impossible device times")
+        return times
+
+    def time_kernel(self, specs: list[dict[str, Any]]) -> tuple[float, float, float]:
+        times, reply = self.span(self.runner, "kernel", specs)
+        digests = reply.get("digests")
+        self.committed = [d if isinstance(d, str) else None for d in digests] \
+            if isinstance(digests, list) and len(digests) == self.calls else [None] * self.calls
+        return times
+
+    def span(self, runner: Any, side: str, specs: list[dict[str, Any]]) -> tuple[tuple[float, float, float],
+                                                                             dict[str, Any]]:
+        """One side's timed span of a round (`timed_span`)."""
+        fresh, spacer = side in self.fresh, self.fresh.pop(side, 0)
+        return timed_span(runner, specs, fresh=fresh,
+                          flush_bytes=self.flush.numel() * 4 if self.flush is not None else 0, spacer_bytes=spacer)
+
+    def describe_bound(self) -> str:
+        return (f"reported kernel times bounded by the judge's spans: per call, this kernel's calls exceeded their "
+                f"reported time by {self.excess_ms:.3f} ms, the reference's honest calls, timed by the twin runner on "
+                f"the same path in the same rounds, by {self.honest_ms:.3f} ms; noise allowed {self.allowance_ms:.3f} "
+                f"ms more + {self.relative:.0%} of the kernel's time"
+                + (f", exceeded by {self.over_ms:.3f} ms (within the skew tolerated, so a win is held)"
+                   if self.over_ms > 0 else "") + f"; {self.calls} call(s) per span")

@@ -1,1 +1,0 @@
-"""The evaluation worker: what runs in the sandboxed process beside the submitted kernel."""
