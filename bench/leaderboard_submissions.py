@@ -1,7 +1,7 @@
 """The 2024 KernelBench leaderboard as external submissions: one per model, each kernel referenced at a pinned commit
 of github.com/anneouyang/KernelBenchLeaderboard, never copied (that repository carries no licence).
 
-    python bench/leaderboard_submissions.py GIT_DIR [--commit SHA] [--out submissions] [--hardware L40S]
+    python bench/leaderboard_submissions.py GIT_DIR [--commit SHA] [--out submissions] [--hardware L40S] [--mirror DIR]
 
 GIT_DIR is a git directory of that repository (the `fetch` tool's mirror: /work/.mirror/anneouyang+
 KernelBenchLeaderboard/repo). Each entry of `docs/assets/raw_data.json` at the commit is the file
@@ -9,7 +9,9 @@ KernelBenchLeaderboard/repo). Each entry of `docs/assets/raw_data.json` at the c
 model's kernels into a temporary KernelBench run directory per level (`leaderboard_runs.write_runs`), plans their
 import against the 91bfc2c track as `kb-validate import --kernelbench-commit 91bfc2c` does, and writes
 `<out>/kb2024-<model>.json`, whose kernels carry `source` references (repository, commit, path, sha256). The
-validator fetches and verifies each before anything of it runs (`validator/submission/external.py`).
+validator fetches and verifies each before anything of it runs (`validator/submission/external.py`). `--mirror DIR`
+also lays the files out as `KB_EXTERNAL_MIRROR` reads them, for a GPU machine without a network (write it under
+build/, which git ignores: the files are the leaderboard's code, never committed here).
 """
 
 from __future__ import annotations
@@ -90,10 +92,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--commit", default="HEAD")
     parser.add_argument("--out", type=Path, default=Path("submissions"))
     parser.add_argument("--hardware", default="L40S", help="the GPU the 2024 leaderboard measured on")
+    parser.add_argument("--mirror", type=Path, help="also write each file as KB_EXTERNAL_MIRROR reads it")
     args = parser.parse_args(argv)
     commit = git(args.git_dir, "rev-parse", args.commit).decode().strip()
     date = git(args.git_dir, "log", "-1", "--format=%cs", commit).decode().strip()
     entries = entries_at(args.git_dir, commit)
+    if args.mirror:
+        root = args.mirror / REPOSITORY.removeprefix("https://github.com/") / commit / SOLUTIONS
+        for entry in entries:
+            target = root / f"{entry['file']}.py"
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(entry["blob"])
     for model in sorted({e["display_name"] for e in entries}):
         mine = [e for e in entries if e["display_name"] == model]
         document = document_for(model, mine, commit, date, args.hardware)

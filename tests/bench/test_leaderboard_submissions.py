@@ -41,10 +41,10 @@ def _repository(root: Path, codes: dict[str, str]) -> tuple[Path, str]:
                                          text=True).stdout.strip()
 
 
-def _run(git_dir: Path, out: Path) -> None:
+def _run(git_dir: Path, out: Path, *more: str) -> None:
     out.mkdir()
     script = REPO / "bench" / "leaderboard_submissions.py"
-    subprocess.run([sys.executable, str(script), str(git_dir), "--out", str(out)], check=True, cwd=REPO,
+    subprocess.run([sys.executable, str(script), str(git_dir), "--out", str(out), *more], check=True, cwd=REPO,
                    capture_output=True)
 
 
@@ -52,7 +52,7 @@ def _run(git_dir: Path, out: Path) -> None:
 def test_one_submission_per_model_each_kernel_a_pinned_reference(tmp_path: Path, monkeypatch):
     codes = {"aa": KERNEL, "bb": KERNEL + "\n# b\n", "cc": KERNEL + "\n# c\n"}
     git_dir, commit = _repository(tmp_path / "lb", codes)
-    _run(git_dir, tmp_path / "out")
+    _run(git_dir, tmp_path / "out", "--mirror", str(tmp_path / "mirror"))
     written = {p.name: json.loads(p.read_text()) for p in (tmp_path / "out").glob("*.json")}
     assert sorted(written) == ["kb2024-model-a.json", "kb2024-model-b.json"]
     kernels = written["kb2024-model-a.json"]["kernels"]
@@ -62,11 +62,7 @@ def test_one_submission_per_model_each_kernel_a_pinned_reference(tmp_path: Path,
                                     "commit": commit, "path": f"docs/assets/solutions/{name}.py",
                                     "sha256": hashlib.sha256(codes[name].encode()).hexdigest()}
     assert not list((tmp_path / "out").glob("*/"))  # references only: no kernel file is written
-    # the validator takes it, fetching each reference from a mirror laid out as GitHub's raw files
-    mirror = tmp_path / "mirror" / "anneouyang" / "KernelBenchLeaderboard" / commit / "docs" / "assets" / "solutions"
-    mirror.mkdir(parents=True)
-    for name, code in codes.items():
-        (mirror / f"{name}.py").write_text(code)
+    # the validator takes it, fetching each reference from the mirror the script laid out as GitHub's raw files
     monkeypatch.setenv(MIRROR_ENV, str(tmp_path / "mirror"))
     done = subprocess.run([sys.executable, "-m", "validator", str(tmp_path / "out" / "kb2024-model-a.json"),
                            "--no-gpu", "--cache-dir", str(tmp_path / "cache")],
