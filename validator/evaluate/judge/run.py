@@ -280,7 +280,7 @@ class Evaluation(TrialInputs, Attributing):
         from validator.evaluate.judge.judge_timing import timed_span
 
         self.load_kernel()
-        timed_span(self.runner, [self.spec(0)], fresh=True, trace=False, flush_bytes=0)
+        timed_span(self.runner, [self.spec(0)], fresh=True, flush_bytes=0)
         self.runner.close()
         self.runner.keep_caches()
         raise Stop(Status.NOT_RUN, "warm-up", "warm-up only: the compile caches were filled")
