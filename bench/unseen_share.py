@@ -11,6 +11,7 @@ unseen share under 2% for every kernel of 20 us or more. Reads results only: no 
 
 from __future__ import annotations
 
+import argparse
 import json
 import re
 import statistics
@@ -38,13 +39,13 @@ def rows(path: str) -> list[dict]:
 
 
 def main(argv: list[str]) -> int:
-    if not argv:
-        print(__doc__, file=sys.stderr)
-        return 2
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("results", nargs="+", help="results files (results/<hardware>/<slug>.json)")
+    args = parser.parse_args(argv)
     print(f"{'problem':36} {'median ms':>9} {'calls':>5} {'kernel ex':>9} {'twin ex':>8} {'allow':>6} "
           f"{'unseen':>7} {'share':>6} {'speedup':>7} status")
     shares = []
-    for path in argv:
+    for path in args.results:
         for r in rows(path):
             shares.append(r["share"])
             print(f"{r['key'][:36]:36} {r['median']:9.4f} {r['calls']:5} {r['kernel']:9.3f} {r['twin']:8.3f} "
