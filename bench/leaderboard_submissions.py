@@ -29,7 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.leaderboard_runs import write_runs
 from validator.catalogue.problems import load_catalogue
-from validator.submission.importer import Metadata, parse_pick, plan_import, submission_document
+from validator.submission.importer import ImportPlan, Metadata, parse_pick, plan_import, submission_document
 
 REPOSITORY = "https://github.com/anneouyang/KernelBenchLeaderboard"
 RAW = "docs/assets/raw_data.json"
@@ -60,29 +60,25 @@ def slug_of(model: str) -> str:
 def document_for(model: str, entries: list[dict], commit: str, date: str, hardware: str) -> dict:
     """One model's submission: its kernels planned as an import of its run directories, each a `source`."""
     catalogue = load_catalogue()
-    by_run_file: dict[str, dict] = {}
-    kernels: list[dict] = []
+    by_problem = {(e["level"], e["problem_id"] + 1): e for e in entries}  # run files count from 1
     meta = Metadata(slug=slug_of(model), name=f"{model} (2024 KernelBench leaderboard)", method="one-shot",
                     date=date, authors=("KernelBench 2024 leaderboard",), target_hardware=(hardware,), model=model,
                     description="The kernels the public 2024 KernelBench leaderboard lists for this model, all "
                     "correct under KernelBench's own evaluation there, referenced at the leaderboard repository's "
                     "commit and measured here under this board's protocol.",
                     links=(("2024 leaderboard", REPOSITORY),))
+    chosen = []
     with tempfile.TemporaryDirectory() as tmp:
         write_runs(entries, Path(tmp))
-        for entry in entries:
-            name = f"level_{entry['level']}_problem_{entry['problem_id'] + 1}_sample_0_kernel.py"
-            by_run_file[name] = entry
         for run_dir in sorted(Path(tmp).glob("level*")):
-            plan = plan_import(run_dir, catalogue, parse_pick(["best"]), commit=TRACK)
-            for chosen, kernel in zip(plan.chosen, submission_document(plan, meta)["kernels"], strict=True):
-                entry = by_run_file[chosen.candidate.path.name]
-                kernel["source"] = {"repository": REPOSITORY, "commit": commit,
-                                    "path": f"{SOLUTIONS}/{entry['file']}.py",
-                                    "sha256": hashlib.sha256(entry["blob"]).hexdigest()}
-                kernels.append(kernel)
+            chosen += plan_import(run_dir, catalogue, parse_pick(["best"]), commit=TRACK).chosen
+    plan = ImportPlan(TRACK, "--kernelbench-commit", tuple(chosen), ())
     document = submission_document(plan, meta)
-    document["kernels"] = sorted(kernels, key=lambda k: (k["level"], k["problem_id"]))
+    for c, kernel in zip(chosen, document["kernels"], strict=True):
+        entry = by_problem[(c.candidate.level, c.candidate.problem_id)]
+        kernel["source"] = {"repository": REPOSITORY, "commit": commit, "path": f"{SOLUTIONS}/{entry['file']}.py",
+                            "sha256": hashlib.sha256(entry["blob"]).hexdigest()}
+    document["kernels"].sort(key=lambda k: (k["level"], k["problem_id"]))
     return document
 
 

@@ -10,7 +10,6 @@ import json
 import pytest
 
 from tests.site_kit.headless import unavailable, wait_until
-from tests.site_kit.local_server import served_file
 from tests.site_kit.synthetic import SyntheticSpec
 
 REASON = unavailable()
@@ -108,14 +107,3 @@ def test_a_reference_is_a_reference_row_and_a_dashed_line_and_never_the_leader(o
     traces = curves.evaluate("() => document.querySelector('.kb-chart').data.map(t => [t.name, (t.line || {}).dash])")
     assert traces[-1] == ["torch.compile run (reference)", "dash"]
     assert all(dash != "dash" for _, dash in traces[:-1])
-
-
-def test_the_home_page_with_its_own_assets_stays_within_a_megabyte(browser, base_url, site_dir):
-    context = browser.new_context(viewport=PHONE)
-    requested: set[str] = set()
-    page = context.new_page()
-    page.on("request", lambda r: requested.add(r.url))
-    page.goto(base_url, wait_until="networkidle")
-    context.close()
-    sizes = [served_file(site_dir, url.removeprefix(base_url)).stat().st_size for url in requested]
-    assert sum(sizes) <= 1_000_000
