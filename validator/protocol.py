@@ -9,8 +9,13 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
-PROTOCOL_VERSION = "18"
-"""18: judge v2's cost. A problem gets `timing_blocks` blocks, never more (further blocks while blocks disagreed doubled
+PROTOCOL_VERSION = "19"
+"""19: a timing budget of 3 s a problem, not 6: on the H200 at 91bfc2c's sizes (protocol 18) timing took 1.7-5.6 s of a
+problem and the judge's fixed work 2-3 s, so the budget decided whether 100 problems fit in minutes; at 423217d's
+sizes blocks stop at their minimum rounds or interval target first (a round there makes gigabytes of inputs), so
+the budget rarely binds. The published interval is what the rounds allowed, so it widens where the budget binds
+(under protocol 18 the team's and the 2024 board's kernels had halfwidths of 1.4-3.8%, two noisy ones 6.7 and 10.3%).
+18: judge v2's cost. A problem gets `timing_blocks` blocks, never more (further blocks while blocks disagreed doubled
 the rounds of small, noisy problems: 396 rounds and 14-33 s of timing a problem on the H200 at 91bfc2c's sizes; the
 published interval resamples blocks, so disagreeing blocks widen it instead); a timing budget of 6 s a problem, not
 30; the reference's warm time comes from the twin's spans before the kernel loads, not from a fourth way of timing
@@ -94,11 +99,11 @@ class Protocol:
     max_rounds: int = 200
     target_ci_halfwidth: float = 0.01
     """Stop when the speedup's 95% bootstrap interval is within ±1% of the estimate."""
-    time_budget_s: float = 6.0
+    time_budget_s: float = 3.0
     """Per-problem timing budget, shared equally by the blocks; the interval reported is what it allowed. Was 30 s
     until protocol 18: at 91bfc2c's sizes the rounds of a small kernel reached `max_rounds` before the interval target
     (on the H200, 396 rounds and 14-33 s over six blocks), where upstream KernelBench's own evaluation of the kernel
-    takes 12-15 s whole."""
+    takes 12-15 s whole; and 6 s in protocol 18."""
     timing_blocks: int = 3
     """Independent timing blocks per problem: each on fresh allocations (flush buffers, inputs, the caching
     allocator emptied), after a pause, opening with the other side (reference or kernel) than the block before.

@@ -42,6 +42,13 @@ class BuildOptions:
     """Multiplies the protocol's build time limit (slow machines)."""
 
 
+JUDGES_PER_GPU = 2
+"""Judges started side by side on each GPU by default, taking turns at measuring (`evaluate.gpu_turn`): the next
+problem's judge forks, imports, loads its problem and starts its runners' CUDA while this one measures. That work
+took 3-4 s of an 8-15 s problem on an H200 under protocol 18 (the judge's start, `setup`, `start_runner`, and the
+runners' CUDA start and digest load, then inside `load_twin`); a third judge would mostly wait for its turn."""
+MAX_JUDGES_PER_GPU = 4
+
 @dataclass(frozen=True)
 class EvaluateOptions:
     """How the evaluate stage measures and where it writes."""
@@ -55,6 +62,8 @@ class EvaluateOptions:
     """Multiplies the protocol's per-problem time limit."""
     time_budget_s: float | None = None
     """Seconds of timing rounds per problem in place of the protocol's (`--time-budget`); None: the protocol's."""
+    judges_per_gpu: int = JUDGES_PER_GPU
+    """Judges started side by side on each GPU, taking turns at measuring (`evaluate.gpu_turn`)."""
     launcher: Literal["zygote", "spawn"] = "zygote"
     provenance: Mapping[str, str] = field(default_factory=dict)
     """Who produced the results (runner, workflow, run_id, commit)."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import itertools
 import json
 from pathlib import Path
 
@@ -253,6 +254,40 @@ def test_a_gpu_that_fails_its_health_probe_takes_no_more_jobs(tmp_path: Path) ->
     assert [r.status for r in seen] == [Status.RUNTIME_ERROR, Status.NOT_RUN, Status.NOT_RUN]
     assert [r.gpu for r in seen] == ["gpu-x", None, None]  # which GPU measured each, where one did
     assert "no healthy GPU left" in seen[1].error and "health probe" in seen[1].error
+
+
+def test_judges_sharing_a_gpu_start_together_and_measure_one_at_a_time(tmp_path: Path) -> None:
+    log = tmp_path / "turns.log"
+    document = submission(tmp_path, [f"turn {log}"] * 4)
+    ctx = context(document, options(tmp_path))
+    planned = engine.plan(ctx, toolchain(ctx.machine, ctx.options), b"secret", interpret=True)
+    seen: list[results.ProblemResult] = []
+    config = SchedulerConfig((Device("gpu-x", "7"),) * 2, timeout_s=30, target=FAKE, launcher="spawn",
+                             probe_after_crash=False, gpu_turns=True)
+    run_all([item for item, _ in planned], config, on_result=seen.append)
+    assert [r.status for r in seen] == [Status.CORRECT] * 4
+    turns = sorted(tuple(map(float, line.split())) for line in log.read_text().splitlines())
+    assert len(turns) == 4
+    assert all(held[1] <= after[0] for held, after in itertools.pairwise(turns))  # never two at once
+    # two judges at a time: together they took less than one after the other would have (0.4 s held each, and
+    # each spawned judge's start, which the other's turn hides)
+    assert sum(r.seconds for r in seen) > 1.25 * (turns[-1][1] - turns[0][0])
+
+
+def test_a_judge_that_keeps_the_gpu_s_turn_past_its_limit_times_out_and_the_next_one_measures(tmp_path: Path) -> None:
+    log = tmp_path / "turns.log"
+    document = submission(tmp_path, [f"turn-hang {log}", f"turn {log}"])
+    ctx = context(document, options(tmp_path))
+    planned = engine.plan(ctx, toolchain(ctx.machine, ctx.options), b"secret", interpret=True)
+    seen: list[results.ProblemResult] = []
+    config = SchedulerConfig((Device("gpu-x", "7"),) * 2, timeout_s=2, target=FAKE, launcher="spawn",
+                             probe_after_crash=False, gpu_turns=True)
+    run_all([item for item, _ in planned], config, on_result=seen.append)
+    by_status = {r.status: r for r in seen}
+    assert set(by_status) == {Status.TIMEOUT, Status.CORRECT}
+    assert "within 2 s of its turn on the GPU" in by_status[Status.TIMEOUT].error
+    assert by_status[Status.TIMEOUT].seconds < 30  # its turn's alarm, not the process's 64 s limit
+    assert len(log.read_text().splitlines()) == 1  # the hung one never gave it back; its death did
 
 
 def test_a_problem_the_timing_bound_refused_is_judged_once_more_with_a_new_seed(tmp_path: Path) -> None:

@@ -19,9 +19,10 @@ from validator.findings import UserError
 from validator.isolation.gate import run_isolation
 from validator.machine import probe
 from validator.pipeline import validate_submission
+from validator.protocol import PROTOCOL
 from validator.report import overall_exit, print_terminal, to_markdown, write_json
 from validator.results.layout import LOCAL_RESULTS_DIR
-from validator.run_context import BuildOptions, EvaluateOptions, RunOptions
+from validator.run_context import JUDGES_PER_GPU, MAX_JUDGES_PER_GPU, BuildOptions, EvaluateOptions, RunOptions
 
 HELP = "check submissions: schema, semantics, static policy, build and GPU evaluation where possible"
 
@@ -43,8 +44,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--timeout-scale", type=float, default=1.0, metavar="F",
                         help="multiply the protocol's build and per-problem time limits by F (slow machines)")
     parser.add_argument("--time-budget", type=float, metavar="S",
-                        help="seconds of timing rounds per problem (default: the protocol's 30); the results "
-                             "record it, and a shorter budget gives wider intervals")
+                        help=f"seconds of timing rounds per problem (default: the protocol's "
+                             f"{PROTOCOL.time_budget_s:g}); the results record it, and a shorter budget gives wider "
+                             "intervals")
+    parser.add_argument("--judges-per-gpu", type=int, default=JUDGES_PER_GPU, metavar="N",
+                        help=f"judges started side by side on each GPU, taking turns at measuring, so the next "
+                             f"problem's start overlaps this one's timing (default {JUDGES_PER_GPU}; 1: one at a time)")
     parser.add_argument("--cache-dir", type=Path, metavar="DIR", help="build cache (default: ~/.cache/kb-validate)")
     parser.add_argument("--build-jobs", type=int, metavar="N", help="kernels built at once (default: CPU cores)")
     parser.add_argument("--launcher", choices=("zygote", "spawn"), default="zygote",
@@ -115,6 +120,8 @@ def run_options(args: argparse.Namespace, out: Console) -> RunOptions:
         raise UserError(f"--timeout-scale {args.timeout_scale}: expected a positive number")
     if args.time_budget is not None and not (math.isfinite(args.time_budget) and args.time_budget > 0):
         raise UserError(f"--time-budget {args.time_budget}: expected a positive number of seconds")
+    if not 1 <= args.judges_per_gpu <= MAX_JUDGES_PER_GPU:
+        raise UserError(f"--judges-per-gpu {args.judges_per_gpu}: expected 1 to {MAX_JUDGES_PER_GPU}")
     if args.build_jobs is not None and args.build_jobs < 1:
         raise UserError(f"--build-jobs {args.build_jobs}: expected at least 1")
     if args.verified and args.interpret:
@@ -127,7 +134,7 @@ def run_options(args: argparse.Namespace, out: Console) -> RunOptions:
     evaluate = EvaluateOptions(
         results_dir=args.results_dir or LOCAL_RESULTS_DIR, gpus=_gpus(args.gpus), force=args.force,
         timeout_scale=args.timeout_scale,
-        time_budget_s=args.time_budget,
+        time_budget_s=args.time_budget, judges_per_gpu=args.judges_per_gpu,
         launcher=args.launcher, provenance=_provenance(args.provenance, args.verified), verified=args.verified,
         compile_baseline=args.compile_baseline, interpret=args.interpret, lock_clocks=args.lock_clocks,
     )

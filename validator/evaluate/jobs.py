@@ -13,8 +13,9 @@ from dataclasses import MISSING, asdict, dataclass, fields
 from pathlib import Path
 from typing import Any
 
-JOB_VERSION = 6
-"""Version 6: `twin_dir`/`twin_pid`, the judge's twin runner of the reference started ahead (by the judge's own start).
+JOB_VERSION = 7
+"""Version 7: `gpu_turn`/`turn_limit_s`, the device's turn the judge takes before its measuring (`gpu_turn`).
+Version 6: `twin_dir`/`twin_pid`, the judge's twin runner of the reference started ahead (by the judge's own start).
 Version 4: `ring_dir`, the scheduler's directory on tmpfs for the ring of a runner the judge starts itself.
 Version 3: `sandbox`, how the judge confines its runner, and `runner_dir`/`runner_pid` for a runner started
 ahead. Version 2: typed `interpret`, `reduced` and
@@ -68,6 +69,11 @@ class Job:
     """The judge's twin runner (the reference timed through the kernel's path: `remote.Runner`), started ahead as
     `runner_dir`'s is; empty when the judge starts it itself."""
     twin_pid: int = 0
+    gpu_turn: str = ""
+    """The scheduler's file for this GPU's turn (`validator.evaluate.gpu_turn`), which the judge holds from its first
+    GPU work that measures until its runners have ended; empty: the judge has the GPU to itself."""
+    turn_limit_s: float = 0.0
+    """How long the judge may hold the turn before it is ended (the scheduler's time limit for one problem)."""
     speed_of_light_ms: float | None = None
     """The problem's least possible time on this hardware (`catalogue.speed_of_light`, from the manifest), where it
     is known: a correct kernel whose median is below it is held for review (`speed-of-light`)."""

@@ -1,4 +1,5 @@
-"""Runs evaluation jobs: one judge process at a time per GPU, jobs from a shared queue.
+"""Runs evaluation jobs from a shared queue: a launch slot per device of the config, of which several may share a GPU
+(`SchedulerConfig.gpu_turns`: their judges then take turns at measuring, `gpu_turn`).
 
 Every job is a fresh judge (forked from a pre-imported-torch zygote, or spawned), confined by the
 sandbox and pinned to one GPU through CUDA_VISIBLE_DEVICES; the judge's runner, the one process that
@@ -23,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from validator import files
-from validator.evaluate import runners_ahead
+from validator.evaluate import gpu_turn, runners_ahead
 from validator.evaluate.jobs import Job, write_job
 from validator.isolation import sandbox
 from validator.isolation.zygote import Target, Zygote, ZygoteError
@@ -78,6 +79,14 @@ class SchedulerConfig:
     prepare_runners: bool = False
     """Start each job's sandboxed runner while the previous job runs (`judge.launch.prepare`), so its
     `import torch` is off the critical path; only for the real judge, with bubblewrap."""
+    gpu_turns: bool = False
+    """Devices that share a GPU (`Device.visible`) take turns at measuring: each judge waits for the GPU's turn before
+    its first GPU work that measures (`gpu_turn`), and may then hold it for `timeout_s`."""
+
+    def process_timeout_s(self) -> float:
+        """A judge's whole time limit: with turns, its own `timeout_s` from taking the turn, after waiting at most
+        as long for another's judge to give it back, and a minute for its start."""
+        return 2 * self.timeout_s + 60 if self.gpu_turns else self.timeout_s
 
 
 def _base(item: WorkItem, status: Status, error: str, seconds: float = 0.0) -> ProblemResult:
@@ -108,8 +117,10 @@ def _last_lines(text: str, count: int = 6) -> str:
     return "\n".join(lines[-count:])[-1500:]
 
 
-def to_result(item: WorkItem, run: sandbox.SandboxResult, out_path: Path, timeout_s: float) -> ProblemResult:
-    """Exit status, timeout and unreadable output are distinct outcomes; each gets a clear status."""
+def to_result(item: WorkItem, run: sandbox.SandboxResult, out_path: Path, timeout_s: float,
+              turn_limit_s: float = 0.0) -> ProblemResult:  # fmt: skip
+    """Exit status, timeout (of the whole process, or of its turn on the GPU: `turn_limit_s`) and unreadable output
+    are distinct outcomes; each gets a clear status."""
     stderr = run.stderr
     if os.environ.get("KB_RUNNER_TRACE"):  # a diagnosis: the judge's phases and the runner's steps, per problem
         print(f"--- judge log of {item.job.key} ({run.seconds:.1f} s) ---\n{printable_block(stderr[-8000:])}",
@@ -117,6 +128,9 @@ def to_result(item: WorkItem, run: sandbox.SandboxResult, out_path: Path, timeou
     if run.timed_out:
         return _base(item, Status.TIMEOUT, f"did not finish within {timeout_s:.0f} s; its process tree was "
                      f"killed\n{_last_lines(stderr)}".strip(), run.seconds)
+    if turn_limit_s and gpu_turn.timed_out(run.returncode):
+        return _base(item, Status.TIMEOUT, f"did not finish within {turn_limit_s:.0f} s of its turn on the "
+                     f"GPU; it was ended\n{_last_lines(stderr)}".strip(), run.seconds)
     result, why = _read_output(item, out_path)
     if result is not None:
         flags = list(result.flags)
@@ -155,6 +169,8 @@ class _Launcher:
         self.spare: runners_ahead.Prepared | None = None
         self.spare_twin: runners_ahead.Prepared | None = None
         self.announced = False
+        self.turn = ""
+        """The file of this device's GPU turn, where its GPU is shared with other slots (`run_all`)."""
 
     def _env(self, item: WorkItem) -> dict[str, str]:
         return {
@@ -190,12 +206,12 @@ class _Launcher:
         if zygote is not None:
             try:
                 return zygote.run(self.config.target, args, workdir=workdir, env=env, limits=limits,
-                                  timeout_s=self.config.timeout_s)
+                                  timeout_s=self.config.process_timeout_s())
             except ZygoteError as exc:
                 self.notes.append(f"{self.device.label}: zygote failed during {item.job.key}, restarting: {exc}")
                 self.close()
-        return sandbox.run(self.config.target.argv(args), workdir=workdir, timeout_s=self.config.timeout_s,
-                           limits=limits, env=env)
+        return sandbox.run(self.config.target.argv(args), workdir=workdir,
+                           timeout_s=self.config.process_timeout_s(), limits=limits, env=env)
 
     def take_runner(self, item: WorkItem) -> runners_ahead.Prepared | None:
         """A runner started ahead for `item` (the first: at the head of the run, or now), and the next job's
@@ -261,13 +277,16 @@ def run_one(item: WorkItem, launcher: _Launcher) -> tuple[ProblemResult, bool]:
                 job = dataclasses.replace(job, ring_dir=str(ring or ""))
             if twin is not None:
                 job = dataclasses.replace(job, twin_dir=str(twin.base), twin_pid=twin.process.pid)
+            if launcher.turn:
+                job = dataclasses.replace(job, gpu_turn=launcher.turn, turn_limit_s=timeout_s)
             write_job(job, job_path)
-            limits = sandbox.Limits.for_timeout(timeout_s, WORKER_FILE_BYTES)
+            limits = sandbox.Limits.for_timeout(launcher.config.process_timeout_s(), WORKER_FILE_BYTES)
             run = launcher.run(item, workdir, [str(job_path), str(out_path)], limits)
         finally:
             launcher.release(runner)
             launcher.release(twin)
-        return to_result(item, run, out_path, timeout_s), crashed(run)
+        return to_result(item, run, out_path, launcher.config.process_timeout_s(),
+                         timeout_s if launcher.turn else 0.0), crashed(run)
 
 
 @dataclass(frozen=True)
@@ -286,16 +305,25 @@ class _Queue:
     errors: list[BaseException] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
 
+    sick_gpus: set[str] = field(default_factory=set)
+    """GPUs (`Device.visible`) that failed a health probe: no slot on them takes another job."""
+
     def take(self) -> WorkItem | None:
         with self.lock:
             return self.items.popleft() if self.items else None
 
+    def sick(self, device: Device) -> bool:
+        with self.lock:
+            return device.visible in self.sick_gpus
+
 
 def _device_loop(device: Device, queue: _Queue, config: SchedulerConfig,
-                 on_start: Callable[[WorkItem, Device], None], on_result: Callable[[ProblemResult], None]) -> None:
+                 on_start: Callable[[WorkItem, Device], None], on_result: Callable[[ProblemResult], None],
+                 *, turn: str = "") -> None:  # fmt: skip
     launcher = _Launcher(config, device)
+    launcher.turn = turn
     try:
-        while (item := queue.take()) is not None:
+        while not queue.sick(device) and (item := queue.take()) is not None:
             on_start(item, device)
             result, needs_probe = run_one(item, launcher)
             attempts = int(item.job.protocol.get("bound_attempts", 1))
@@ -310,6 +338,7 @@ def _device_loop(device: Device, queue: _Queue, config: SchedulerConfig,
                 if not healthy:
                     with queue.lock:
                         queue.unhealthy[device.label] = f"after {item.job.key}: {detail}"
+                        queue.sick_gpus.add(device.visible)
                     return
     except BaseException as exc:  # a validator bug: stop this device and let run_all re-raise it
         with queue.lock:
@@ -352,15 +381,23 @@ def run_all(
 ) -> SchedulerReport:
     """Run every item on the configured devices; reports the devices found unhealthy and launcher events."""
     queue = _Queue(deque(items))
-    threads = [
-        threading.Thread(target=_device_loop, args=(device, queue, config, on_start, on_result),
-                         name=f"kb-gpu-{device.label}", daemon=True)
-        for device in config.devices
-    ]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    with contextlib.ExitStack() as stack:
+        turns: dict[str, str] = {}
+        if config.gpu_turns:  # one file per GPU, in a directory of ours, for its slots' judges to flock
+            home = stack.enter_context(sandbox.private_dir("kb-turns-"))
+            for k, visible in enumerate(dict.fromkeys(device.visible for device in config.devices)):
+                (home / f"gpu-{k}").touch(mode=0o600)
+                turns[visible] = str(home / f"gpu-{k}")
+        threads = [
+            threading.Thread(target=_device_loop, args=(device, queue, config, on_start, on_result),
+                             kwargs={"turn": turns.get(device.visible, "")}, name=f"kb-gpu-{device.label}",
+                             daemon=True)
+            for device in config.devices
+        ]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
     if queue.errors:
         raise queue.errors[0]
     why = "; ".join(f"{label} failed its health probe {detail}" for label, detail in queue.unhealthy.items())

@@ -402,13 +402,17 @@ def run_stage(context: StageContext) -> StageRun:
     planned = plan(context, tools, secrets.token_bytes(32), options.interpret, isolation.sandbox,
                    floor=speed_of_light_times(context.catalogue.root, hardware))
     path = layout.results_path(options.results_dir, hardware, context.submission.slug, shard)
+    per_gpu = 1 if options.interpret or options.worker != WORKER else options.judges_per_gpu
     config = SchedulerConfig(
-        tuple(devices), PROTOCOL.problem_timeout_s * options.timeout_scale, target=options.worker,
+        tuple(d for d in devices for _ in range(per_gpu)),
+        PROTOCOL.problem_timeout_s * options.timeout_scale, target=options.worker,
         launcher=options.launcher, probe_after_crash=not options.interpret,
         base_env=_worker_env(tools, options.interpret), prepare_runners=isolation.confined and options.worker == WORKER,
+        gpu_turns=per_gpu > 1,
     )
     visible = [d.visible for d in devices if d.visible]
     extra = {"arch": tools.arch, "launcher": config.launcher, "problem_timeout_s": config.timeout_s,
+             "judges_per_gpu": per_gpu,
              "shard": list(shard) if shard else None, "uid": os.getuid(), "sandbox": isolation.sandbox,
              "sandbox_detail": isolation.detail, "sandbox_limits": LIMITS.to_dict()}
     header = _header(context, hardware, gpu_env.environment(machine, gpu_name, visible, extra))

@@ -77,6 +77,32 @@ def test_the_example_triton_kernels_pass_every_check_in_cpu_interpret_mode(tmp_p
         assert result.status is Status.CORRECT and result.reference is None
 
 
+@pytest.mark.slow
+def test_the_judge_measures_only_in_its_turn_and_gives_the_turn_back(tmp_path: Path):
+    import fcntl
+    import time
+
+    turn = tmp_path / "gpu-0"
+    turn.touch()
+    held = os.open(turn, os.O_RDWR)
+    fcntl.flock(held, fcntl.LOCK_EX)  # another problem's judge measuring
+    problem, name = TRITON_EXAMPLES[0]
+    job = replace(make_job(problem, EXAMPLES / name, tmp_path, interpret=True), gpu_turn=str(turn), turn_limit_s=300)
+    process, out = start_worker(job, tmp_path / "judge")
+    time.sleep(8.0)  # the judge's start (imports, its runner's) takes about 3 s here
+    assert process.poll() is None and not out.exists()  # waiting: nothing measured yet
+    os.close(held)
+    data = finish(process, out, timeout=300)
+    assert data["status"] == "correct", data["error"]
+    waited = next(f["message"] for f in data["flags"] if f["code"] == "gpu-turn")
+    assert float(waited.split()[1]) > 1.0
+    assert data["phases"]["take_gpu"] > 1.0 and list(data["phases"]).index("take_gpu") < \
+        list(data["phases"]).index("compute_references")
+    again = os.open(turn, os.O_RDWR)
+    fcntl.flock(again, fcntl.LOCK_EX | fcntl.LOCK_NB)  # given back: taken at once
+    os.close(again)
+
+
 def test_bad_usage_and_an_unreadable_job_exit_2_without_a_result(tmp_path: Path, capsys):
     assert worker.main([]) == 2
     assert worker.main([str(tmp_path / "missing.json"), str(tmp_path / "out.json")]) == 2

@@ -11,7 +11,10 @@ from collections.abc import Container
 
 NEEDS: dict[str, tuple[str, ...]] = {
     "start_runner": ("setup",),
-    "compute_references": ("setup",),
+    # the GPU's turn once the runners have started: what they do on the GPU before it (CUDA's start, the digest's load)
+    # is harness work, and from it on this judge's GPU work measures or could be felt by a measurement
+    "take_gpu": ("start_runner",),
+    "compute_references": ("setup", "take_gpu"),
     # the twin of the reference, timed alone while no submitted code can have work on the GPU: its warm time sets the
     # calls per span and the deadlines
     "load_twin": ("start_runner", "compute_references"),

@@ -102,6 +102,8 @@ class Evaluation(TrialInputs, Attributing):
         """Wall seconds of each phase run so far (bench/bench_worker_phases.py reads them)."""
         self.verdicts: Any = None
         """The rules' verdicts (`verdicts.Verdicts`), from the first read call on."""
+        self.turn: int | None = None
+        """The held descriptor of the GPU's turn (`take_gpu`), given back once the runners have ended."""
 
     def phases(self) -> list[Any]:
         """The phases in the order that makes them safe: every reference exists before the runner loads the kernel,
@@ -109,7 +111,7 @@ class Evaluation(TrialInputs, Attributing):
         part of timing: every call of the kernel is a timed call."""
         if self.job.warm_only:
             return [self.setup, self.start_runner, self.warm]
-        return [self.setup, self.start_runner,  # the runner's imports overlap the reference work below
+        return [self.setup, self.start_runner, self.take_gpu,  # all before the turn overlaps another judge's
                 self.compute_references, self.load_twin, self.load_kernel,
                 self.arm_deadline, self.time, *([self.attribute] if self.gpu else [])]
 
@@ -154,6 +156,7 @@ class Evaluation(TrialInputs, Attributing):
         self.model_s = 0.0  # seconds the judge took to construct the reference (a warm-up constructs none)
 
     def start_runner(self) -> None:
+        from validator.evaluate.judge import timing
         from validator.evaluate.judge.remote import Runner
 
         if self.workdir is None:
@@ -166,6 +169,19 @@ class Evaluation(TrialInputs, Attributing):
         if not self.job.warm_only:  # a warm-up times nothing
             self.twin = Runner(self.job, self.workdir, self.job.sandbox, twin=True)
         self.note("sandbox", self.runner.describe_isolation())  # a run without one says so once, in its environment
+        if self.gpu and self.twin is not None:  # CUDA's start and the digest's Triton load, before the GPU's turn
+            flush_bytes = timing.flush_bytes(self.device, self.protocol.l2_flush_factor)
+            for runner in (self.runner, self.twin):
+                runner.request({"op": "null", "flush_bytes": flush_bytes, "interpret": False})
+
+    def take_gpu(self) -> None:
+        """Wait for the GPU's turn where the scheduler runs judges side by side on it (`gpu_turn`): from here on,
+        every GPU work of this judge and its runners measures, or could be felt by a measurement."""
+        from validator.evaluate import gpu_turn
+
+        if self.job.gpu_turn:
+            self.turn, waited = gpu_turn.take(self.job.gpu_turn, self.job.turn_limit_s)
+            self.note("gpu-turn", f"waited {waited:.2f} s for the GPU's turn behind another problem's judge")
 
     def load_twin(self) -> None:
         """The twin runner builds the reference (the problem's Model, from the model seed, as the judge built it),
@@ -425,9 +441,14 @@ class Evaluation(TrialInputs, Attributing):
         self.flags.append(Flag(code, message, "error"))
 
     def close(self) -> None:
+        from validator.evaluate import gpu_turn
+
         for runner in (self.runner, self.twin):
             if runner is not None:
                 runner.close()
+        if self.turn is not None:  # only once no runner of this judge can have work on the GPU
+            gpu_turn.give_back(self.turn)
+            self.turn = None
 
     def sync(self, release: bool = False) -> None:
         """Wait for the judge's GPU work; `release` hands the judge's cached blocks back to the runner's use."""

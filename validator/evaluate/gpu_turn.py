@@ -1,0 +1,44 @@
+"""The GPU's turn: one judge at a time does GPU work that measures, or that a measurement could feel, on a device.
+
+The scheduler runs two judges per GPU (`stage.JUDGES_PER_GPU`) so that what a judge does before its first such work
+(its fork and imports, the problem's module, its runners' adoption, their CUDA start and the digest's Triton load)
+overlaps the previous problem's timing. The turn keeps their GPU work apart: a judge takes it before it computes the
+references and holds it until its runners have ended. It is an flock on a file the scheduler made for the device: the
+kernel releases it when its holder's descriptor closes, however the holder ends (killed at its time limit included),
+so a turn is never left taken. A judge holds it for at most its time limit (`take` arms the alarm), so a judge waits
+for it at most that long.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import math
+import os
+import signal
+import time
+
+
+def take(path: str, limit_s: float) -> tuple[int, float]:
+    """Wait for the device's turn; the held descriptor and the seconds waited. From here on the process ends by
+    SIGALRM (whose default action ends it, with no handler to run) after `limit_s`, unless `give_back` comes first."""
+    fd = os.open(path, os.O_RDWR | os.O_CLOEXEC)
+    started = time.perf_counter()
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+    except BaseException:
+        os.close(fd)
+        raise
+    signal.signal(signal.SIGALRM, signal.SIG_DFL)
+    signal.alarm(max(1, math.ceil(limit_s)))
+    return fd, time.perf_counter() - started
+
+
+def give_back(fd: int) -> None:
+    """The turn to the device's next judge; the alarm disarmed."""
+    signal.alarm(0)
+    os.close(fd)
+
+
+def timed_out(returncode: int | None) -> bool:
+    """Did a judge end at its turn's time limit?"""
+    return returncode == -signal.SIGALRM
