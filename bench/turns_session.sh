@@ -3,8 +3,9 @@
 #   OUT=/some/dir bash bench/turns_session.sh ab|run SUBMISSION.json [MORE_FLAGS...]
 #     ab   build SUBMISSION, then its first half (--shard 1/2) with --judges-per-gpu 1 and again with 2 (--force),
 #          then its second half with 2: the walls side by side, every problem's seconds and phases
-#     run  build and evaluate SUBMISSION once with the defaults (two judges per GPU), MORE_FLAGS added (--verified ...)
-# BOUND_S bounds each evaluation (default 240 s). The build cache is build/kbcache (git ignores build/), kept between
+#     run  build and evaluate SUBMISSION once with the defaults (two judges per GPU), MORE_FLAGS added (--verified ...),
+#          into $OUT/results/$LABEL (default run)
+# BOUND_S bounds each evaluation (default 240 s); every results file comes back flat as $OUT/LABEL-<file>.json. The build cache is build/kbcache (git ignores build/), kept between
 # calls on a warm machine. Carry .whl, and what SUBMISSION needs: build/lbsub for the 2024 board's agreement sample
 # (bench/leaderboard_runs.py, then `kb-validate import`), build/lbmirror for an external submission
 # (bench/leaderboard_submissions.py --mirror; KB_EXTERNAL_MIRROR is set to it here).
@@ -29,7 +30,7 @@ evaluate() {  # LABEL FLAGS...: one kb-validate run into $OUT/results/LABEL, its
 }
 t0=$(date +%s)
 timeout 420 python3 -m validator "$sub" --build-only --cache-dir "$cache" > "$OUT/build.log" 2>&1
-echo "build: rc=$? $(( $(date +%s) - t0 )) s" | tee -a "$OUT/summary.txt"
+echo "build of $name: rc=$? $(( $(date +%s) - t0 )) s" | tee -a "$OUT/summary.txt"
 case "$step" in
   ab)
     mkdir -p "$OUT/results/j1" "$OUT/results/j2" "$OUT/results/rest"
@@ -37,8 +38,8 @@ case "$step" in
     evaluate j2 --shard 1/2 --judges-per-gpu 2 --force "$@"
     evaluate rest --shard 2/2 "$@" ;;
   run)
-    mkdir -p "$OUT/results/run"
-    evaluate run "$@" ;;
+    mkdir -p "$OUT/results/${LABEL:-run}"
+    evaluate "${LABEL:-run}" "$@" ;;
 esac
 python3 - "$OUT/results" >> "$OUT/summary.txt" <<'PY'
 import collections, glob, json, statistics, sys
@@ -57,4 +58,7 @@ for path in sorted(glob.glob(f"{sys.argv[1]}/*/*/*.json")):
     print(" ", dict(counts), f"held {counts.get('needs_review', 0)}/{len(rows)}",
           f"median {statistics.median(seconds):.1f} s a problem" if seconds else "")
 PY
+for f in "$OUT"/results/*/*/*.json; do  # flat, as the device's copy back keeps shallow files only
+  [ -e "$f" ] && cp "$f" "$OUT/$(basename "$(dirname "$(dirname "$f")")")-$(basename "$f")"
+done
 cat "$OUT/summary.txt"
