@@ -135,6 +135,17 @@ class SubmissionDoc:
         return [k for k in kernels if isinstance(k, dict)] if isinstance(kernels, list) else []
 
     @cached_property
+    def attempted_levels(self) -> frozenset[int]:
+        """The levels the submitter declares every problem of attempted (`attempted_levels`): ranked there whatever
+        its coverage, a problem without a kernel counting as a failure. Anything but a list of integers reads as
+        none (the validator refuses it; the site never ranks on a declaration it cannot read)."""
+        declared = self.document.get("attempted_levels")
+        if not isinstance(declared, list):
+            return frozenset()
+        return frozenset(int(v) for v in declared if isinstance(v, int | float) and not isinstance(v, bool)
+                         and float(v).is_integer())
+
+    @cached_property
     def kernel_sha256s(self) -> dict[tuple[int, int], str]:
         """sha256 of each listed kernel file as committed, by (level, problem id), or as its `source` declares for a
         kernel kept in its authors' repository; "" for a missing file.

@@ -20,7 +20,7 @@ from site_src.output import SiteBuild, page_root, slot
 from site_src.render import render
 from site_src.scoring import HEADLINE_RULE
 from site_src.tables import Cell, Column, Table, number, speedup_text, table_html
-from site_src.views.home import level_board
+from site_src.views.home import DECLARED_NOTE, level_board
 
 SHORT_STATUS = {"incorrect": "wrong", "compile_error": "build", "runtime_error": "crash", "needs_review": "review",
                 "missing": "–", "not_run": "–", "pending": "…", "unknown": "–"}
@@ -31,9 +31,11 @@ def _number(value: Any) -> float | None:
     return round(float(value), 4) if value is not None and math.isfinite(float(value)) else None
 
 
-def full_entries(model: SiteModel, combo: Combo, level: int) -> list[str]:
-    """Slugs ranked on the leaderboard for this level, in rank order (references and partial entries left out)."""
-    return [s.slug for s in level_board(model, combo, level).ranked]
+def full_entries(model: SiteModel, combo: Combo, level: int) -> tuple[list[str], set[str]]:
+    """Slugs ranked on the leaderboard for this level, in rank order (references and partial entries left out), and
+    those of them ranked by their declaration (`attempted_levels`) below the coverage the others reach."""
+    ranked = level_board(model, combo, level).ranked
+    return [s.slug for s in ranked], {s.slug for s in ranked if s.get("declared")}
 
 
 def _cell(status: str, speedup: float | None) -> Cell:
@@ -57,10 +59,13 @@ def level_table(model: SiteModel, combo: Combo, level: int, slugs: list[str]) ->
     return Table(columns, tuple(body), css="kb-compare-static")
 
 
-def legend_html(model: SiteModel, slugs: list[str], root: str) -> str:
-    """`#rank` -> submission, in a slot (hundreds of names would otherwise swell the search index)."""
+def legend_html(model: SiteModel, slugs: list[str], root: str, declared: set[str] | None = None) -> str:
+    """`#rank` -> submission, in a slot (hundreds of names would otherwise swell the search index); an entry ranked
+    by its declaration says so."""
+    note = f' <small class="kb-note">({DECLARED_NOTE})</small>'
     items = "".join(f'<li value="{rank}">#{rank} = <a href="{escape(root)}submissions/{escape(slug)}/">'
-                    f"{escape(model.submission_name(slug))}</a></li>" for rank, slug in enumerate(slugs, start=1))
+                    f"{escape(model.submission_name(slug))}</a>{note if slug in (declared or ()) else ''}</li>"
+                    for rank, slug in enumerate(slugs, start=1))
     return f'<ol class="kb-compare-legend">{items}</ol>'
 
 
@@ -71,12 +76,12 @@ def static_pages(model: SiteModel, out: SiteBuild) -> list[dict[str, str]]:
         gpu = model.hardware_names.get(combo.hardware, combo.hardware)
         track = "" if combo.track == model.headline_track else f", KernelBench {combo.track}"
         for level in model.level_sizes:
-            slugs = full_entries(model, combo, level)
+            slugs, declared = full_entries(model, combo, level)
             if not slugs:
                 continue
             uri = f"compare/{combo.id}/level{level}.md"
             title = f"Level {level} on {gpu}{track}"
-            slots = {"table": legend_html(model, slugs, page_root(uri))
+            slots = {"table": legend_html(model, slugs, page_root(uri), declared)
                      + table_html(level_table(model, combo, level, slugs), page_root(uri))}
             out.page(uri, render("compare_level.md.j2", title=title, table=slot("table")), slots)
             links.append({"title": title, "url": uri, "entries": str(len(slugs))})

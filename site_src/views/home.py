@@ -3,7 +3,9 @@
 Everything is static HTML for the default (hardware, baseline), so the page reads without JavaScript;
 switching hardware or baseline fetches one data file per combo holding the same HTML for that combo.
 Reference rows (PyTorch eager, torch.compile) sit in the tables at their own fast_1, styled apart and never
-ranked; entries that attempted under COVERAGE of a level are listed apart, unranked.
+ranked; entries that attempted under COVERAGE of a level are listed apart, unranked, unless their submission declares
+the level attempted in full (`attempted_levels`): KernelBench counts a missing kernel as a failure, so such an entry
+is ranked on what it has, and its row says so.
 """
 
 from __future__ import annotations
@@ -26,7 +28,14 @@ from site_src.tables import table_json as packed
 TOP_CURVES = 10
 """The home chart shows the best few; the curves page shows everyone."""
 COVERAGE = 0.5
-"""An entry is ranked on a level only if it attempted at least this share of the level's problems."""
+"""An entry is ranked on a level if it attempted at least this share of the level's problems, or if its submission
+declares every problem of the level attempted (`attempted_levels`)."""
+DECLARED_MEANS = "every problem attempted; missing kernels count as failures"
+DECLARED_NOTE = f"declared: {DECLARED_MEANS}"
+"""Said in the page's own text (not only a tooltip) wherever an entry is ranked by its declaration below COVERAGE."""
+DECLARED_TITLE = ("the submission declares every problem of this level attempted (attempted_levels), so it is ranked "
+                  "although it has results for fewer than {coverage:.0%} of them; a problem without a kernel counts "
+                  "as a failure, as in KernelBench's fast_p")
 HOME_THRESHOLDS = (0.5, 1.0, 2.0)
 """fast_p columns of the home tables (every threshold is on the submission pages, the curves and downloads):
 600 rows of 200 entries must stay within the home page's 1 MB."""
@@ -77,13 +86,21 @@ def run_cell(verified: bool, sandbox: str = "") -> Cell:
     return Cell(text, text, css=f"kb-badge {css}")
 
 
-def attempted_cell(attempted: int, problems: int, pending: int) -> Cell:
-    """`84/100`, and for a run that has not finished `84/100 · 16 pending`, marked as in progress."""
-    if not pending:
-        return Cell(attempted, f"{attempted}/{problems}")
-    why = (f"run in progress: {pending} problem(s) of this level not measured yet; until they are, they count "
-           "as failures, so these fast_p values are lower bounds")
-    return Cell(attempted, f"{attempted}/{problems} · {pending} pending", css="kb-badge kb-partial", title=why)
+def attempted_cell(attempted: int, problems: int, pending: int, declared: bool = False) -> Cell:
+    """`84/100`; for a run that has not finished `84/100 · 16 pending`, marked as in progress; for an entry ranked
+    by its declaration below COVERAGE `38/100 · declared` (the page says what that means beside the table)."""
+    text, why = f"{attempted}/{problems}", []
+    if pending:
+        text += f" · {pending} pending"
+        why.append(f"run in progress: {pending} problem(s) of this level not measured yet; until they are, they "
+                   "count as failures, so these fast_p values are lower bounds")
+    if declared:
+        text += " · declared"
+        why.append(DECLARED_TITLE.format(coverage=COVERAGE))
+    if not why:
+        return Cell(attempted, text)
+    css = "kb-badge kb-partial" if pending else "kb-badge kb-declared"
+    return Cell(attempted, text, css=css, title="; ".join(why))
 
 
 @dataclass(frozen=True)
@@ -109,18 +126,30 @@ def method_of(model: SiteModel, slug: str) -> str:
     return str(doc.document.get("method", "")) if doc else ""
 
 
+def declared_levels(model: SiteModel, slug: str) -> frozenset[int]:
+    """The levels a submission declares every problem of attempted (`attempted_levels`); none for a results file
+    without its submission."""
+    doc = model.inputs.submissions.get(slug)
+    return doc.attempted_levels if doc else frozenset()
+
+
 def level_board(model: SiteModel, combo: Combo, level: int) -> LevelBoard:
     """The ranking rule, the one every page uses: a reference is never ranked; an entry is ranked when it
-    attempted at least COVERAGE of the level; the rest are partial, listed apart."""
+    attempted at least COVERAGE of the level, or when its submission declares the level attempted in full (then
+    `declared` marks the rows below COVERAGE); the rest are partial, listed apart."""
     ranked, compiler, partial = [], [], []
     for values in model.ranked_scores(combo, level).to_dict("records"):
         score = Record(values)
+        covered = score.n_attempted >= COVERAGE * score.n_problems
         if model.is_reference(score.slug):
             compiler.append(score)
-        elif score.n_attempted < COVERAGE * score.n_problems:
-            partial.append(score)
-        else:
+        elif covered:
             ranked.append(score)
+        elif level in declared_levels(model, score.slug):
+            score["declared"] = True
+            ranked.append(score)
+        else:
+            partial.append(score)
     size = model.track_size(combo.track, level)
     references = reference_scores(model.run_rows(combo), combo.hardware, combo.baseline, level, size)
     if compiler:  # the measured compiler run stands for torch.compile; the timing-derived row would repeat it
@@ -142,7 +171,8 @@ def entry_row(model: SiteModel, score: Record, rank: int | None) -> tuple[Cell, 
         *(Cell(v, percent_text(v)) for v in fast),
         Cell(number(score.geomean_speedup), speedup_text(number(score.geomean_speedup))),
         Cell(number(score.correct_rate), percent_text(number(score.correct_rate))),
-        attempted_cell(int(score.n_attempted), int(score.n_problems), int(score.n_pending)),
+        attempted_cell(int(score.n_attempted), int(score.n_problems), int(score.n_pending),
+                       declared=bool(score.get("declared"))),
     )
 
 
@@ -198,7 +228,7 @@ def no_leader_text(board: LevelBoard) -> str:
     if not board.partial:
         return "no ranked entry yet"
     return (f"No ranked entry yet: {len(board.partial)} submission(s) attempted fewer than {COVERAGE:.0%} of this "
-            "level's problems (listed apart, unranked)")
+            "level's problems and did not declare it attempted in full (listed apart, unranked)")
 
 
 def leader_html(model: SiteModel, combo: Combo, level: int, board: LevelBoard) -> str:
@@ -221,7 +251,7 @@ def leader_html(model: SiteModel, combo: Combo, level: int, board: LevelBoard) -
     reference = best_reference(board, model)
     if reference:
         parts.append(f"{points(best - reference[1])} vs the best reference, {escape(reference[0])}")
-    parts.append(f"attempted {int(top.n_attempted)}/{size}")
+    parts.append(f"attempted {int(top.n_attempted)}/{size}" + (f" ({DECLARED_NOTE})" if top.get("declared") else ""))
     if model.sandbox_of(top.slug, combo.hardware) == "none":
         parts.append(f'<span class="kb-badge kb-nosandbox" title="{NO_SANDBOX}">no sandbox</span>')
     name = escape(model.submission_name(top.slug))
@@ -229,12 +259,28 @@ def leader_html(model: SiteModel, combo: Combo, level: int, board: LevelBoard) -
     return f'<li class="kb-leader">{head} {link} · ' + " · ".join(parts) + "</li>"
 
 
+def declared_html(board: LevelBoard) -> str:
+    """What `· declared` in the table means, said on the page under it; nothing when no row is ranked that way."""
+    declared = sum(1 for s in board.ranked if s.get("declared"))
+    if not declared:
+        return ""
+    one = declared == 1
+    return ('<p class="kb-note kb-declared-note"><span class="kb-badge kb-declared">declared</span>: '
+            f"{DECLARED_MEANS}. "
+            f"{declared} ranked entr{'y has' if one else 'ies have'} results for fewer than {COVERAGE:.0%} of the "
+            f"level's problems, but {'its submission declares' if one else 'their submissions declare'} every "
+            "problem of the level attempted (<code>attempted_levels</code>), so "
+            f"{'it is' if one else 'they are'} scored on the whole level, as KernelBench scores a run.</p>")
+
+
 def level_html(model: SiteModel, combo: Combo, level: int, board: LevelBoard) -> str:
     html = [table_html(leaderboard_table(model, board), "./")]
+    if declared := declared_html(board):
+        html.append(declared)
     partial = partial_table(model, board)
     if partial:
-        html.append(f'<p class="kb-partial-note">Attempted fewer than {COVERAGE:.0%} of the level\'s problems, '
-                    "so not ranked:</p>")
+        html.append(f'<p class="kb-partial-note">Attempted fewer than {COVERAGE:.0%} of the level\'s problems and '
+                    "not declared attempted in full, so not ranked:</p>")
         html.append(table_html(partial, "./"))
     unknown = sum(int(s.n_unknown) for s in (*board.ranked, *board.compiler, *board.partial))
     if unknown and combo.rule == "upstream":

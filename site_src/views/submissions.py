@@ -14,7 +14,7 @@ from site_src.scoring import NO_RECORD, RULES, STALE, THRESHOLDS, fast_p_label
 from site_src.sources import SubmissionDoc, regular_files
 from site_src.tables import Cell, Column, Table, ms_text, number, percent_text, speedup_text, table_html
 from site_src.text import css_token, html_paragraphs, https_url, one_line
-from site_src.views.home import Record, attempted_cell
+from site_src.views.home import COVERAGE, Record, attempted_cell
 from validator.results.records import ResultsFile, Status
 from validator.submission.source import GITHUB, KernelSource
 
@@ -130,10 +130,12 @@ def fast_cell(values: dict[str, Any], p: float) -> Cell:
     return Cell(value, text)
 
 
-def score_table(scores: pd.DataFrame) -> Table:
+def score_table(scores: pd.DataFrame, declared: frozenset[int] = frozenset()) -> Table:
+    """`declared`: the levels the submission declares attempted in full; a level's row under COVERAGE says so."""
     rows = []
     for values in scores.to_dict("records"):
         s = Record(values)
+        by_declaration = int(s.level) in declared and s.n_attempted < COVERAGE * s.n_problems
         rows.append(
             (
                 Cell(BASELINE_NAMES[s.baseline], BASELINE_NAMES[s.baseline]),
@@ -143,7 +145,7 @@ def score_table(scores: pd.DataFrame) -> Table:
                 Cell(number(s.geomean_speedup), speedup_text(number(s.geomean_speedup))),
                 Cell(number(s.compile_rate), percent_text(number(s.compile_rate))),
                 Cell(number(s.correct_rate), percent_text(number(s.correct_rate))),
-                attempted_cell(int(s.n_attempted), int(s.n_problems), int(s.n_pending)),
+                attempted_cell(int(s.n_attempted), int(s.n_problems), int(s.n_pending), by_declaration),
             )
         )
     return Table(SCORE_COLUMNS, tuple(rows))
@@ -228,7 +230,22 @@ def sources_html(doc: SubmissionDoc | None, root: str, out: SiteBuild) -> str:
     return "\n".join(blocks)
 
 
-def _meta_html(doc: SubmissionDoc | None, slug: str, name: str, root: str) -> str:
+def declared_text(doc: SubmissionDoc | None, level_sizes: dict[int, int], reference: bool = False) -> str:
+    """The submission's `attempted_levels` in words, with how many problems of each have a kernel; "" without."""
+    if doc is None or not doc.attempted_levels:
+        return ""
+    listed: dict[object, int] = {}
+    for kernel in doc.kernels:
+        listed[kernel.get("level")] = listed.get(kernel.get("level"), 0) + 1
+    levels = ", ".join(f"level {level} ({listed.get(level, 0)} of {level_sizes.get(level, '?')} problems with a "
+                       "kernel)" for level in sorted(doc.attempted_levels))
+    ranked = ("as a reference it is never ranked" if reference else
+              "the entry is ranked on each of them whatever its coverage")
+    return (f"{levels}: the submission declares every problem of these levels attempted (attempted_levels), so a "
+            f"problem without a kernel counts as a failure, and {ranked}")
+
+
+def _meta_html(doc: SubmissionDoc | None, slug: str, name: str, root: str, declared: str = "") -> str:
     document = doc.document if doc else {}
     model_info = document.get("model") if isinstance(document.get("model"), dict) else {}
     model_name = " ".join(str(model_info.get(k, "")) for k in ("provider", "name", "version")).strip()
@@ -243,6 +260,7 @@ def _meta_html(doc: SubmissionDoc | None, slug: str, name: str, root: str) -> st
         target_hardware=document.get("target_hardware", []),
         links=[link for link in document.get("links", []) if isinstance(link, dict)],
         n_kernels=len(doc.kernels) if doc else "–",
+        declared=declared,
         document_link=f"{root}downloads/submissions/{slug}.json" if doc else "",
     )
 
@@ -271,7 +289,7 @@ def submission_page(model: SiteModel, slug: str, aligned: pd.DataFrame | None, o
     names = model.problem_names
     name = model.submission_name(slug)
     slots = {
-        "meta": _meta_html(doc, slug, name, root),
+        "meta": _meta_html(doc, slug, name, root, declared_text(doc, model.level_sizes, model.is_reference(slug))),
         "sources": sources_html(doc, root, out),
     }
     runs = []
@@ -282,7 +300,8 @@ def submission_page(model: SiteModel, slug: str, aligned: pd.DataFrame | None, o
         for results in mine:
             here = scores[scores["hardware"] == results.hardware]
             gpu = results.environment.gpu or results.hardware
-            parts.append(f"<h3>{escape(gpu)}</h3>\n" + table_html(score_table(here), root))
+            declared = doc.attempted_levels if doc and not model.is_reference(slug) else frozenset()
+            parts.append(f"<h3>{escape(gpu)}</h3>\n" + table_html(score_table(here, declared), root))
         if scores[[f"ambiguous_{p:g}" for p in THRESHOLDS]].to_numpy().any():  # said here, not only in a tooltip
             parts.append(f'<p class="kb-note">{AMBIGUOUS_NOTE}</p>')
         slots["scores"] = "\n".join(parts)

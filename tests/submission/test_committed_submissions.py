@@ -33,3 +33,22 @@ def test_a_committed_external_submission_follows_the_schema_and_names_known_prob
     for kernel in data["kernels"]:
         assert (kernel["level"], kernel["problem_id"], kernel["problem_sha256"]) in known, kernel
         assert not (document.parent / data["slug"]).exists()  # references only: no kernel code is committed
+
+
+KB2024 = sorted((REPO / "submissions").glob("kb2024-*.json"))
+
+
+def test_each_2024_leaderboard_model_declares_the_three_levels_the_board_evaluated():
+    """The 2024 board ran every model on all 250 problems of levels 1-3 and kept only the correct kernels
+    (bench/leaderboard_submissions.py says how its data.json shows it): every model declares all three levels, so
+    it is ranked on each, its missing kernels counting as failures, even on a level where it has none."""
+    assert len(KB2024) == 7
+    kernels_on = {}
+    for document in KB2024:
+        data = json.loads(document.read_text())
+        assert data["attempted_levels"] == [1, 2, 3], document.name
+        assert list(data).index("attempted_levels") == list(data).index("kernels") - 1
+        kernels_on[data["slug"]] = {k["level"] for k in data["kernels"]}
+    # declared although it solved nothing there: fast_p 0 is KernelBench's score for it
+    assert kernels_on["kb2024-llama-3-1-405b"] == {1, 3}
+    assert kernels_on["kb2024-llama-3-1-70b"] == {1}

@@ -6,6 +6,7 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
+import pytest
 from jsonschema import Draft202012Validator
 
 from tests.conftest import EXAMPLE_SLUG, REPO
@@ -49,3 +50,30 @@ def test_formats_are_checked_not_just_annotated():
     document = json.loads((REPO / "submissions" / f"{EXAMPLE_SLUG}.json").read_text())
     document["date"] = "yesterday"
     assert [f.code for f in schema_findings(document, "x")] == ["schema-format"]
+
+
+def _example() -> dict:
+    return json.loads((REPO / "submissions" / f"{EXAMPLE_SLUG}.json").read_text())
+
+
+@pytest.mark.parametrize("levels", [[1], [3], [1, 2, 3], [3, 1]])
+def test_attempted_levels_takes_unique_levels_of_the_board(levels):
+    document = {**_example(), "attempted_levels": levels}
+    assert schema_findings(document, "x.json") == []
+
+
+@pytest.mark.parametrize(("value", "code", "where", "says"), [
+    (1, "schema-type", "$.attempted_levels", "is not of type 'array'"),
+    ({"1": True}, "schema-type", "$.attempted_levels", "is not of type 'array'"),
+    ([1, 2, 1], "schema-uniqueItems", "$.attempted_levels", "non-unique"),
+    ([1, 4], "schema-enum", "$.attempted_levels[1]", "4 is not one of [1, 2, 3]"),
+    ([0], "schema-enum", "$.attempted_levels[0]", "0 is not one of [1, 2, 3]"),
+    (["1"], "schema-enum", "$.attempted_levels[0]", "'1' is not one of [1, 2, 3]"),
+    ([True], "schema-enum", "$.attempted_levels[0]", "True is not one of [1, 2, 3]"),
+    ([1.5], "schema-enum", "$.attempted_levels[0]", "1.5 is not one of [1, 2, 3]"),
+    ([], "schema-minItems", "$.attempted_levels", "should be non-empty"),
+])
+def test_a_bad_attempted_levels_is_refused_at_its_json_path(value, code, where, says):
+    findings = schema_findings({**_example(), "attempted_levels": value}, "x.json")
+    assert [(f.code, f.json_path, f.file) for f in findings] == [(code, where, "x.json")]
+    assert says in findings[0].message

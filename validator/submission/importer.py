@@ -103,6 +103,8 @@ class Metadata:
     model: str | None = None
     description: str = ""
     links: tuple[tuple[str, str], ...] = field(default_factory=tuple)
+    attempted_levels: tuple[int, ...] = ()
+    """Levels whose every problem the run attempted (`attempted_levels`); empty: the field is left out."""
 
 
 @dataclass(frozen=True)
@@ -377,8 +379,10 @@ def submission_document(plan: ImportPlan, meta: Metadata, origin: Origin | None 
         "method": meta.method,
         "date": meta.date,
         "target_hardware": list(meta.target_hardware),
-        "kernels": kernels,
     }
+    if meta.attempted_levels:  # before the kernels, so a reader meets the declaration first
+        document["attempted_levels"] = sorted(set(meta.attempted_levels))
+    document["kernels"] = kernels
     if meta.description:
         document["description"] = meta.description
     if meta.model:

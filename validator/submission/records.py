@@ -63,6 +63,13 @@ class Submission:
     document: dict[str, Any]
 
     @property
+    def attempted_levels(self) -> tuple[int, ...]:
+        """The levels whose every problem the submitter declares attempted (`attempted_levels`, schema-checked):
+        a problem of one without a kernel here counts as a failure, and the entry is ranked there whatever its
+        coverage."""
+        return tuple(int(level) for level in self.document.get("attempted_levels", ()))
+
+    @property
     def external(self) -> tuple[KernelEntry, ...]:
         """The kernels referenced at a pinned commit of a repository instead of carried beside the JSON."""
         return tuple(k for k in self.kernels if k.source is not None)
@@ -217,7 +224,19 @@ def semantic_findings(submission: Submission, catalogue: Catalogue, shown: str) 
         findings.extend([*problem_bad, *source_bad])
         if not problem_bad and not source_bad:
             findings.extend(_arity_findings(entry, catalogue, kernel_file))
+    findings.extend(_declared_level_findings(submission, catalogue, shown))
     return findings
+
+
+def _declared_level_findings(submission: Submission, catalogue: Catalogue, shown: str) -> list[Finding]:
+    """A level declared attempted with no kernel at all is allowed (KernelBench scores it fast_p 0: every problem a
+    failure); it is said, so that a mistyped level does not pass unnoticed."""
+    listed = {entry.level for entry in submission.kernels}
+    return [Finding("declared-level-without-kernels", "semantics",
+                    f"level {level} is declared attempted but lists no kernel: all {len(catalogue.level(level))} of "
+                    "its problems count as failures there, and the entry is ranked on it at fast_p 0",
+                    file=shown, json_path=f"$.attempted_levels[{index}]", severity=Severity.INFO)
+            for index, level in enumerate(submission.attempted_levels) if level not in listed]
 
 
 def _arity_findings(entry: KernelEntry, catalogue: Catalogue, kernel_file: str) -> list[Finding]:
