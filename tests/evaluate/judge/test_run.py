@@ -129,31 +129,14 @@ def test_long_error_messages_are_truncated():
     assert len(text) <= 200 and text.endswith("(truncated)")
 
 
-class FakeEvent:
-    """A host-clock stand-in for torch.cuda.Event, so the timed loop's plumbing runs on the CPU."""
-
-    def __init__(self, enable_timing: bool = False) -> None:
-        self.at = 0.0
-
-    def record(self) -> None:
-        import time
-
-        self.at = time.perf_counter()
-
-    def elapsed_time(self, end: FakeEvent) -> float:
-        return (end.at - self.at) * 1e3
-
-
 def _timed_on_cpu(tmp_path: Path, monkeypatch, alone_ms: float | None = None) -> Any:
-    """The judge's GPU timing phase, driven on CPU tensors: a host clock in place of CUDA events for the
-    reference, the runner's CPU clock for the kernel, and the bound's allowance widened to the CPU's noise.
+    """The judge's GPU timing phase, driven on CPU tensors: the runners' CPU clock for both sides, and the bound's
+    allowance widened to the CPU's noise.
     `alone_ms` replaces the reference's time in the twin's spans before the rounds (`time_twin_alone`)."""
     import torch
 
     from validator.evaluate.judge import judge_timing, timing
 
-    monkeypatch.setattr(timing, "_Event", FakeEvent)
-    monkeypatch.setattr(timing, "_synchronize", lambda: None)
     monkeypatch.setattr(timing, "flush_buffer", lambda device, factor: torch.empty(1 << 16))
     monkeypatch.setattr(timing, "flush_bytes", lambda device, factor: 0)
     # CPU clocks move the reference (its device time and the judge's span of it) between its spans alone and the

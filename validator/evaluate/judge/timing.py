@@ -1,7 +1,7 @@
-"""Timing's statistics and its one timed call: pure functions over lists of milliseconds (tested on the CPU), the
-series a judge's rounds make (`judge_timing.JudgeSide`), and `timed_call`, a call with L2 flushed, CUDA events and a
-device-wide synchronize (the reference timed alone in the judge's own process). Timer and synchronize functions
-are captured at import, before any submitted code runs.
+"""Timing's statistics: pure functions over lists of milliseconds (tested on the CPU), the series a judge's rounds
+make (`judge_timing.JudgeSide`), and the size of the buffer whose zeroing flushes L2 before each timed call (the calls
+themselves are timed in the runners: `runner/serve.py`). The judge's clock and the statistics' functions are captured
+at import, before any submitted code runs.
 """
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -20,8 +20,6 @@ from validator.evaluate.correctness import Check
 from validator.results.records import BlockTiming, Timing
 
 _perf_counter = time.perf_counter
-_Event = torch.cuda.Event
-_synchronize = torch.cuda.synchronize
 _median = np.median
 _percentile = np.percentile
 
@@ -162,20 +160,6 @@ def flush_bytes(device: torch.device, factor: float) -> int:
 
 def flush_buffer(device: torch.device, factor: float) -> torch.Tensor:
     return torch.empty(flush_bytes(device, factor) // 4, dtype=torch.float32, device=device)
-
-
-def timed_call(fn: Callable[..., Any], args: list[Any], flush: torch.Tensor) -> tuple[Any, float, float]:
-    """One call: flush L2, then events around the call and a device-wide synchronize; (out, dev ms, host ms)."""
-    flush.zero_()
-    _synchronize()
-    start, end = _Event(enable_timing=True), _Event(enable_timing=True)
-    t0 = _perf_counter()
-    start.record()
-    out = fn(*args)
-    end.record()
-    _synchronize()
-    host = (_perf_counter() - t0) * 1e3
-    return out, float(start.elapsed_time(end)), host
 
 
 def _series(samples: list[tuple[float, ...]], stop: str, failure: Check | None) -> Series:
