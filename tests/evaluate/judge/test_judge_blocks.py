@@ -296,6 +296,28 @@ def test_the_bound_pairs_each_round_s_kernel_with_the_twin_s_honest_calls_as_on_
     assert f"the twin's honest calls exceeded their device time by {side.honest_ms:.4f} ms" in verdict.message
 
 
+def test_the_bound_is_on_the_median_round_with_a_relative_part_and_on_the_cpu_on_the_least_delayed_round():
+    """Reported times the judge's spans contradict are `timing-unverified`. On a GPU the bound takes the median round:
+    a few disturbed rounds do not turn an honest series into a rejection, and its relative part scales with the
+    kernel's time. On a CPU it takes the least delayed round: contention that delays all but one of an honest
+    kernel's calls passes, a report shortened on every call still fails."""
+    side, _ = judge()
+    side.gpu = True
+    twin = [0.3] * 9
+    assert side.bound(rounds([3.0] * 9, [3.34] * 9, twin)).ok
+    shortened = side.bound(rounds([1.0] * 9, [3.34] * 9, twin))  # 2 ms a call hidden: beyond noise and skew
+    assert (shortened.ok, shortened.code) == (False, "timing-unverified")
+    assert side.bound(rounds([3.0] * 9, [3.34] * 6 + [12.0] * 3, twin)).ok
+    # 1.3 ms a call above the twin: beyond what a 1 ms kernel is allowed, within a 10 ms kernel's (5% of its time)
+    assert not side.bound(rounds([1.0] * 9, [1.0 + 0.3 + 1.3] * 9, twin)).ok
+    assert side.bound(rounds([10.0] * 9, [10.0 + 0.3 + 1.3] * 9, twin)).ok
+    side.gpu = False
+    loaded = [2.0] + [12.0] * 9
+    assert side.bound(rounds([1.0] * 10, loaded, [0.0] * 10)).ok  # its median, 11 ms, is beyond the 7.5 ms allowed
+    forged = side.bound(rounds([0.01] * 10, [11.0] * 10, [0.0] * 10))
+    assert not forged.ok and "(on its least delayed round)" in forged.message
+
+
 class SeedWatchingRunner(FakeRunner):
     """Records every request's header: what the runner could know, and when."""
 
