@@ -270,9 +270,9 @@ def test_clock_states_merge_the_processes_seen_and_a_reader_lists_them():
 
 
 def rounds(ker: list[float], spans: list[float], twin_excess: list[float]) -> timing.Series:
-    """A block's series: the twin's reference at 4.3 ms, its span that plus `twin_excess`, round by round."""
-    return timing._series([(4.3, k, 4.4, k, s, 4.3 + e) for k, s, e in zip(ker, spans, twin_excess, strict=True)],
-                          "max-rounds", None)
+    """A block's series: the twin's reference at 4.3 ms, its span that plus `twin_excess`, round by round, the
+    kernel's span first in each (the bound then reads the plain median)."""
+    return timing._series([(4.3, k, s, 4.3 + e, 1.0) for k, s, e in zip(ker, spans, twin_excess, strict=True)])
 
 
 def test_the_bound_pairs_each_round_s_kernel_with_the_twin_s_honest_calls_as_on_an_h100_relu():
@@ -365,7 +365,7 @@ def test_the_judge_s_own_work_never_shortens_the_span_it_bounds():
     side.gpu, side.trace = False, False
     side.fresh_allocations(PROTO)
     side.share = 1.0
-    (_, ker_dev, _, _, span, _, _), verdict = side.round(kernel_first=True, order=random.Random(0))
+    (_, ker_dev, span, _, _), verdict = side.round(kernel_first=True, order=random.Random(0))
     assert verdict.ok and ker_dev == 1.0
     assert span >= 10.0
 
@@ -464,7 +464,7 @@ def test_a_span_of_several_calls_brings_a_seed_for_each_and_any_of_them_may_be_f
     side = span_judge(runner, 3)
     order = random.Random(5)
     for _ in range(12):
-        (_, ker_dev, _, _, span, _, _), verdict = side.round(kernel_first=True, order=order)
+        (_, ker_dev, span, _, _), verdict = side.round(kernel_first=True, order=order)
         assert verdict.ok, verdict.message
         assert ker_dev == pytest.approx(1e-6) and span > 0  # per call: the span's sum over its three calls
     assert all(len(set(seeds)) == 3 for seeds in runner.spans)
@@ -560,8 +560,7 @@ def test_the_crossover_estimate_cancels_what_the_first_span_of_a_round_pays():
     side.gpu = True
     ker = [0.07] * 7
     spans = [k + 0.7 + d for k, d in zip(ker, differences, strict=True)]
-    series = timing._series([(0.05, k, 0.05, k, s, 0.75, float(f)) for k, s, f in zip(ker, spans, firsts,
-                                                                                      strict=True)], "budget", None)
+    series = timing._series([(0.05, k, s, 0.75, float(f)) for k, s, f in zip(ker, spans, firsts, strict=True)])
     assert side.bound(series).ok and side.difference_ms == pytest.approx(true)
 
 

@@ -139,7 +139,6 @@ class Block:
     """One measured block: its rounds' samples and the clock state read around them."""
 
     samples: tuple[tuple[float, ...], ...]
-    stop: str
     kernel_first: bool
     before: clocks.ClockState | None = None
     after: clocks.ClockState | None = None
@@ -210,8 +209,7 @@ class JudgeSide:
                     self.fresh_allocations(protocol)
                 block = self.block(b % 2 == 0, protocol, order, seed)
                 if block.failure is not None:
-                    return timing._series([s for k in kept for s in k.samples] + list(block.samples), "failed",
-                                          block.failure)
+                    return timing._series([s for k in kept for s in k.samples] + list(block.samples), block.failure)
                 slowed = clocks.slowed(block.before, block.after, protocol.clock_floor)
                 if not slowed or attempt == protocol.block_attempts:
                     break
@@ -229,36 +227,34 @@ class JudgeSide:
         for i in range(warmups):
             _, verdict = self.round(kernel_first=(i % 2 == 0) == kernel_first, order=order)
             if not verdict.ok:
-                return Block((), "failed", kernel_first, failure=verdict)
+                return Block((), kernel_first, failure=verdict)
         before = self.read_clocks()
         samples: list[tuple[float, ...]] = []
         rule = timing.per_block(protocol)
         cap, budget_s = rule.max_rounds, rule.time_budget_s
-        started, stop = timing._perf_counter(), "max-rounds"
+        started = timing._perf_counter()
         first = kernel_first
         for j in range(cap):
             # Rounds in pairs, the second in the other order: each side goes first as often (see `crossover`).
             first = not first if j % 2 else (kernel_first if j == 0 else order.random() < 0.5)
             sample, verdict = self.round(kernel_first=first, order=order)
             if not verdict.ok:
-                return Block(tuple(samples), "failed", kernel_first, failure=verdict)
+                return Block(tuple(samples), kernel_first, failure=verdict)
             samples.append(sample)
             ref, ker = [s[0] for s in samples], [s[1] for s in samples]
             if self.gpu and (j + 1) % timing.CHECK_EVERY == 0 and \
                     timing.converged(ref, ker, rule, seed + self.next_call):
-                stop = "converged"
                 break
             if timing._perf_counter() - started > budget_s and len(samples) >= rule.min_rounds:
-                stop = "budget"
                 break
         after = self.read_clocks()
-        verdict = self.bound(timing._series(samples, stop, None))
+        verdict = self.bound(timing._series(samples))
         shared = clocks.others((before, after), self.own_pids()) if not verdict.ok else []
         if shared:  # the verdict stands (a bound never bends); the record says what else ran on the GPU
             verdict = dataclasses.replace(verdict, message=f"{verdict.message}; {len(shared)} other process(es) "
                                           f"used this GPU meanwhile ({', '.join(shared[:4])}), which delays the "
                                           "judge's clock: measure on a GPU of its own")
-        return Block(tuple(samples), stop, kernel_first, before, after, None if verdict.ok else verdict)
+        return Block(tuple(samples), kernel_first, before, after, None if verdict.ok else verdict)
 
     def bound(self, series: timing.Series) -> Check:
         """The judge's bound on one block's reported times, paired round by round with the twin's honest calls:
@@ -301,10 +297,7 @@ class JudgeSide:
 
     def series(self, kept: list[Block]) -> timing.Series:
         """The kept blocks as one series: rounds labelled by block, and each block summarised."""
-        samples = [s for k in kept for s in k.samples]
-        stops = {k.stop for k in kept}
-        stop = next((s for s in ("budget", "max-rounds") if s in stops), "converged")
-        summaries = []
+        samples, summaries = [s for k in kept for s in k.samples], []
         for k in kept:
             ref, ker = [s[0] for s in k.samples], [s[1] for s in k.samples]
             state = clocks.merged(k.before, k.after)
@@ -312,7 +305,7 @@ class JudgeSide:
                                          len(ref), k.kernel_first, state.sm_mhz if state else None,
                                          state.mem_mhz if state else None, state.reasons if state else (), k.attempts))
         block_of = tuple(b for b, k in enumerate(kept) for _ in k.samples)
-        return dataclasses.replace(timing._series(samples, stop, None), block_of=block_of, blocks=tuple(summaries))
+        return dataclasses.replace(timing._series(samples), block_of=block_of, blocks=tuple(summaries))
 
     def fresh_allocations(self, protocol: Any) -> None:
         """A new flush buffer here, and both runners told to make their own anew at their next `prepare`, each
@@ -326,7 +319,8 @@ class JudgeSide:
         self.flush = timing.flush_buffer(self.device, protocol.l2_flush_factor)
 
     def round(self, *, kernel_first: bool, order: random.Random) -> tuple[tuple[float, ...], Check]:
-        """One round: both sides' spans on the same specs, then the kernel's calls the judge reads, judged."""
+        """One round: both sides' spans on the same specs, then the kernel's calls the judge reads, judged; the
+        round's sample as `timing._series` reads it."""
         first = self.next_call
         self.next_call += self.calls
         specs = [self.spec(n) for n in range(first, self.next_call)]  # first seen by the runners inside their spans
@@ -334,14 +328,14 @@ class JudgeSide:
         for side in ("kernel", "reference") if kernel_first else ("reference", "kernel"):
             values[side] = self.time_kernel(specs) if side == "kernel" else self.time_reference(specs)
         if values["kernel"][0] < 0:
-            return (0.0,) * 7, Check(False, "timing-unverified", "the runner reported an impossible device time "
+            return (0.0,) * 5, Check(False, "timing-unverified", "the runner reported an impossible device time "
                                      "(not a positive number no larger than the judge's span of the call)")
         verdict = PASSED
         for j in range(self.calls):
             if verdict.ok and self.read(first + j, order, self.share, self.calls):
                 verdict = self.judge_call(first + j, j)
-        (ref_dev, ref_host, ref_span), (ker_dev, ker_host, span) = values["reference"], values["kernel"]
-        return (ref_dev, ker_dev, ref_host, ker_host, span, ref_span, float(kernel_first)), verdict
+        (ref_dev, _, ref_span), (ker_dev, _, span) = values["reference"], values["kernel"]
+        return (ref_dev, ker_dev, span, ref_span, float(kernel_first)), verdict
 
     def judge_call(self, n: int, j: int) -> Check:
         """Fetch call j of the kernel's last span (call n), hold it to the digest committed inside the span, and
