@@ -2,13 +2,14 @@
 
     python bench/protocol_lines.py [--max 800]
 
-The protocol redesign set a bar: "correctness + timing <= 800 lines", so that the part of the judge that decides what
-a kernel's numbers are and whether they stand can be read in one sitting. This counts it over exactly the files in
-`FILES` (the judge's timing, its bound across the trust boundary, the verdicts, the float64 precision check, the
-schedule of trial inputs, the input variants and the comparison of outputs). A code line is one that holds a token
-of code: blank lines, comment lines and docstrings are not counted (found with `tokenize` and `ast`, so a `#` or a
-triple quote inside a string is no comment and no docstring). Prints each file's code and total lines, and the sums;
-with --max N, exits 1 when the code lines add up to more than N. Reads the source only: no GPU, no torch.
+The protocol redesign set a bar on the code that judges a kernel's outputs and times it: "correctness + timing <= 800
+lines". This counts it over exactly the files in `FILES` (the judge's timing statistics, its bound across the trust
+boundary, the verdicts, the float64 precision check, the schedule of trial inputs, the input variants and the
+comparison of outputs). A code line is one that holds a token of code: blank lines, comment lines and docstrings (a
+module's, class's or function's, and an attribute's: a string statement right after an assignment) are not counted,
+found with `tokenize` and `ast`, so a `#` or a triple quote inside a string is no comment and no docstring. Prints
+each file's code and total lines, and the sums; with --max N, exits 1 when the code lines add up to more than N.
+Reads the source only: no GPU, no torch. tests/evaluate/test_protocol_lines.py holds the tree to the bar.
 """
 
 from __future__ import annotations

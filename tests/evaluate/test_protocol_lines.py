@@ -1,5 +1,5 @@
-"""bench/protocol_lines.py, the count of code lines (no blank lines, comments or docstrings) behind the redesign's
-bar "correctness + timing <= 800 lines"."""
+"""The redesign's bar, "correctness + timing <= 800 lines", held on the real tree, and bench/protocol_lines.py, the
+count of code lines (no blank lines, comments or docstrings) that holds it."""
 
 from __future__ import annotations
 
@@ -11,6 +11,8 @@ import textwrap
 
 from tests.paths import REPO
 
+BAR = 800
+
 
 @functools.cache
 def _counter():
@@ -18,6 +20,14 @@ def _counter():
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+def test_correctness_and_timing_stay_within_the_bar() -> None:
+    rows = _counter().count()
+    assert [name for name, _, _ in rows] == list(_counter().FILES)
+    assert all(0 < code < total for _, code, total in rows)
+    total = sum(code for _, code, _ in rows)
+    assert total <= BAR, f"{total} code lines in correctness and timing, over the bar of {BAR}: bench/protocol_lines.py"
 
 
 def test_blank_lines_comments_and_docstrings_are_not_code() -> None:
