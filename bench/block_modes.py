@@ -4,12 +4,12 @@ blocks, with fresh allocations per block (as the protocol's blocks have) and wit
     python bench/block_modes.py [--blocks 16] [--calls 30] [--modes ...] [--cores N ...] [KEY ...]
                                                                     (default: level1/12 and level1/88)
 
-Each block times `--calls` calls of each side with the harness's own `timing.timed_call` (L2 flushed before
-every call, fresh input clones per call). "fresh": every block empties the caching allocator and draws new
-inputs and a new flush buffer first; "kept": the inputs and flush buffer of the first block serve every block;
-"fresh-spaced": fresh blocks whose calls each clone their inputs after a scratch allocation of random size, so
-each call's inputs lie somewhere else in the allocator's memory; "fresh-hidden": fresh blocks timed with the GPU
-spinning before the start event, so the host's launch latency is outside the events.
+Each block times `--calls` calls of each side as the runner times a call (`timed_call`: L2 flushed before every
+call, events around it, a device-wide synchronize; fresh input clones per call). "fresh": every block empties the
+caching allocator and draws new inputs and a new flush buffer first; "kept": the inputs and flush buffer of the first
+block serve every block; "fresh-spaced": fresh blocks whose calls each clone their inputs after a scratch allocation
+of random size, so each call's inputs lie somewhere else in the allocator's memory; "fresh-hidden": fresh blocks timed
+with the GPU spinning before the start event, so the host's launch latency is outside the events.
 If only "fresh" blocks are bimodal, the modes come from where the buffers land, and more blocks (not more rounds)
 are what narrows a run's estimate. Trusted team kernels only: they run in this process, unsandboxed.
 """
@@ -53,13 +53,15 @@ def load(key: str) -> tuple[torch.nn.Module, torch.nn.Module, object]:
     return reference, candidate, problem
 
 
-def hidden_call(fn, args, flush) -> float:
-    """timing.timed_call with the GPU held busy (about 0.5 ms of spinning) before the start event, so the host's
-    launch of the call is queued before the GPU reaches it: event time without the launch latency."""
+def timed_call(fn, args, flush, *, hidden: bool = False) -> float:
+    """One call's event time in ms, L2 flushed first; `hidden`: with the GPU held busy (about 0.5 ms of spinning)
+    before the start event, so the host's launch of the call is queued before the GPU reaches it: event time without
+    the launch latency."""
     flush.zero_()
     torch.cuda.synchronize()
     start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-    torch.cuda._sleep(1_000_000)
+    if hidden:
+        torch.cuda._sleep(1_000_000)
     start.record()
     fn(*args)
     end.record()
@@ -70,12 +72,12 @@ def hidden_call(fn, args, flush) -> float:
 def block_median(fn, inputs, flush, calls: int, *, spacer: random.Random | None = None, hidden: bool = False) -> float:
     """The median of `calls` timed calls after 3 untimed; with `spacer`, each call's input clones are made after
     a scratch allocation of a random size (0-62 MiB, freed before the call), so they land elsewhere each call;
-    `hidden`: timed by `hidden_call`."""
+    `hidden`: timed with the launch hidden (`timed_call`)."""
     def one() -> float:
         pad = None if spacer is None else torch.empty(spacer.randrange(0, 32) << 21, dtype=torch.uint8, device="cuda")
         args = clone_inputs(inputs)
         del pad
-        return hidden_call(fn, args, flush) if hidden else timing.timed_call(fn, args, flush)[1]
+        return timed_call(fn, args, flush, hidden=hidden)
 
     for _ in range(3):
         one()

@@ -20,37 +20,12 @@ from typing import Any
 import torch
 
 _OPS = SimpleNamespace(
-    abs=torch.abs,
-    sub=torch.sub,
-    mul=torch.mul,
-    add=torch.add,
-    le=torch.le,
-    eq=torch.eq,
-    ne=torch.ne,
-    isnan=torch.isnan,
-    isinf=torch.isinf,
-    isfinite=torch.isfinite,
-    logical_and=torch.logical_and,
-    logical_or=torch.logical_or,
-    logical_not=torch.logical_not,
-    where=torch.where,
-    amax=torch.amax,
-    sum=torch.sum,
-    dot=torch.dot,
-    stack=torch.stack,
-    clamp=torch.clamp,
-    nan_to_num=torch.nan_to_num,
-    div=torch.div,
-    gt=torch.gt,
-    any=torch.any,
-    all=torch.all,
-    reshape=torch.reshape,
-    take=torch.take,
-    zeros_like=torch.zeros_like,
-    full_like=torch.full_like,
+    **{name: getattr(torch, name) for name in (
+        "abs", "sub", "mul", "add", "div", "le", "eq", "ne", "gt", "isnan", "isinf", "isfinite", "isclose",
+        "logical_and", "logical_or", "logical_not", "where", "amax", "sum", "dot", "stack", "clamp", "nan_to_num",
+        "any", "all", "reshape", "take", "float64", "float32",
+    )},
     tensor_type=torch.Tensor,
-    float64=torch.float64,
-    float32=torch.float32,
 )
 CHUNK = 1 << 24
 """Elements compared per step (64 MiB of float32)."""
@@ -214,8 +189,6 @@ def tolerance_for(dtype: torch.dtype, tolerances: dict[str, Any]) -> tuple[float
     tol = tolerances.get(str(dtype).removeprefix("torch."))
     if tol is None:
         return 0.0, 0.0
-    if isinstance(tol, dict):
-        return float(tol["atol"]), float(tol["rtol"])
     return float(tol.atol), float(tol.rtol)
 
 

@@ -61,8 +61,7 @@ def make_variant(inputs: Sequence[Any], variant: str, seed: int = 0, *, consume:
         change = torch.Tensor.neg_ if consume else torch.neg
     elif variant == "standard-normal":
         change = _normal_like(seed, consume)
-    elif variant.startswith("scaled-x") and _factor(variant) is not None:
-        factor = _factor(variant)
+    elif variant.startswith("scaled-x") and (factor := _factor(variant)) is not None:
         change = (lambda t: t.mul_(factor)) if consume else (lambda t: t * factor)
     else:
         raise ValueError(f"unknown input variant {variant!r}; expected upstream, negated, standard-normal or "

@@ -270,9 +270,9 @@ def test_clock_states_merge_the_processes_seen_and_a_reader_lists_them():
 
 
 def rounds(ker: list[float], spans: list[float], twin_excess: list[float]) -> timing.Series:
-    """A block's series: the twin's reference at 4.3 ms, its span that plus `twin_excess`, round by round."""
-    return timing._series([(4.3, k, 4.4, k, s, 4.3 + e) for k, s, e in zip(ker, spans, twin_excess, strict=True)],
-                          "max-rounds", None)
+    """A block's series: the twin's reference at 4.3 ms, its span that plus `twin_excess`, round by round, the
+    kernel's span first in each (the bound then reads the plain median)."""
+    return timing._series([(4.3, k, s, 4.3 + e, 1.0) for k, s, e in zip(ker, spans, twin_excess, strict=True)])
 
 
 def test_the_bound_pairs_each_round_s_kernel_with_the_twin_s_honest_calls_as_on_an_h100_relu():
@@ -294,6 +294,28 @@ def test_the_bound_pairs_each_round_s_kernel_with_the_twin_s_honest_calls_as_on_
     assert not verdict.ok and verdict.code == "timing-unverified"
     assert "beyond what the reference's honest calls cost" in verdict.message
     assert f"the twin's honest calls exceeded their device time by {side.honest_ms:.4f} ms" in verdict.message
+
+
+def test_the_bound_is_on_the_median_round_with_a_relative_part_and_on_the_cpu_on_the_least_delayed_round():
+    """Reported times the judge's spans contradict are `timing-unverified`. On a GPU the bound takes the median round:
+    a few disturbed rounds do not turn an honest series into a rejection, and its relative part scales with the
+    kernel's time. On a CPU it takes the least delayed round: contention that delays all but one of an honest
+    kernel's calls passes, a report shortened on every call still fails."""
+    side, _ = judge()
+    side.gpu = True
+    twin = [0.3] * 9
+    assert side.bound(rounds([3.0] * 9, [3.34] * 9, twin)).ok
+    shortened = side.bound(rounds([1.0] * 9, [3.34] * 9, twin))  # 2 ms a call hidden: beyond noise and skew
+    assert (shortened.ok, shortened.code) == (False, "timing-unverified")
+    assert side.bound(rounds([3.0] * 9, [3.34] * 6 + [12.0] * 3, twin)).ok
+    # 1.3 ms a call above the twin: beyond what a 1 ms kernel is allowed, within a 10 ms kernel's (5% of its time)
+    assert not side.bound(rounds([1.0] * 9, [1.0 + 0.3 + 1.3] * 9, twin)).ok
+    assert side.bound(rounds([10.0] * 9, [10.0 + 0.3 + 1.3] * 9, twin)).ok
+    side.gpu = False
+    loaded = [2.0] + [12.0] * 9
+    assert side.bound(rounds([1.0] * 10, loaded, [0.0] * 10)).ok  # its median, 11 ms, is beyond the 7.5 ms allowed
+    forged = side.bound(rounds([0.01] * 10, [11.0] * 10, [0.0] * 10))
+    assert not forged.ok and "(on its least delayed round)" in forged.message
 
 
 class SeedWatchingRunner(FakeRunner):
@@ -343,7 +365,7 @@ def test_the_judge_s_own_work_never_shortens_the_span_it_bounds():
     side.gpu, side.trace = False, False
     side.fresh_allocations(PROTO)
     side.share = 1.0
-    (_, ker_dev, _, _, span, _, _), verdict = side.round(kernel_first=True, order=random.Random(0))
+    (_, ker_dev, span, _, _), verdict = side.round(kernel_first=True, order=random.Random(0))
     assert verdict.ok and ker_dev == 1.0
     assert span >= 10.0
 
@@ -442,7 +464,7 @@ def test_a_span_of_several_calls_brings_a_seed_for_each_and_any_of_them_may_be_f
     side = span_judge(runner, 3)
     order = random.Random(5)
     for _ in range(12):
-        (_, ker_dev, _, _, span, _, _), verdict = side.round(kernel_first=True, order=order)
+        (_, ker_dev, span, _, _), verdict = side.round(kernel_first=True, order=order)
         assert verdict.ok, verdict.message
         assert ker_dev == pytest.approx(1e-6) and span > 0  # per call: the span's sum over its three calls
     assert all(len(set(seeds)) == 3 for seeds in runner.spans)
@@ -538,8 +560,7 @@ def test_the_crossover_estimate_cancels_what_the_first_span_of_a_round_pays():
     side.gpu = True
     ker = [0.07] * 7
     spans = [k + 0.7 + d for k, d in zip(ker, differences, strict=True)]
-    series = timing._series([(0.05, k, 0.05, k, s, 0.75, float(f)) for k, s, f in zip(ker, spans, firsts,
-                                                                                      strict=True)], "budget", None)
+    series = timing._series([(0.05, k, s, 0.75, float(f)) for k, s, f in zip(ker, spans, firsts, strict=True)])
     assert side.bound(series).ok and side.difference_ms == pytest.approx(true)
 
 

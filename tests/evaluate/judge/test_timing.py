@@ -59,7 +59,7 @@ def test_rounds_stop_only_after_the_minimum_and_once_the_interval_is_tight():
 
 
 def test_result_fields_fill_medians_speedup_interval_and_rounds():
-    series = timing.Series(tuple(_noisy(2.0, 0.01, 20, 1)), tuple(_noisy(1.0, 0.01, 20, 2)), (), (), "converged")
+    series = timing.Series(tuple(_noisy(2.0, 0.01, 20, 1)), tuple(_noisy(1.0, 0.01, 20, 2)))
     fields = timing.result_fields(series, PROTOCOL, seed=1)
     assert fields["rounds"] == 20
     assert fields["speedup"] == pytest.approx(2.0, rel=0.02)

@@ -169,9 +169,9 @@ def test_upstream_s_worst_errors_are_over_every_chunk_s_finite_positions(monkeyp
     several chunks holds it (the chunks' maxima are kept on the device and read once)."""
     import numpy as np
 
-    from validator.evaluate.judge import verdicts
+    from validator.evaluate import correctness
 
-    monkeypatch.setattr(verdicts, "CHUNK", 1000)
+    monkeypatch.setattr(correctness, "CHUNK", 1000)
     e, o = expected.double().numpy(), out.double().numpy()
     finite = np.isfinite(e) & np.isfinite(o)
     with np.errstate(invalid="ignore"):  # inf - inf where both are infinite: not a finite position anyway

@@ -53,17 +53,17 @@ from validator.evaluate.judge import clocks, timing
 from validator.protocol import PROTOCOL
 from validator.results.records import BlockTiming
 
-CPU_FLOOR_MS, CPU_RELATIVE, CPU_QUANTILE = 7.0, 0.5, 0.0
+CPU_FLOOR_MS, CPU_RELATIVE = 7.0, 0.5
 """Under --interpret the clocks are the CPU's, shared with everything else on the machine: the bound only has
 to catch reports that are off by a large factor on every call (the red-team's), not to make a time trustworthy,
-and no CPU time is ever published. It reads the rounds' least difference there: contention delays calls, a forged
-report shortens every one. (Measured before the twin, when the kernel's excess was read against a calibration:
-the lower quartile was not enough: on a loaded 2-core CI machine, three judges at once, an honest Triton GEMM's
-lower-quartile excess passed the 7.6 ms allowed; a forgery's least excess is its whole call, 11 ms. The floor
-was 5 ms until the judge's resume stopped scanning all of /proc: calls of nothing then measured 0.19-0.26 ms of
-overhead instead of 0.59-0.82 ms, the allowance shrank by about half a millisecond, and a CI machine running 1.6x
-slower than usual rejected an honest kernel whose least excess passed the 5.7 ms allowed. The forgeries' least
-excess, idle: 11.8 and 19.6 ms, and more under load.)"""
+and no CPU time is ever published. It reads the rounds' least difference there (`JudgeSide.bound`): contention
+delays calls, a forged report shortens every one. (Measured before the twin, when the kernel's excess was read
+against a calibration: the lower quartile was not enough: on a loaded 2-core CI machine, three judges at once, an
+honest Triton GEMM's lower-quartile excess passed the 7.6 ms allowed; a forgery's least excess is its whole call,
+11 ms. The floor was 5 ms until the judge's resume stopped scanning all of /proc: calls of nothing then measured
+0.19-0.26 ms of overhead instead of 0.59-0.82 ms, the allowance shrank by about half a millisecond, and a CI machine
+running 1.6x slower than usual rejected an honest kernel whose least excess passed the 5.7 ms allowed. The
+forgeries' least excess, idle: 11.8 and 19.6 ms, and more under load.)"""
 
 
 SPACER_PAGE = 2 << 20
@@ -87,15 +87,6 @@ def span_calls(reference_ms: float, call_bytes: int, protocol: Any, *, gpu: bool
     wanted = math.ceil(protocol.span_target_ms / max(reference_ms, 1e-3))
     calls = min(wanted, protocol.max_span_calls, protocol.span_bytes // max(call_bytes, 1))
     return max(1, calls if gpu else min(calls, 2))
-
-
-def reported(reply: dict[str, Any], calls: int) -> tuple[list[float], list[float]] | None:
-    """The device and host times a span's reply gives for each of its `calls` calls; None if it does not."""
-    try:
-        dev, host = [float(v) for v in reply["device_ms"]], [float(v) for v in reply["host_ms"]]
-    except (KeyError, TypeError, ValueError):
-        return None
-    return (dev, host) if len(dev) == len(host) == calls else None
 
 
 def median_se(values: list[float]) -> float:
@@ -122,30 +113,6 @@ def crossover(differences: list[float], kernel_first: list[bool] | None) -> tupl
     return estimate, 0.5 * math.hypot(median_se(list(first)), median_se(list(second)))
 
 
-def span_verdict(ker_ms: list[float], spans_ms: list[float], allowance_ms: float,
-                 relative: float = 0.05, quantile: float = 0.5, *,
-                 honest_ms: list[float] | None = None, kernel_first: list[bool] | None = None) -> Check:  # fmt: skip
-    """`timing-unverified` when the rounds' (judge's span - reported device time - `honest_ms`, the twin's excess
-    in the same round) exceeds the allowance: at the `quantile` of the rounds, or at the median, estimated as a
-    crossover (`crossover`, with each round's order)."""
-    if not ker_ms:
-        return PASSED
-    honest = np.asarray(honest_ms if honest_ms is not None else [0.0] * len(ker_ms))
-    differences = np.asarray(spans_ms) - np.asarray(ker_ms) - honest
-    excess = crossover(list(differences), kernel_first)[0] if quantile == 0.5 else \
-        float(np.quantile(differences, quantile))
-    allowed = allowance_ms + relative * float(np.median(ker_ms))
-    if excess > allowed:
-        which = {0.5: "", 0.0: " (on its least delayed round)"}.get(quantile, f" (at the {quantile:.0%} quantile "
-                                                                                "of its rounds)")
-        beyond = ", beyond what the reference's honest calls cost on the same path in the same rounds," \
-            if honest_ms is not None else ""
-        return Check(False, "timing-unverified", f"the runner reported a median of {np.median(ker_ms):.4f} ms per "
-                     f"call, but the judge's own clock saw {excess:.4f} ms more per call than that{beyond}{which} "
-                     f"(allowed {allowed:.4f} ms): the reported times are not the calls' times")
-    return PASSED
-
-
 def timed_span(runner: Any, specs: list[dict[str, Any]], *, fresh: bool, flush_bytes: int,
                spacer_bytes: int = 0) -> tuple[tuple[float, float, float], dict[str, Any]]:  # fmt: skip
     """One timed span through `runner`: `prepare` (untimed), then `go` on `specs` inside the judge's clock.
@@ -157,11 +124,14 @@ def timed_span(runner: Any, specs: list[dict[str, Any]], *, fresh: bool, flush_b
     t0 = timing._perf_counter()
     reply = runner.request({"op": "go", "inputs": specs})
     span = (timing._perf_counter() - t0) * 1e3
-    times = reported(reply, calls)
-    if times is None or not all(math.isfinite(d) and d > 0 for d in times[0]) or sum(times[0]) > span \
-            or not all(math.isfinite(h) and h >= 0 for h in times[1]):
+    try:
+        dev, host = [float(v) for v in reply["device_ms"]], [float(v) for v in reply["host_ms"]]
+    except (KeyError, TypeError, ValueError):
+        dev = host = []
+    if not len(dev) == len(host) == calls or not all(math.isfinite(d) and d > 0 for d in dev) or sum(dev) > span \
+            or not all(math.isfinite(h) and h >= 0 for h in host):
         return (-1.0, 0.0, span / calls), reply  # unreadable or impossible (more than the judge saw)
-    return (sum(times[0]) / calls, sum(times[1]) / calls, span / calls), reply
+    return (sum(dev) / calls, sum(host) / calls, span / calls), reply
 
 
 @dataclass(frozen=True)
@@ -169,17 +139,11 @@ class Block:
     """One measured block: its rounds' samples and the clock state read around them."""
 
     samples: tuple[tuple[float, ...], ...]
-    stop: str
     kernel_first: bool
     before: clocks.ClockState | None = None
     after: clocks.ClockState | None = None
     failure: Check | None = None
     attempts: int = 1
-
-
-def no_clocks() -> clocks.ClockState | None:
-    """Where NVML is not available: nothing is read, no block is judged on its clocks."""
-    return None
 
 
 def read_share(output_bytes: int, rounds: int, protocol: Any) -> float:
@@ -192,7 +156,7 @@ def read_share(output_bytes: int, rounds: int, protocol: Any) -> float:
 class JudgeSide:
     def __init__(self, runner: Any, twin: Any, *, spec: Callable[[int], dict[str, Any]],
                  judge: Callable[[int, list[Any]], Check], read: Callable[[int, random.Random, float, int], bool],
-                 required: int, shape: Any, device: torch.device, read_clocks: Callable[[], Any] = no_clocks,
+                 required: int, shape: Any, device: torch.device, read_clocks: Callable[[], Any],
                  own_pids: Callable[[], set[int]] = lambda: {os.getpid()}, calls: int = 1) -> None:  # fmt: skip
         self.runner, self.twin, self.spec, self.judge, self.read = runner, twin, spec, judge, read
         """`twin`: the runner that holds the reference and times it as `runner` times the kernel. `spec(n)`: call n's
@@ -245,8 +209,7 @@ class JudgeSide:
                     self.fresh_allocations(protocol)
                 block = self.block(b % 2 == 0, protocol, order, seed)
                 if block.failure is not None:
-                    return timing._series([s for k in kept for s in k.samples] + list(block.samples), "failed",
-                                          block.failure)
+                    return timing._series([s for k in kept for s in k.samples] + list(block.samples), block.failure)
                 slowed = clocks.slowed(block.before, block.after, protocol.clock_floor)
                 if not slowed or attempt == protocol.block_attempts:
                     break
@@ -264,40 +227,41 @@ class JudgeSide:
         for i in range(warmups):
             _, verdict = self.round(kernel_first=(i % 2 == 0) == kernel_first, order=order)
             if not verdict.ok:
-                return Block((), "failed", kernel_first, failure=verdict)
+                return Block((), kernel_first, failure=verdict)
         before = self.read_clocks()
         samples: list[tuple[float, ...]] = []
         rule = timing.per_block(protocol)
         cap, budget_s = rule.max_rounds, rule.time_budget_s
-        started, stop = timing._perf_counter(), "max-rounds"
+        started = timing._perf_counter()
         first = kernel_first
         for j in range(cap):
             # Rounds in pairs, the second in the other order: each side goes first as often (see `crossover`).
             first = not first if j % 2 else (kernel_first if j == 0 else order.random() < 0.5)
             sample, verdict = self.round(kernel_first=first, order=order)
             if not verdict.ok:
-                return Block(tuple(samples), "failed", kernel_first, failure=verdict)
+                return Block(tuple(samples), kernel_first, failure=verdict)
             samples.append(sample)
             ref, ker = [s[0] for s in samples], [s[1] for s in samples]
             if self.gpu and (j + 1) % timing.CHECK_EVERY == 0 and \
                     timing.converged(ref, ker, rule, seed + self.next_call):
-                stop = "converged"
                 break
             if timing._perf_counter() - started > budget_s and len(samples) >= rule.min_rounds:
-                stop = "budget"
                 break
         after = self.read_clocks()
-        verdict = self.bound(timing._series(samples, stop, None))
+        verdict = self.bound(timing._series(samples))
         shared = clocks.others((before, after), self.own_pids()) if not verdict.ok else []
         if shared:  # the verdict stands (a bound never bends); the record says what else ran on the GPU
             verdict = dataclasses.replace(verdict, message=f"{verdict.message}; {len(shared)} other process(es) "
                                           f"used this GPU meanwhile ({', '.join(shared[:4])}), which delays the "
                                           "judge's clock: measure on a GPU of its own")
-        return Block(tuple(samples), stop, kernel_first, before, after, None if verdict.ok else verdict)
+        return Block(tuple(samples), kernel_first, before, after, None if verdict.ok else verdict)
 
     def bound(self, series: timing.Series) -> Check:
         """The judge's bound on one block's reported times, paired round by round with the twin's honest calls:
-        the allowance and the verdict (the one place the allowance formula lives)."""
+        the allowance and the verdict (the one place the allowance formula lives). `timing-unverified` when the
+        kernel's excess (the judge's span less the reported device time, per call) exceeds the twin's in the same
+        round by more than the allowance: at the median over the rounds, estimated as a crossover (`crossover`, with
+        each round's order); on the CPU, on the least delayed round (`CPU_FLOOR_MS`)."""
         # The floor is the judge's clock's resolution per span (most of it the crossing between processes), paid once
         # for all of the span's calls; on the CPU, a fixed allowance per call (CPU_FLOOR_MS).
         floor, self.relative = (self.protocol.span_floor_ms / self.calls, self.protocol.span_relative) if self.gpu \
@@ -307,8 +271,7 @@ class JudgeSide:
         if not kernel.size or kernel.size != honest.size:
             return PASSED if not kernel.size else Check(False, "timing-unverified", "rounds without both spans")
         self.excess_ms, self.honest_ms = float(np.median(kernel)), float(np.median(honest))
-        firsts = list(series.kernel_first) or None
-        difference, se = crossover(list(kernel - honest), firsts)
+        difference, se = crossover(list(kernel - honest), list(series.kernel_first) or None)
         # Both sides' excess moves with the machine (clocks, load), so the pairs' spread, not each side's, is the
         # noise; the relative slack covers what differs between two processes' identical paths.
         spread = 3.0 * se
@@ -316,24 +279,25 @@ class JudgeSide:
         skew = self.protocol.span_skew_ms if self.gpu else 0.0
         self.unseen_ms = max(self.unseen_ms, self.allowance_ms + abs(difference))
         self.difference_ms = difference
-        noise = self.allowance_ms + self.relative * float(np.median(series.ker_ms))
-        self.over_ms = max(self.over_ms, difference - noise)
-        verdict = span_verdict(list(series.ker_ms), list(series.spans_ms), self.allowance_ms + skew, self.relative,
-                               0.5 if self.gpu else CPU_QUANTILE, honest_ms=list(honest), kernel_first=firsts)
-        if verdict.ok:
-            return verdict
-        return dataclasses.replace(verdict, message=f"{verdict.message} [the twin's honest calls exceeded their "
-                                   f"device time by {self.honest_ms:.4f} ms per call, this kernel's by "
-                                   f"{self.excess_ms:.4f} ms; allowed: noise {max(floor, spread):.4f} ms, "
-                                   f"{self.relative:.0%} of the twin's excess and of the kernel's time, and "
-                                   f"{skew:.2f} ms that honest kernels' runners have shown against the twin]")
+        kernel_ms = float(np.median(series.ker_ms))
+        self.over_ms = max(self.over_ms, difference - (self.allowance_ms + self.relative * kernel_ms))
+        excess = difference if self.gpu else float(np.min(kernel - honest))
+        allowed = self.allowance_ms + skew + self.relative * kernel_ms
+        if excess > allowed:
+            least = "" if self.gpu else " (on its least delayed round)"
+            return Check(False, "timing-unverified", f"the runner reported a median of {kernel_ms:.4f} ms per call, "
+                         f"but the judge's own clock saw {excess:.4f} ms more per call than that, beyond what the "
+                         f"reference's honest calls cost on the same path in the same rounds,{least} (allowed "
+                         f"{allowed:.4f} ms): the reported times are not the calls' times [the twin's honest calls "
+                         f"exceeded their device time by {self.honest_ms:.4f} ms per call, this kernel's by "
+                         f"{self.excess_ms:.4f} ms; allowed: noise {max(floor, spread):.4f} ms, {self.relative:.0%} of "
+                         f"the twin's excess and of the kernel's time, and {skew:.2f} ms that honest kernels' runners "
+                         "have shown against the twin]")
+        return PASSED
 
     def series(self, kept: list[Block]) -> timing.Series:
         """The kept blocks as one series: rounds labelled by block, and each block summarised."""
-        samples = [s for k in kept for s in k.samples]
-        stops = {k.stop for k in kept}
-        stop = next((s for s in ("budget", "max-rounds") if s in stops), "converged")
-        summaries = []
+        samples, summaries = [s for k in kept for s in k.samples], []
         for k in kept:
             ref, ker = [s[0] for s in k.samples], [s[1] for s in k.samples]
             state = clocks.merged(k.before, k.after)
@@ -341,7 +305,7 @@ class JudgeSide:
                                          len(ref), k.kernel_first, state.sm_mhz if state else None,
                                          state.mem_mhz if state else None, state.reasons if state else (), k.attempts))
         block_of = tuple(b for b, k in enumerate(kept) for _ in k.samples)
-        return dataclasses.replace(timing._series(samples, stop, None), block_of=block_of, blocks=tuple(summaries))
+        return dataclasses.replace(timing._series(samples), block_of=block_of, blocks=tuple(summaries))
 
     def fresh_allocations(self, protocol: Any) -> None:
         """A new flush buffer here, and both runners told to make their own anew at their next `prepare`, each
@@ -355,7 +319,8 @@ class JudgeSide:
         self.flush = timing.flush_buffer(self.device, protocol.l2_flush_factor)
 
     def round(self, *, kernel_first: bool, order: random.Random) -> tuple[tuple[float, ...], Check]:
-        """One round: both sides' spans on the same specs, then the kernel's calls the judge reads, judged."""
+        """One round: both sides' spans on the same specs, then the kernel's calls the judge reads, judged; the
+        round's sample as `timing._series` reads it."""
         first = self.next_call
         self.next_call += self.calls
         specs = [self.spec(n) for n in range(first, self.next_call)]  # first seen by the runners inside their spans
@@ -363,14 +328,14 @@ class JudgeSide:
         for side in ("kernel", "reference") if kernel_first else ("reference", "kernel"):
             values[side] = self.time_kernel(specs) if side == "kernel" else self.time_reference(specs)
         if values["kernel"][0] < 0:
-            return (0.0,) * 7, Check(False, "timing-unverified", "the runner reported an impossible device time "
+            return (0.0,) * 5, Check(False, "timing-unverified", "the runner reported an impossible device time "
                                      "(not a positive number no larger than the judge's span of the call)")
         verdict = PASSED
         for j in range(self.calls):
             if verdict.ok and self.read(first + j, order, self.share, self.calls):
                 verdict = self.judge_call(first + j, j)
-        (ref_dev, ref_host, ref_span), (ker_dev, ker_host, span) = values["reference"], values["kernel"]
-        return (ref_dev, ker_dev, ref_host, ker_host, span, ref_span, float(kernel_first)), verdict
+        (ref_dev, _, ref_span), (ker_dev, _, span) = values["reference"], values["kernel"]
+        return (ref_dev, ker_dev, span, ref_span, float(kernel_first)), verdict
 
     def judge_call(self, n: int, j: int) -> Check:
         """Fetch call j of the kernel's last span (call n), hold it to the digest committed inside the span, and

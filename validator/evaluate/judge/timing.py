@@ -1,7 +1,7 @@
-"""Timing's statistics and its one timed call: pure functions over lists of milliseconds (tested on the CPU), the
-series a judge's rounds make (`judge_timing.JudgeSide`), and `timed_call`, a call with L2 flushed, CUDA events and a
-device-wide synchronize (the reference timed alone in the judge's own process). Timer and synchronize functions
-are captured at import, before any submitted code runs.
+"""Timing's statistics: pure functions over lists of milliseconds (tested on the CPU), the series a judge's rounds
+make (`judge_timing.JudgeSide`), and the size of the buffer whose zeroing flushes L2 before each timed call (the calls
+themselves are timed in the runners: `runner/serve.py`). The judge's clock and the statistics' functions are captured
+at import, before any submitted code runs.
 """
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -20,8 +20,6 @@ from validator.evaluate.correctness import Check
 from validator.results.records import BlockTiming, Timing
 
 _perf_counter = time.perf_counter
-_Event = torch.cuda.Event
-_synchronize = torch.cuda.synchronize
 _median = np.median
 _percentile = np.percentile
 
@@ -129,7 +127,7 @@ def per_block(protocol: Any) -> Any:
                                time_budget_s=protocol.time_budget_s / blocks)
 
 
-# ---- Timed rounds on the GPU -----------------------------------------------------------------------------
+# ---- The series of timed rounds ------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
@@ -138,11 +136,9 @@ class Series:
 
     ref_ms: tuple[float, ...]
     ker_ms: tuple[float, ...]
-    ref_host_ms: tuple[float, ...]
-    ker_host_ms: tuple[float, ...]
-    stop: str
-    """`converged`, `max-rounds`, `budget`, or `failed` (see `failure`)."""
+    """The device time per call the runners reported, round by round: the reference's (the twin's) and the kernel's."""
     failure: Check | None = None
+    """Why the run stopped early, if it did: a round's failure or a block's bound."""
     spans_ms: tuple[float, ...] = ()
     """The judge's own wall-clock span of each timed kernel call (request to reply, per call), round by round."""
     ref_spans_ms: tuple[float, ...] = ()
@@ -164,26 +160,11 @@ def flush_buffer(device: torch.device, factor: float) -> torch.Tensor:
     return torch.empty(flush_bytes(device, factor) // 4, dtype=torch.float32, device=device)
 
 
-def timed_call(fn: Callable[..., Any], args: list[Any], flush: torch.Tensor) -> tuple[Any, float, float]:
-    """One call: flush L2, then events around the call and a device-wide synchronize; (out, dev ms, host ms)."""
-    flush.zero_()
-    _synchronize()
-    start, end = _Event(enable_timing=True), _Event(enable_timing=True)
-    t0 = _perf_counter()
-    start.record()
-    out = fn(*args)
-    end.record()
-    _synchronize()
-    host = (_perf_counter() - t0) * 1e3
-    return out, float(start.elapsed_time(end)), host
-
-
-def _series(samples: list[tuple[float, ...]], stop: str, failure: Check | None) -> Series:
-    width = len(samples[0]) if samples else 4
-    columns = list(zip(*samples, strict=True)) if samples else [()] * width
-    return Series(*(tuple(c) for c in columns[:4]), stop=stop, failure=failure,
-                  spans_ms=tuple(columns[4]) if width > 4 else (), ref_spans_ms=tuple(columns[5]) if width > 5 else (),
-                  kernel_first=tuple(bool(v) for v in columns[6]) if width > 6 else ())
+def _series(samples: list[tuple[float, ...]], failure: Check | None = None) -> Series:
+    """Rounds' samples, each (the reference's device ms, the kernel's, the judge's span of the kernel's calls, of the
+    reference's, whether the kernel went first), as a series."""
+    ref, ker, spans, ref_spans, firsts = (tuple(c) for c in zip(*samples, strict=True)) if samples else ((),) * 5
+    return Series(ref, ker, failure, spans, ref_spans, tuple(bool(v) for v in firsts))
 
 
 def result_fields(series: Series, protocol: Any, seed: int) -> dict[str, Any]:

@@ -36,11 +36,10 @@ class TrialInputs:
     def kinds(self) -> tuple[str, ...]:
         """The problem's input kinds: upstream's draw, then the hidden variants and scales its overlay allows."""
         from validator.catalogue.problem_module import problem_hidden_variants, problem_input_scales
-        from validator.evaluate.input_variants import HIDDEN
+        from validator.evaluate.input_variants import HIDDEN, trial_variants
 
         scales = problem_input_scales(self.problem, self.protocol.input_scales)
-        return ("upstream", *problem_hidden_variants(self.problem, HIDDEN),
-                *(f"scaled-x{s:g}" for s in scales if s != 1.0))
+        return trial_variants(scales, problem_hidden_variants(self.problem, HIDDEN))
 
     @cached_property
     def required(self) -> list[str]:

@@ -26,37 +26,34 @@ from typing import Any
 
 import torch
 
-from validator.evaluate.correctness import Check, check_values
+from validator.evaluate.correctness import _OPS, Check, _chunks, _flat, check_values
 from validator.evaluate.judge.precision import Errors
 from validator.results.records import UpstreamVerdict
 
-_ISCLOSE, _ALL, _ABS, _SUB, _AMAX, _WHERE, _ISFINITE, _STACK = (
-    torch.isclose, torch.all, torch.abs, torch.sub, torch.amax, torch.where, torch.isfinite, torch.stack,
-)  # captured before any submitted code could patch them (the judge imports no submitted code; belt and braces)
-CHUNK = 1 << 24
 FLOATING = ("float64", "float32", "float16", "bfloat16")
 
 
 def upstream_check(outs: Sequence[torch.Tensor], expected: Sequence[torch.Tensor], atol: float, rtol: float) -> Check:
     """KernelBench's allclose rule on one call's outputs, with the largest absolute and relative errors over the
     positions finite in both (what upstream's metadata calls max_difference), in chunks so full-size outputs never
-    need a full-size temporary."""
+    need a full-size temporary; with torch's functions as `correctness._OPS` captured them, before any submitted code
+    could patch them (the judge imports no submitted code; belt and braces)."""
     worst_abs = worst_rel = 0.0
     for o, e in zip(outs, expected, strict=True):
-        flat_o, flat_e = o.detach().reshape(-1), e.detach().reshape(-1)
+        flat_o, flat_e = _flat(o), _flat(e)
         flags, worst = [], []  # kept on the device: one synchronisation per output
-        for start in range(0, flat_e.numel(), CHUNK):
-            a, b = flat_e[start:start + CHUNK], flat_o[start:start + CHUNK]
-            flags.append(_ALL(_ISCLOSE(a, b, rtol=rtol, atol=atol, equal_nan=False)))
+        for s in _chunks(flat_e.numel()):
+            a, b = flat_e[s], flat_o[s]
+            flags.append(_OPS.all(_OPS.isclose(a, b, rtol=rtol, atol=atol, equal_nan=False)))
             if a.is_floating_point():
-                finite = _ISFINITE(a) & _ISFINITE(b)
-                diff = _WHERE(finite, _ABS(_SUB(a.double(), b.double())), 0.0)
-                rel = _WHERE(finite & (a != 0), diff / _WHERE(a != 0, _ABS(a.double()), 1.0), 0.0)
-                worst.append(_STACK([_AMAX(diff), _AMAX(rel)]))
+                finite = _OPS.isfinite(a) & _OPS.isfinite(b)
+                diff = _OPS.where(finite, _OPS.abs(_OPS.sub(a.double(), b.double())), 0.0)
+                rel = _OPS.where(finite & (a != 0), diff / _OPS.where(a != 0, _OPS.abs(a.double()), 1.0), 0.0)
+                worst.append(_OPS.stack([_OPS.amax(diff), _OPS.amax(rel)]))
         if worst:
-            chunk_abs, chunk_rel = _AMAX(_STACK(worst), dim=0).tolist()
+            chunk_abs, chunk_rel = _OPS.amax(_OPS.stack(worst), dim=0).tolist()
             worst_abs, worst_rel = max(worst_abs, chunk_abs), max(worst_rel, chunk_rel)
-        if flags and not bool(_ALL(_STACK(flags))):
+        if flags and not bool(_OPS.all(_OPS.stack(flags))):
             return Check(False, "output-mismatch", f"not torch.allclose(reference, kernel, atol={atol:g}, "
                          f"rtol={rtol:g}) (max abs error {worst_abs:.3g}, max rel error {worst_rel:.3g})",
                          worst_abs, worst_rel)
