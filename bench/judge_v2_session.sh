@@ -2,8 +2,8 @@
 # Judge v2 (protocol 17) on the GPU, one step per device call (each ends inside 9.5 minutes), four GPUs:
 #   OUT=/some/dir bash bench/judge_v2_session.sh redteam|agreement|team|verify
 #     redteam    the red-team corpus on the GPU, the split forgeries included (tests/redteam/split/), cases spread
-#                over the GPUs (KB_REDTEAM_GPUS), bounded by REDTEAM_S (default 330 s); then the GPU-marked worker
-#                tests unless GPU_TESTS=0
+#                over the GPUs (KB_REDTEAM_GPUS), bounded by REDTEAM_S (default 330 s), only the cases REDTEAM_ONLY
+#                names where it is set; then the GPU-marked worker tests unless GPU_TESTS=0
 #     agreement  the 48 leaderboard kernels (bench/leaderboard_runs.py into build/leaderboard; carry it) on the
 #                91bfc2c track, one level per GPU: verdicts beside upstream's, and the share held
 #     team       the team's kernels (423217d sizes) with the whole protocol on every GPU: statuses, holds, seconds
@@ -36,7 +36,7 @@ EOF
 }
 redteam() {
     KB_REDTEAM_GPUS=$gpus timeout --signal=INT "${1:-330}" python3 tests/redteam/runner.py --mode gpu \
-      -j $(( 2 * gpus )) --json "$OUT/redteam-gpu.json" > "$OUT/redteam.log" 2>&1
+      -j $(( 2 * gpus )) --json "$OUT/redteam-gpu.json" ${REDTEAM_ONLY:+--only $REDTEAM_ONLY} > "$OUT/redteam.log" 2>&1
     echo "redteam gpu: rc=$?" | tee -a "$OUT/summary.txt"
 }
 team() {
