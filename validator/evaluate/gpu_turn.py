@@ -15,14 +15,12 @@ import fcntl
 import math
 import os
 import signal
-import time
 
 
-def take(path: str, limit_s: float) -> tuple[int, float]:
-    """Wait for the device's turn; the held descriptor and the seconds waited. From here on the process ends by
-    SIGALRM (whose default action ends it, with no handler to run) after `limit_s`, unless `give_back` comes first."""
+def take(path: str, limit_s: float) -> int:
+    """Wait for the device's turn; the held descriptor. From here on the process ends by SIGALRM (whose default action
+    ends it, with no handler to run) after `limit_s`, unless `give_back` comes first."""
     fd = os.open(path, os.O_RDWR | os.O_CLOEXEC)
-    started = time.perf_counter()
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
     except BaseException:
@@ -30,7 +28,7 @@ def take(path: str, limit_s: float) -> tuple[int, float]:
         raise
     signal.signal(signal.SIGALRM, signal.SIG_DFL)
     signal.alarm(max(1, math.ceil(limit_s)))
-    return fd, time.perf_counter() - started
+    return fd
 
 
 def give_back(fd: int) -> None:

@@ -94,8 +94,6 @@ def test_the_judge_measures_only_in_its_turn_and_gives_the_turn_back(tmp_path: P
     os.close(held)
     data = finish(process, out, timeout=300)
     assert data["status"] == "correct", data["error"]
-    waited = next(f["message"] for f in data["flags"] if f["code"] == "gpu-turn")
-    assert float(waited.split()[1]) > 1.0
     assert data["phases"]["take_gpu"] > 1.0 and list(data["phases"]).index("take_gpu") < \
         list(data["phases"]).index("compute_references")
     again = os.open(turn, os.O_RDWR)

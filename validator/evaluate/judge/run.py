@@ -179,9 +179,8 @@ class Evaluation(TrialInputs, Attributing):
         every GPU work of this judge and its runners measures, or could be felt by a measurement."""
         from validator.evaluate import gpu_turn
 
-        if self.job.gpu_turn:
-            self.turn, waited = gpu_turn.take(self.job.gpu_turn, self.job.turn_limit_s)
-            self.note("gpu-turn", f"waited {waited:.2f} s for the GPU's turn behind another problem's judge")
+        if self.job.gpu_turn:  # the wait is this phase's seconds in the result
+            self.turn = gpu_turn.take(self.job.gpu_turn, self.job.turn_limit_s)
 
     def load_twin(self) -> None:
         """The twin runner builds the reference (the problem's Model, from the model seed, as the judge built it),
