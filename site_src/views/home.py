@@ -237,7 +237,8 @@ def leader_html(model: SiteModel, combo: Combo, level: int, board: LevelBoard) -
     track = "" if combo.track == model.headline_track else f" · KernelBench {escape(combo.track)}"
     head = f'<span class="kb-leader-level">Level {level}{track}</span>'
     if not board.ranked:
-        return f'<li class="kb-leader kb-no-leader">{head} {no_leader_text(board)}</li>'
+        elsewhere = elsewhere_html(model, combo, level)
+        return f'<li class="kb-leader kb-no-leader">{head} {no_leader_text(board)}{elsewhere}</li>'
     top = board.ranked[0]
     best = float(top[HEADLINE])
     around = (f' <span class="kb-ci" title="{INTERVAL_TITLE}">'
@@ -257,6 +258,22 @@ def leader_html(model: SiteModel, combo: Combo, level: int, board: LevelBoard) -
     name = escape(model.submission_name(top.slug))
     link = f'<a href="submissions/{escape(top.slug)}/">{name}</a>'
     return f'<li class="kb-leader">{head} {link} · ' + " · ".join(parts) + "</li>"
+
+
+def elsewhere_html(model: SiteModel, combo: Combo, level: int) -> str:
+    """Where this track ranks nobody on a level, the leaders of the other tracks of the same hardware, baseline and
+    rule, so a reader learns who leads without trying every track (the 2024 board's models run on 91bfc2c only)."""
+    found = []
+    for other in model.combos:
+        if (other.hardware, other.baseline, other.rule) != (combo.hardware, combo.baseline, combo.rule) or \
+                other.track == combo.track:
+            continue
+        ranked = level_board(model, other, level).ranked
+        if ranked:
+            name = escape(model.submission_name(ranked[0].slug))
+            found.append(f'on KernelBench {escape(other.track)}, <a href="submissions/{escape(ranked[0].slug)}/">'
+                         f"{name}</a> leads with {percent_text(float(ranked[0][HEADLINE]))} fast_1")
+    return f" · {'; '.join(found)} (the Track selector above)" if found else ""
 
 
 def declared_html(board: LevelBoard) -> str:
