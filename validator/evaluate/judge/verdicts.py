@@ -124,8 +124,9 @@ class Verdicts:
         bound = max(self.protocol.precision_factor * errors.reference, self.protocol.precision_floor)
         text = (f"relative error vs float64 on {_described(kind)}: kernel {errors.kernel:.3g}, fp32 reference "
                 f"{errors.reference:.3g}, bound {bound:.3g}")
-        if not errors.kernel <= bound:
-            self.strict = Check(False, "precision-lowered", text)
+        if not errors.kernel <= bound:  # the code names the usual cause; the message all of them
+            self.strict = Check(False, "precision-lowered", f"{text}: more than fp32 arithmetic accounts for (reduced "
+                                "precision, an approximation, or parameters other than the reference's)")
         elif errors.kernel / bound >= self.precision_ratio:
             self.precision, self.precision_ratio = text, errors.kernel / bound
 
