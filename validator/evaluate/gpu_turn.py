@@ -27,6 +27,7 @@ def take(path: str, limit_s: float) -> int:
         os.close(fd)
         raise
     signal.signal(signal.SIGALRM, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGALRM})  # whatever the process it was forked from blocked
     signal.alarm(max(1, math.ceil(limit_s)))
     return fd
 
