@@ -14,6 +14,7 @@ from site_src.scoring import NO_RECORD, RULES, STALE, THRESHOLDS, fast_p_label
 from site_src.sources import SubmissionDoc, regular_files
 from site_src.tables import Cell, Column, Table, ms_text, number, percent_text, speedup_text, table_html
 from site_src.text import css_token, html_paragraphs, https_url, one_line
+from site_src.verdicts import UNJUDGED, KernelVerdicts, compare_verdicts
 from site_src.views.home import COVERAGE, Record, attempted_cell
 from validator.results.records import ResultsFile, Status
 from validator.submission.source import GITHUB, KernelSource
@@ -160,6 +161,25 @@ def run_badge(results: ResultsFile) -> str:
     return badge if results.finished_at else f"{badge}, in progress"
 
 
+def run_verdicts(rows: pd.DataFrame, results: ResultsFile) -> tuple[KernelVerdicts, ...]:
+    """The verdicts of the rows a run's table shows, in its order: a row with a current record has the record's, a
+    stale, missing or pending one its status alone."""
+    if rows.empty:
+        return ()
+    records = {record.key: record for record in results.problems}  # a key recorded twice: the last, as scored
+    return tuple(KernelVerdicts(key, status) if status in UNJUDGED or key not in records
+                 else KernelVerdicts.of(records[key]) for key, status in zip(rows["key"], rows["status"], strict=True))
+
+
+def verdicts_html(rows: pd.DataFrame, results: ResultsFile, names: dict[str, str], root: str) -> str:
+    """The paragraph above a run's table: the board's verdicts beside KernelBench's rule's, and where they
+    disagree (`site_src.verdicts`); "" for a run without a row."""
+    comparison = compare_verdicts(run_verdicts(rows, results))
+    if not comparison.kernels:
+        return ""
+    return render("verdicts.html.j2", comparison=comparison, names=names, root=root)
+
+
 def _run_info(model: SiteModel, results: ResultsFile, slot_name: str) -> dict[str, Any]:
     env = results.environment
     track = model.run_track.get((results.slug, results.hardware), model.headline_track)
@@ -180,6 +200,7 @@ def _run_info(model: SiteModel, results: ResultsFile, slot_name: str) -> dict[st
         "finished": results.finished_at,
         "started": results.started_at,
         "slot": slot(slot_name),
+        "verdicts_slot": slot(f"verdicts-{results.hardware}"),
     }
 
 
@@ -309,6 +330,7 @@ def submission_page(model: SiteModel, slug: str, aligned: pd.DataFrame | None, o
         slot_name = f"results-{results.hardware}"
         rows = _shown_rows(aligned, results.hardware, kernels)
         slots[slot_name] = table_html(result_table(rows, kernels, names), root)
+        slots[f"verdicts-{results.hardware}"] = verdicts_html(rows, results, names, root)
         runs.append(_run_info(model, results, slot_name))
     slots["description"] = html_paragraphs(doc.document.get("description", "")) if doc else ""
     markdown = render(
