@@ -1,12 +1,12 @@
 """The GPU's turn: one judge at a time does GPU work that measures, or that a measurement could feel, on a device.
 
-The scheduler runs two judges per GPU (`stage.JUDGES_PER_GPU`) so that what a judge does before its first such work
-(its fork and imports, the problem's module, its runners' adoption, their CUDA start and the digest's Triton load)
+The scheduler runs two judges per GPU (`run_context.JUDGES_PER_GPU`) so that what a judge does before its first such
+work (its fork and imports, the problem's module, its runners' adoption, their CUDA start and the digest's Triton load)
 overlaps the previous problem's timing. The turn keeps their GPU work apart: a judge takes it before it computes the
 references and holds it until its runners have ended. It is an flock on a file the scheduler made for the device: the
-kernel releases it when its holder's descriptor closes, however the holder ends (killed at its time limit included),
-so a turn is never left taken. A judge holds it for at most its time limit (`take` arms the alarm), so a judge waits
-for it at most that long.
+kernel releases it when its holder's descriptor closes, however the holder ends (killed at its time limit included), so
+a turn is never left taken. A judge holds it for at most its time limit (`take` arms the alarm), so a judge waits for it
+at most that long.
 """
 
 from __future__ import annotations
