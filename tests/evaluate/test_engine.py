@@ -256,15 +256,20 @@ def test_a_gpu_that_fails_its_health_probe_takes_no_more_jobs(tmp_path: Path) ->
     assert "no healthy GPU left" in seen[1].error and "health probe" in seen[1].error
 
 
-def test_judges_sharing_a_gpu_start_together_and_measure_one_at_a_time(tmp_path: Path) -> None:
-    log = tmp_path / "turns.log"
-    document = submission(tmp_path, [f"turn {log}"] * 4)
-    ctx = context(document, options(tmp_path))
+def _sharing_a_gpu(tmp_path: Path, behaviours: list[str], timeout_s: float) -> list[results.ProblemResult]:
+    """The fake judges of `behaviours` run by two slots of one GPU that take turns at measuring."""
+    ctx = context(submission(tmp_path, behaviours), options(tmp_path))
     planned = engine.plan(ctx, toolchain(ctx.machine, ctx.options), b"secret", interpret=True)
     seen: list[results.ProblemResult] = []
-    config = SchedulerConfig((Device("gpu-x", "7"),) * 2, timeout_s=30, target=FAKE, launcher="spawn",
+    config = SchedulerConfig((Device("gpu-x", "7"),) * 2, timeout_s=timeout_s, target=FAKE, launcher="spawn",
                              probe_after_crash=False, gpu_turns=True)
     run_all([item for item, _ in planned], config, on_result=seen.append)
+    return seen
+
+
+def test_judges_sharing_a_gpu_start_together_and_measure_one_at_a_time(tmp_path: Path) -> None:
+    log = tmp_path / "turns.log"
+    seen = _sharing_a_gpu(tmp_path, [f"turn {log}"] * 4, timeout_s=30)
     assert [r.status for r in seen] == [Status.CORRECT] * 4
     turns = sorted(tuple(map(float, line.split())) for line in log.read_text().splitlines())
     assert len(turns) == 4
@@ -276,13 +281,7 @@ def test_judges_sharing_a_gpu_start_together_and_measure_one_at_a_time(tmp_path:
 
 def test_a_judge_that_keeps_the_gpu_s_turn_past_its_limit_times_out_and_the_next_one_measures(tmp_path: Path) -> None:
     log = tmp_path / "turns.log"
-    document = submission(tmp_path, [f"turn-hang {log}", f"turn {log}"])
-    ctx = context(document, options(tmp_path))
-    planned = engine.plan(ctx, toolchain(ctx.machine, ctx.options), b"secret", interpret=True)
-    seen: list[results.ProblemResult] = []
-    config = SchedulerConfig((Device("gpu-x", "7"),) * 2, timeout_s=2, target=FAKE, launcher="spawn",
-                             probe_after_crash=False, gpu_turns=True)
-    run_all([item for item, _ in planned], config, on_result=seen.append)
+    seen = _sharing_a_gpu(tmp_path, [f"turn-hang {log}", f"turn {log}"], timeout_s=2)
     by_status = {r.status: r for r in seen}
     assert set(by_status) == {Status.TIMEOUT, Status.CORRECT}
     assert "within 2 s of its turn on the GPU" in by_status[Status.TIMEOUT].error
