@@ -281,7 +281,7 @@ def test_the_judge_writes_a_correct_result_for_an_honest_kernel_and_leaves_its_d
     assert list(work.iterdir()) == []  # the runner's directory went with the judge's temporary one
     assert result.kernel_sha256 == hashlib.sha256(job_bytes(job)).hexdigest()
     # where the problem's time went, phase by phase, in the order they ran
-    assert list(result.phases)[:3] == ["setup", "start_runner", "compute_references"]
+    assert list(result.phases)[:4] == ["setup", "start_runner", "take_gpu", "compute_references"]
     assert {"load_kernel", "time"} <= set(result.phases) and "check_correctness" not in result.phases
     assert sum(result.phases.values()) <= result.seconds
 
