@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from html import escape
 from typing import Any
 
@@ -15,7 +16,7 @@ from site_src.sources import SubmissionDoc, regular_files
 from site_src.tables import Cell, Column, Table, ms_text, number, percent_text, speedup_text, table_html
 from site_src.text import css_token, html_paragraphs, https_url, one_line
 from site_src.verdicts import UNJUDGED, KernelVerdicts, compare_verdicts
-from site_src.views.home import COVERAGE, Record, attempted_cell
+from site_src.views.home import COVERAGE, Record, attempted_cell, declared_levels
 from validator.results.records import ResultsFile, Status
 from validator.submission.source import GITHUB, KernelSource
 
@@ -255,9 +256,7 @@ def declared_text(doc: SubmissionDoc | None, level_sizes: dict[int, int], refere
     """The submission's `attempted_levels` in words, with how many problems of each have a kernel; "" without."""
     if doc is None or not doc.attempted_levels:
         return ""
-    listed: dict[object, int] = {}
-    for kernel in doc.kernels:
-        listed[kernel.get("level")] = listed.get(kernel.get("level"), 0) + 1
+    listed = Counter(kernel.get("level") for kernel in doc.kernels)
     levels = ", ".join(f"level {level} ({listed.get(level, 0)} of {level_sizes.get(level, '?')} problems with a "
                        "kernel)" for level in sorted(doc.attempted_levels))
     ranked = ("as a reference it is never ranked" if reference else
@@ -321,7 +320,7 @@ def submission_page(model: SiteModel, slug: str, aligned: pd.DataFrame | None, o
         for results in mine:
             here = scores[scores["hardware"] == results.hardware]
             gpu = results.environment.gpu or results.hardware
-            declared = doc.attempted_levels if doc and not model.is_reference(slug) else frozenset()
+            declared = frozenset() if model.is_reference(slug) else declared_levels(model, slug)
             parts.append(f"<h3>{escape(gpu)}</h3>\n" + table_html(score_table(here, declared), root))
         if scores[[f"ambiguous_{p:g}" for p in THRESHOLDS]].to_numpy().any():  # said here, not only in a tooltip
             parts.append(f'<p class="kb-note">{AMBIGUOUS_NOTE}</p>')

@@ -160,7 +160,7 @@ def crashed(run: sandbox.SandboxResult) -> bool:
 class _Launcher:
     """Starts one job process on one device: from the device's zygote, or spawned when that fails."""
 
-    def __init__(self, config: SchedulerConfig, device: Device) -> None:
+    def __init__(self, config: SchedulerConfig, device: Device, turn: str = "") -> None:
         self.config, self.device = config, device
         self.zygote: Zygote | None = None
         self.stack = contextlib.ExitStack()
@@ -169,7 +169,7 @@ class _Launcher:
         self.spare: runners_ahead.Prepared | None = None
         self.spare_twin: runners_ahead.Prepared | None = None
         self.announced = False
-        self.turn = ""
+        self.turn = turn
         """The file of this device's GPU turn, where its GPU is shared with other slots (`run_all`)."""
 
     def _env(self, item: WorkItem) -> dict[str, str]:
@@ -262,7 +262,7 @@ def runner_env_of(base_env: dict[str, str], visible: str) -> dict[str, str]:
 
 def run_one(item: WorkItem, launcher: _Launcher) -> tuple[ProblemResult, bool]:
     """Evaluate one job in a private directory; returns the result and whether the GPU needs a probe."""
-    timeout_s = launcher.config.timeout_s
+    timeout_s, process_s = launcher.config.timeout_s, launcher.config.process_timeout_s()
     with sandbox.private_dir("kb-job-") as workdir, contextlib.ExitStack() as hold:
         job_path, out_path = workdir / "job.json", workdir / "result.json"
         runner, twin = launcher.take_runner(item), launcher.take_twin(item)
@@ -280,13 +280,12 @@ def run_one(item: WorkItem, launcher: _Launcher) -> tuple[ProblemResult, bool]:
             if launcher.turn:
                 job = dataclasses.replace(job, gpu_turn=launcher.turn, turn_limit_s=timeout_s)
             write_job(job, job_path)
-            limits = sandbox.Limits.for_timeout(launcher.config.process_timeout_s(), WORKER_FILE_BYTES)
+            limits = sandbox.Limits.for_timeout(process_s, WORKER_FILE_BYTES)
             run = launcher.run(item, workdir, [str(job_path), str(out_path)], limits)
         finally:
             launcher.release(runner)
             launcher.release(twin)
-        return to_result(item, run, out_path, launcher.config.process_timeout_s(),
-                         timeout_s if launcher.turn else 0.0), crashed(run)
+        return to_result(item, run, out_path, process_s, timeout_s if launcher.turn else 0.0), crashed(run)
 
 
 @dataclass(frozen=True)
@@ -320,8 +319,7 @@ class _Queue:
 def _device_loop(device: Device, queue: _Queue, config: SchedulerConfig,
                  on_start: Callable[[WorkItem, Device], None], on_result: Callable[[ProblemResult], None],
                  *, turn: str = "") -> None:  # fmt: skip
-    launcher = _Launcher(config, device)
-    launcher.turn = turn
+    launcher = _Launcher(config, device, turn)
     try:
         while not queue.sick(device) and (item := queue.take()) is not None:
             on_start(item, device)
