@@ -9,8 +9,11 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
-PROTOCOL_VERSION = "19"
-"""19: a timing budget of 3 s a problem, not 6: on the H200 at 91bfc2c's sizes (protocol 18) timing took 1.7-5.6 s of a
+PROTOCOL_VERSION = "20"
+"""20: the twin's baseline before the kernel loads spans `timing_blocks` placements, as the rounds' blocks do, and
+`reference-slowed` compares the rounds with the slowest of them (`reference_alone_spans`): on one placement the hold
+read the blocks' own spread on references under 0.35 ms.
+19: a timing budget of 3 s a problem, not 6: on the H200 at 91bfc2c's sizes (protocol 18) timing took 1.7-5.6 s of a
 problem and the judge's fixed work 2-3 s, so the budget decided whether 100 problems fit in minutes; at 423217d's
 sizes blocks stop at their minimum rounds or interval target first (a round there makes gigabytes of inputs), so
 the budget rarely binds. The published interval is what the rounds allowed, so it widens where the budget binds
@@ -174,13 +177,20 @@ class Protocol:
     """Correct results faster than this are held as needs_review until a maintainer clears them."""
     speed_of_light_margin: float = 0.05
     """A median below the problem's speed-of-light time (manifest) by more than this fraction is held for review."""
-    reference_alone_calls: int = 5
-    """The twin's spans of the reference timed before the kernel loads (after two spans of one call that warm it up and
-    give its warm time), within about a second."""
+    reference_alone_spans: int = 2
+    """The twin's spans of the reference timed before the kernel loads on each of `timing_blocks` placements (fresh
+    allocations behind a spacer drawn as a block's are, each warmed up by a span of one call), at most about a second
+    in all. Until protocol 20 they were up to five spans on one placement: on the H200, under 0.35 ms, a reference's
+    median differs between the blocks of one honest run by a median 22.6% (a block is a placement), so one placement
+    was one draw of that spread and the rounds' median left it by -37% to +56% (`bench/reference_drift.py`)."""
     reference_slowed: float = 0.10
     reference_slowed_ms: float = 0.02
     """A result is held for review (`reference-slowed`) when the reference's median in the rounds exceeds its time
-    in the twin's spans before the kernel loaded by more than this fraction plus this many ms. GPU work a kernel
+    in the twin's spans before the kernel loaded, on the slowest of their placements, by more than this fraction
+    plus this many ms. (On one placement, protocols 14-19, this held 5 of the 2024 board's gemini-1.5-flash's 30
+    kernels and the red team's control ReLU on honest noise; were the three placements draws of the blocks' own
+    spread, the slowest of them would leave the rounds' median above this margin for about 1% of references under
+    0.35 ms, against 7% for one placement: a simulation on the blocks of the committed H200 results.) GPU work a kernel
     leaves queued when its runner is stopped shares the GPU with the twin's calls and could slow their device time
     (through memory or clocks; time-slicing mostly lengthens the spans instead, `span_slowed`), raising the kernel's
     speedup; honest kernels moved the reference by -15% to +22% on 0.04 ms references (+0.008 ms) and by under 1%
@@ -190,10 +200,11 @@ class Protocol:
     span_slowed_ms: float = 0.25
     """A result is also held (`reference-slowed`) when the judge's span of the twin's calls in the rounds, per call,
     exceeds its span before the kernel loaded (each after GPU work of the kernel's runner, that runner stopped, as
-    in a round) by more than this fraction plus this many ms. The GPU time-slices between processes, so work another
-    context left queued lengthens the twin's spans and barely its device time: on an H200 a side-stream spin queued
-    by the kernel's runner put 7.2 ms per call on the twin's spans of the red-team's ReLU (0.38 ms before the kernel
-    loaded) while its device time fell (0.025 -> 0.004 ms: the spin held the clocks up). Honest kernels moved the
+    in a round; the slowest placement's) by more than this fraction plus this many ms. The GPU time-slices between
+    processes, so work another context left queued lengthens the twin's spans and barely its device time: on an
+    H200 a side-stream spin queued by the kernel's runner put 7.2 ms per call on the twin's spans of the red-team's
+    ReLU (0.38 ms before the kernel loaded) while its device time fell (0.025 -> 0.004 ms: the spin held the clocks
+    up). Honest kernels moved the
     span by -0.5% to +4.8% (at most +0.27 ms) on the examples' and the team's references of 0.1 to 8 ms, and by
     +36% and -34% (0.15 and 0.23 ms) on the red-team's 0.03 ms ReLU, hence the fixed part. Below the margin, whatever
     the twin's calls exceed their device time by beyond their excess before the kernel loaded counts as unseen by

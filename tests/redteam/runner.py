@@ -89,10 +89,10 @@ def caught(case: Case, outcome: Outcome, mode: str) -> bool:
     return False
 
 
-def write_job(case: Case, workdir: Path, mode: str, sandbox: str = "none",
-              ring_dir: Path | None = None) -> tuple[Path, Path]:
+def write_job(case: Case, workdir: Path, mode: str, sandbox: str = "none", ring_dir: Path | None = None, *,
+              turn: str = "", timeout_s: float = 0.0) -> tuple[Path, Path]:  # fmt: skip
     """Copy the case's kernel to workdir/kernel.py and write the Job the engine would write for it (with the ring
-    directory the scheduler would make for it, where given)."""
+    directory the scheduler would make for it, and its GPU's turn file, where given)."""
     from validator.evaluate.jobs import Job, write_job
     from validator.protocol import PROTOCOL
     from validator.submission.kernel_names import own_kernel_names
@@ -111,6 +111,7 @@ def write_job(case: Case, workdir: Path, mode: str, sandbox: str = "none",
         extensions_dir=str(workdir / "ext"), seed=int.from_bytes(os.urandom(8), "little") >> 1,
         protocol=protocol, own_kernel_names=own_kernel_names(source),
         interpret=mode == "cpu", reduced=True, sandbox=sandbox, ring_dir=str(ring_dir or ""),
+        gpu_turn=turn, turn_limit_s=timeout_s if turn else 0.0,
     )
     write_job(job, workdir / "job.json")
     return workdir / "job.json", workdir / "out.json"
@@ -144,6 +145,8 @@ def _outcome(out: Path, wait_status: int | None, seconds: float) -> Outcome:
         data = json.loads(out.read_text(encoding="utf-8"))
         return Outcome(data["status"], tuple(f["code"] for f in data["flags"]), data["error"][:300], seconds,
                        tuple(f"{f['code']}: {f['message'][:300]}" for f in data["flags"]))
+    if os.WIFSIGNALED(wait_status) and os.WTERMSIG(wait_status) == signal.SIGALRM:  # its turn's limit (`gpu_turn`)
+        return Outcome("timeout", (), "killed at the case's time limit in its turn on the GPU", seconds)
     if os.WIFSIGNALED(wait_status):
         return Outcome("runtime_error", ("worker-crashed",), f"signal {os.WTERMSIG(wait_status)}", seconds)
     return Outcome("runtime_error", ("worker-crashed",), f"exit {os.waitstatus_to_exitcode(wait_status)}", seconds)
@@ -173,6 +176,12 @@ def run_cases(cases: list[Case], mode: str, root: Path, parallel: int, timeout_s
 
     isolation = bwrap.probe()
     print(f"runner sandbox: {isolation.sandbox} ({isolation.detail})", flush=True)
+    # Cases sharing a GPU take turns at measuring, as the scheduler's judges do (`gpu_turn`): a judge's calls inside
+    # another's rounds held the control ReLU as `reference-slowed` on an H200.
+    gpus = int(os.environ.get("KB_REDTEAM_GPUS") or 1)
+    turns = [str(root / f"gpu-turn-{g}") for g in range(gpus)] if mode == "gpu" else [""] * gpus
+    for turn in filter(None, turns):
+        Path(turn).touch()
     pending, running, outcomes = list(cases), [], {}
     while pending or running:
         while pending and len(running) < parallel:
@@ -186,16 +195,18 @@ def run_cases(cases: list[Case], mode: str, root: Path, parallel: int, timeout_s
                 continue
             hold = contextlib.ExitStack()
             ring = launch.ring_dir(hold) if isolation.confined else None
-            job, out = write_job(case, root / case.name.replace("/", "__"), mode, isolation.sandbox, ring)
+            started, gpu = len(outcomes) + len(running), os.environ.get("KB_REDTEAM_GPUS")
+            job, out = write_job(case, root / case.name.replace("/", "__"), mode, isolation.sandbox, ring,
+                                 turn=turns[started % gpus], timeout_s=case.timeout_s or timeout_s)
             sys.stdout.flush()
             sys.stderr.flush()
-            started, gpu = len(outcomes) + len(running), os.environ.get("KB_REDTEAM_GPUS")
             pid = os.fork()
             if pid == 0:
                 if gpu:  # cases spread over the machine's GPUs, one each (the judge and its runners see it as 0)
-                    os.environ["CUDA_VISIBLE_DEVICES"] = str(started % int(gpu))
+                    os.environ["CUDA_VISIBLE_DEVICES"] = str(started % gpus)
                 _child(job, out, job.parent, mode)
-            running.append(_Running(case, pid, out, time.perf_counter() + (case.timeout_s or timeout_s), hold))
+            limit = case.timeout_s or timeout_s  # a judge may first wait as long for its GPU's turn
+            running.append(_Running(case, pid, out, time.perf_counter() + (2 * limit if turns[0] else limit), hold))
         time.sleep(0.05)
         for item in list(running):
             done, status = os.waitpid(item.pid, os.WNOHANG)

@@ -84,7 +84,9 @@ class Evaluation(TrialInputs, Attributing):
         self.twin_alone_ms: float | None = None
         self.twin_alone_span_ms: float | None = None
         """The reference's per-call device time in the twin's spans before the kernel loaded, and the judge's span of
-        those calls per call (`time_twin_alone`)."""
+        those calls per call, each the slowest placement's median (`time_twin_alone`)."""
+        self.twin_alone: list[float] = []
+        """Each placement's median device time before the kernel loaded, for the record."""
         self.call_bytes = 0
         """One call's inputs and outputs, in bytes (`compute_references`)."""
         self.span_calls = 1
@@ -193,29 +195,41 @@ class Evaluation(TrialInputs, Attributing):
         """The reference's warm time, and the baseline `compare_reference` sets the rounds' medians beside, both from
         the twin's timed spans before the kernel loads, each after GPU work of the kernel's runner and with that
         runner stopped, as a round times the twin. Two spans of one call first: the first warms the twin up, the
-        second's device time sets the calls per span (`span_calls`) and the deadlines; then about a second of spans
-        of that many calls, each on inputs of its own, gives the device time and the judge's span per call. (Until
-        protocol 18 the judge also timed the reference in its own process for the warm time: one more way of timing
-        it, 0.8 s a problem, and one call each in another process than the rounds'.) On the CPU the first call's
-        time stands in, and nothing is timed."""
+        second's device time sets the calls per span (`span_calls`) and the deadlines. Then the rounds' spans on
+        `timing_blocks` placements, as many as the blocks get: each on fresh allocations behind a spacer of the
+        judge's draw, warmed up by a span of one call, then `reference_alone_spans` spans (fewer where that would
+        take over a second). The baseline is the slowest placement's median, of device time and of the judge's span
+        per call: a reference's blocks differ by placement, and the rounds are measured on placements of their own.
+        On the CPU the first call's time stands in, and nothing is timed."""
         from validator.evaluate.judge import judge_timing
 
-        warm_s = self.reference_s
+        warm_s, draw = self.reference_s, judge_timing.placement(self.seed("placements"))
         if self.gpu:
-            one = [self.twin_span([self.spec(s, "alone")], fresh=s == 0) for s in range(2)]
+            spacer = judge_timing.spacer_bytes(draw, self.protocol)
+            one = [self.twin_span([self.spec(s, "alone")], fresh=s == 0, spacer=spacer) for s in range(2)]
             warm_s = one[1][0] / 1e3
         self.span_calls = judge_timing.span_calls(warm_s * 1e3, self.call_bytes, self.protocol, gpu=self.gpu)
         if not self.gpu:
             return
-        device, spans, first = [], [], 2
-        for _ in range(self.alone_count(warm_s * self.span_calls)):
-            times = self.twin_span([self.spec(first + j, "alone") for j in range(self.span_calls)], fresh=False)
-            first += self.span_calls
-            device.append(times[0])
-            spans.append(times[2])
-        self.twin_alone_ms, self.twin_alone_span_ms = statistics.median(device), statistics.median(spans)
+        placements = self.protocol.timing_blocks
+        span_s = max(warm_s * self.span_calls * placements, 1e-6)
+        count = max(1, min(self.protocol.reference_alone_spans, int(1.0 / span_s)))
+        first, medians = 2, []
+        for p in range(placements):
+            if p:  # the first placement was warmed up by the spans of one call
+                spacer = judge_timing.spacer_bytes(draw, self.protocol)
+                self.twin_span([self.spec(first, "alone")], fresh=True, spacer=spacer)
+                first += 1
+            times = []
+            for _ in range(count):
+                times.append(self.twin_span([self.spec(first + j, "alone") for j in range(self.span_calls)],
+                                            fresh=False))
+                first += self.span_calls
+            medians.append((statistics.median(t[0] for t in times), statistics.median(t[2] for t in times)))
+        self.twin_alone = [device for device, _ in medians]
+        self.twin_alone_ms, self.twin_alone_span_ms = max(self.twin_alone), max(span for _, span in medians)
 
-    def twin_span(self, specs: list[dict[str, Any]], *, fresh: bool) -> tuple[float, float, float]:
+    def twin_span(self, specs: list[dict[str, Any]], *, fresh: bool, spacer: int = 0) -> tuple[float, float, float]:
         """One of the twin's spans before the kernel loads, as a round times it (`judge_timing.timed_span`)."""
         from validator.evaluate.judge import judge_timing, timing
 
@@ -223,17 +237,13 @@ class Evaluation(TrialInputs, Attributing):
         self.runner.request({"op": "null", "flush_bytes": flush_bytes, "interpret": self.job.interpret})
         self.runner.pause()
         try:
-            times, _ = judge_timing.timed_span(self.twin, specs, fresh=fresh, flush_bytes=flush_bytes)
+            times, _ = judge_timing.timed_span(self.twin, specs, fresh=fresh, flush_bytes=flush_bytes,
+                                               spacer_bytes=spacer)
         finally:
             self.runner.resume()
         if times[0] < 0:
             raise RuntimeError("the twin runner's span of the reference alone gave no readable device times")
         return times
-
-    def alone_count(self, seconds: float) -> int:
-        """How many spans of `seconds` each the twin times before the kernel loads: about a second's worth, at least
-        two, at most `Protocol.reference_alone_calls`."""
-        return max(2, min(self.protocol.reference_alone_calls, int(1.0 / max(seconds, 1e-6))))
 
     def compare_reference(self, series: Any) -> None:
         """Record the reference's medians in the rounds beside the twin's before the kernel loaded, device time and
@@ -266,8 +276,10 @@ class Evaluation(TrialInputs, Attributing):
             if span > allowed:
                 slowed.append(f"the judge's span of its calls in the rounds, {span:.4g} ms per call, is above the "
                               f"{allowed:.4g} ms allowed by {alone_span:.4g} ms before the kernel was loaded")
+        placements = f" (the slowest of {', '.join(f'{ms:.4g}' for ms in self.twin_alone)} ms on " \
+            f"{len(self.twin_alone)} placements)" if len(self.twin_alone) > 1 else ""
         self.note("reference-drift", f"the reference's median: {rounds:.4g} ms in the timed rounds, {alone:.4g} ms in "
-                  f"the twin's spans before the kernel was loaded ({rounds / alone - 1:+.1%}){spans}")
+                  f"the twin's spans before the kernel was loaded ({rounds / alone - 1:+.1%}){placements}{spans}")
         if slowed:
             self.note("reference-slowed", "the reference was slowed in the rounds: " + "; ".join(slowed) + ". GPU "
                       "work left queued by the kernel's runner would slow it so, and the speedup cannot be told from "
