@@ -175,6 +175,8 @@ class JudgeSide:
         `unseen_ms`: how much of a call's time, at most over the blocks, the bound could not have seen: the
         allowance, and as much again where the kernel's calls exceeded their reported time by less than the
         twin's, or more by less than the skew the bound tolerates (a call could have hidden the difference)."""
+        self.unseen_parts = (0.0, 0.0)
+        """`unseen_ms` as the allowance and the difference between the sides' excess, of the block that set it."""
         self.over_ms = 0.0
         """How far the kernel's calls exceeded the twin's beyond the noise allowance, at most over the blocks: above
         zero, inside the skew the bound tolerates (`Protocol.span_skew_ms`), so a win is held rather than published."""
@@ -277,7 +279,9 @@ class JudgeSide:
         spread = 3.0 * se
         self.allowance_ms = self.relative * self.honest_ms + max(floor, spread)
         skew = self.protocol.span_skew_ms if self.gpu else 0.0
-        self.unseen_ms = max(self.unseen_ms, self.allowance_ms + abs(difference))
+        if self.allowance_ms + abs(difference) > self.unseen_ms:  # and its parts, for the record
+            self.unseen_parts = (self.allowance_ms, abs(difference))
+            self.unseen_ms = sum(self.unseen_parts)
         self.difference_ms = difference
         kernel_ms = float(np.median(series.ker_ms))
         self.over_ms = max(self.over_ms, difference - (self.allowance_ms + self.relative * kernel_ms))

@@ -94,6 +94,9 @@ class Evaluation(TrialInputs, Attributing):
         self.unseen_ms = self.over_ms = 0.0
         """What the timing bound could not see of a call (`JudgeSide.unseen_ms`), and how far the kernel's calls
         exceeded the twin's beyond the noise (`JudgeSide.over_ms`), once timed."""
+        self.unseen_parts = [0.0, 0.0, 0.0]
+        """`unseen_ms`'s parts: the bound's allowance, the sides' excess apart, the twin's excess risen since before the
+        kernel loaded (`compare_reference`)."""
         self.deadline_s: float | None = None
         self.runner: Any = None
         self.twin: Any = None
@@ -197,33 +200,33 @@ class Evaluation(TrialInputs, Attributing):
         runner stopped, as a round times the twin. Two spans of one call first: the first warms the twin up, the
         second's device time sets the calls per span (`span_calls`) and the deadlines. Then the rounds' spans on
         `timing_blocks` placements, as many as the blocks get: each on fresh allocations behind a spacer of the
-        judge's draw, warmed up by a span of one call, then `reference_alone_spans` spans (fewer where that would
-        take over a second). The baseline is the slowest placement's median, of device time and of the judge's span
-        per call: a reference's blocks differ by placement, and the rounds are measured on placements of their own.
+        judge's draw, warmed up by one span of the rounds' calls (as a block's warm-up rounds warm it: a span of one
+        call left the allocations of the next span's other calls inside its calls' events, and a 0.19 ms reference
+        measured 0.4-2.4 ms on protocol 20's placements), then `reference_alone_spans` spans (fewer where they would
+        take over a second in all). The baseline is the slowest placement's median, of device time and of the judge's
+        span per call: a reference's blocks differ by placement, and the rounds are measured on placements of their
+        own.
         On the CPU the first call's time stands in, and nothing is timed."""
         from validator.evaluate.judge import judge_timing
 
-        warm_s, draw = self.reference_s, judge_timing.placement(self.seed("placements"))
+        warm_s = self.reference_s
         if self.gpu:
-            spacer = judge_timing.spacer_bytes(draw, self.protocol)
-            one = [self.twin_span([self.spec(s, "alone")], fresh=s == 0, spacer=spacer) for s in range(2)]
+            one = [self.twin_span([self.spec(s, "alone")], fresh=s == 0) for s in range(2)]
             warm_s = one[1][0] / 1e3
         self.span_calls = judge_timing.span_calls(warm_s * 1e3, self.call_bytes, self.protocol, gpu=self.gpu)
         if not self.gpu:
             return
-        placements = self.protocol.timing_blocks
+        placements, draw = self.protocol.timing_blocks, judge_timing.placement(self.seed("placements"))
         span_s = max(warm_s * self.span_calls * placements, 1e-6)
         count = max(1, min(self.protocol.reference_alone_spans, int(1.0 / span_s)))
         first, medians = 2, []
-        for p in range(placements):
-            if p:  # the first placement was warmed up by the spans of one call
-                spacer = judge_timing.spacer_bytes(draw, self.protocol)
-                self.twin_span([self.spec(first, "alone")], fresh=True, spacer=spacer)
-                first += 1
+        for _ in range(placements):
             times = []
-            for _ in range(count):
-                times.append(self.twin_span([self.spec(first + j, "alone") for j in range(self.span_calls)],
-                                            fresh=False))
+            for s in range(count + 1):  # the first warms the placement up (its allocations): not counted
+                spacer = judge_timing.spacer_bytes(draw, self.protocol) if s == 0 else 0
+                span = self.twin_span([self.spec(first + j, "alone") for j in range(self.span_calls)], fresh=s == 0,
+                                      spacer=spacer)
+                times += [span] if s else []
                 first += self.span_calls
             medians.append((statistics.median(t[0] for t in times), statistics.median(t[2] for t in times)))
         self.twin_alone = [device for device, _ in medians]
@@ -272,6 +275,7 @@ class Evaluation(TrialInputs, Attributing):
             inflated = float(np.median(np.asarray(series.ref_spans_ms) - np.asarray(series.ref_ms))) \
                 - (alone_span - alone)
             self.unseen_ms += max(0.0, inflated)
+            self.unseen_parts[2] = max(0.0, inflated)
             allowed = alone_span * (1.0 + self.protocol.span_slowed) + self.protocol.span_slowed_ms
             if span > allowed:
                 slowed.append(f"the judge's span of its calls in the rounds, {span:.4g} ms per call, is above the "
@@ -438,7 +442,7 @@ class Evaluation(TrialInputs, Attributing):
                       f"the judge's bound ({judge.describe_bound()}); no time is recorded")
             return
         self.series = series
-        self.unseen_ms, self.over_ms = judge.unseen_ms, judge.over_ms
+        self.unseen_ms, self.over_ms, self.unseen_parts = judge.unseen_ms, judge.over_ms, [*judge.unseen_parts, 0.0]
         self.note("timing-bound", judge.describe_bound())
         self.compare_reference(series)
 
@@ -496,10 +500,13 @@ class Evaluation(TrialInputs, Attributing):
         if speedup_low <= 1.0:
             return
         if kernel_ms < self.unseen_ms:
+            allowance, apart, risen = self.unseen_parts
             self.note("timing-unresolved", f"median {kernel_ms:.4g} ms is below the {self.unseen_ms:.4g} ms per call "
-                      "that the judge's clock cannot see: its time cannot be told from less, so the claim to beat "
-                      "the reference rests on the runner's report alone: held until a maintainer reviews it",
-                      "warning")
+                      f"that the judge's clock cannot see (the bound's noise allowance {allowance:.3g} ms, the "
+                      f"kernel's and the twin's calls' excess over their reported times {apart:.3g} ms apart, the "
+                      f"twin's {risen:.3g} ms above its own before the kernel loaded): its time cannot be told from "
+                      "less, so the claim to beat the reference rests on the runner's report alone: held until a "
+                      "maintainer reviews it", "warning")
         elif self.over_ms > 0:
             self.note("timing-unresolved", f"its calls exceeded the reference's honest calls (the twin's, in the "
                       f"same rounds) by {self.over_ms:.4g} ms per call more than the noise allows: within what honest "
