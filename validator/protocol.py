@@ -104,7 +104,9 @@ class Protocol:
     min_rounds: int = 10
     max_rounds: int = 200
     target_ci_halfwidth: float = 0.01
-    """Stop when the speedup's 95% bootstrap interval is within ±1% of the estimate."""
+    """Stop when the speedup's 95% bootstrap interval is within ±1% of the estimate ..."""
+    converge_check_every: int = 5
+    """... checked every this many rounds of a block (a bootstrap costs a few milliseconds)."""
     time_budget_s: float = 3.0
     """Per-problem timing budget, shared equally by the blocks; the interval reported is what it allowed. Was 30 s
     until protocol 18: at 91bfc2c's sizes the rounds of a small kernel reached `max_rounds` before the interval target
@@ -168,6 +170,19 @@ class Protocol:
     difference between the kernel's excess and the twin's, at least `span_floor_ms` per span spread over its calls
     (the judge's clock resolves about this much of a span, most of it the crossing between two processes, which a span
     pays once), plus `span_relative` of the kernel's time and of the twin's excess."""
+    interpret_floor_ms: float = 7.0
+    interpret_relative: float = 0.5
+    """The bound's allowance under --interpret, in place of `span_floor_ms` (per call, not per span) and
+    `span_relative`. The clocks there are the CPU's, shared with everything else on the machine: the bound only has
+    to catch reports that are off by a large factor on every call (the red-team's), not to make a time trustworthy,
+    and no CPU time is ever published. It reads the rounds' least difference there (`JudgeSide.bound`): contention
+    delays calls, a forged report shortens every one. (Measured before the twin, when the kernel's excess was read
+    against a calibration: the lower quartile was not enough: on a loaded 2-core CI machine, three judges at once, an
+    honest Triton GEMM's lower-quartile excess passed the 7.6 ms allowed; a forgery's least excess is its whole call,
+    11 ms. The floor was 5 ms until the judge's resume stopped scanning all of /proc: calls of nothing then measured
+    0.19-0.26 ms of overhead instead of 0.59-0.82 ms, the allowance shrank by about half a millisecond, and a CI
+    machine running 1.6x slower than usual rejected an honest kernel whose least excess passed the 5.7 ms allowed.
+    The forgeries' least excess, idle: 11.8 and 19.6 ms, and more under load.)"""
     span_skew_ms: float = 1.0
     """How far a kernel's calls may exceed the twin's, per call, beyond the noise allowance, before the bound rejects
     them; in between, a claim to beat the reference is held for review (`timing-unresolved`), never published on the
@@ -223,6 +238,13 @@ class Protocol:
     """... plus this (synchronisation, a slow first touch of memory) ..."""
     call_deadline_floor_s: float = 5.0
     """... and never less than this."""
+    interpret_deadline_scale: float = 10.0
+    """Under --interpret a Triton kernel runs every program in Python: its deadlines (a call's, a payload's, the
+    first call's slack) are this many times longer."""
+    payload_bytes_per_s: float = 0.25e9
+    """A reply's tensors may take the deadline's floor plus their bytes at this rate to cross once its header is in:
+    a slow rate, measured on the H200 at 41.6 GB/s through the pinned ring, 4.2 GB/s through a copied one, 1.7 GB/s
+    through the pipe alone, so a payload is let take many times as long as it does there."""
     first_call_slack_s: float = 5.0
     """Added to the first call's deadline: it may JIT-compile (Triton); a request past its deadline is let run
     while the runner's compile cache is being written, and a torch.compile kernel's first call has the parent's
@@ -231,11 +253,19 @@ class Protocol:
     ReLU was then caught 31.5 s after a judge started alone on the H200."""
 
     load_deadline_s: float = 120.0
-    """Importing the kernel and constructing ModelNew may take this long, or `deadline.LOAD_FACTOR` times the
+    """Importing the kernel and constructing ModelNew may take this long, or `load_deadline_factor` times the
     judge's own construction of the reference where that is longer, while the runner writes nothing to its
     compile cache (an extension compiled at import goes on). Was the parent's bound alone: a kernel that spins
     at import only where a GPU is (its build imported it without one) cost 300 s. Not tighter: the first problem
     of one H200 run took 62 s for a reason not yet known (the others of that run took 3-13 s)."""
+    load_deadline_factor: float = 10.0
+    """The multiple of the judge's own construction of the reference (the same parameters drawn on the same CPU
+    generator as ModelNew's) that a `load` may take where it exceeds `load_deadline_s`. Not scaled under
+    --interpret: the interpreter runs at calls, not at import."""
+    compile_quiet_s: float = 15.0
+    """A request past its deadline (`load` included) is let run while the runner's compile cache was written within
+    this many seconds: a JIT compile (Triton, an autotuner's configurations) writes there as it goes; a spinning
+    kernel writes nothing."""
 
     def to_dict(self) -> dict:
         return asdict(self)

@@ -28,12 +28,12 @@ def test_the_deadline_is_a_multiple_of_the_reference_plus_slack_above_a_floor_an
     assert deadline.call_deadline(0.001, PROTOCOL, interpret=False) == PROTOCOL.call_deadline_floor_s
     slow = deadline.call_deadline(1.0, PROTOCOL, interpret=False)
     assert slow == PROTOCOL.call_deadline_factor * 1.0 + PROTOCOL.call_deadline_slack_s
-    assert deadline.call_deadline(1.0, PROTOCOL, interpret=True) == deadline.INTERPRET_SCALE * slow
+    assert deadline.call_deadline(1.0, PROTOCOL, interpret=True) == PROTOCOL.interpret_deadline_scale * slow
     # A ReLU whose reference's first call (inputs made, lazy initialisation) takes 0.1 s: a spin is caught in 22 s.
     assert deadline.call_deadline(0.1, PROTOCOL, interpret=False) + PROTOCOL.first_call_slack_s <= 30
     # A reply's gigabytes (upstream's full sizes) have their own deadline, at a slow rate: 6.4 GB is not a hang.
     huge = deadline.payload_deadline(6_400_000_000, PROTOCOL, interpret=False)
-    assert huge == pytest.approx(PROTOCOL.call_deadline_floor_s + 6.4 / 0.25)
+    assert huge == pytest.approx(PROTOCOL.call_deadline_floor_s + 6.4e9 / PROTOCOL.payload_bytes_per_s)
 
 
 @pytest.mark.slow  # over 10 s alone on a 2-core machine
@@ -60,7 +60,10 @@ def test_a_kernel_that_spins_at_import_is_killed_at_the_load_deadline(tmp_path: 
 
 def test_the_load_deadline_is_the_protocol_s_or_ten_times_the_reference_s_construction():
     assert deadline.load_deadline(0.01, PROTOCOL) == PROTOCOL.load_deadline_s
-    assert deadline.load_deadline(30.0, PROTOCOL) == deadline.LOAD_FACTOR * 30.0
+    assert deadline.load_deadline(30.0, PROTOCOL) == PROTOCOL.load_deadline_factor * 30.0
+    handle = SimpleNamespace(deadlines={})
+    deadline.arm_load(handle, 30.0, PROTOCOL)  # a compile at import is let run past it, as a call's is
+    assert handle.deadlines == {"load": 300.0} and handle.quiet_s == PROTOCOL.compile_quiet_s
 
 
 @pytest.mark.slow  # over 10 s alone on a 2-core machine
@@ -69,7 +72,7 @@ def test_an_honest_kernel_under_a_tight_deadline_is_still_judged(tmp_path: Path)
     data = finish(*start_worker(make_job("level1/19_ReLU", HONEST, tmp_path, interpret=True, protocol=protocol),
                                 tmp_path / "honest"), timeout=300)
     assert data["status"] == Status.CORRECT.value, data["error"]
-    assert data["deadline_s"] >= 3.0 * deadline.INTERPRET_SCALE
+    assert data["deadline_s"] >= 3.0 * PROTOCOL.interpret_deadline_scale
 
 
 def test_the_runner_handle_arms_every_kernel_request_and_gives_a_first_call_its_slack():
@@ -78,6 +81,7 @@ def test_the_runner_handle_arms_every_kernel_request_and_gives_a_first_call_its_
     assert handle.deadlines == {"prepare": 2.0, "go": 2.0, "fetch": 2.0, "attribute": 6.0}
     assert handle.first_slack_s == 7.0 and "load" not in handle.deadlines  # the judge sets it before loading
     assert handle.payload_s == PROTOCOL.call_deadline_floor_s  # no payload announced: the floor alone
+    assert handle.quiet_s == PROTOCOL.compile_quiet_s
     deadline.arm(handle, 2.0, PROTOCOL, interpret=False, span_seconds=9.0)
     assert handle.deadlines["go"] == 9.0 and handle.deadlines["fetch"] == 2.0  # a span of several calls: its own
 
@@ -101,11 +105,11 @@ def test_on_the_gpu_a_spinning_kernel_on_relu_is_caught_within_30_seconds(tmp_pa
 def test_the_watchdog_expires_an_overrun_request_once_but_waits_while_the_runner_compiles():
     expired: list[str] = []
     quiet = deadline.Watchdog(lambda: 0.0, expired.append)
-    quiet.arm(0.2, "call")
+    quiet.arm(0.2, "call", PROTOCOL.compile_quiet_s)
     time.sleep(1.0)
     assert expired == ["its `call` request did not answer within 0.2 s"]
     compiling = deadline.Watchdog(time.time, expired.append)  # the cache was written just now, every time
-    compiling.arm(0.2, "go")
+    compiling.arm(0.2, "go", PROTOCOL.compile_quiet_s)
     answered = deadline.Watchdog(lambda: 0.0, expired.append)
     answered.arm(0.5, "fetch")
     answered.disarm()

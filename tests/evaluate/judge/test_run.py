@@ -159,7 +159,7 @@ def _timed_on_cpu(tmp_path: Path, monkeypatch, alone_ms: float | None = None) ->
     `alone_ms` replaces the reference's time in the twin's spans before the rounds (`time_twin_alone`)."""
     import torch
 
-    from validator.evaluate.judge import judge_timing, timing
+    from validator.evaluate.judge import timing
 
     monkeypatch.setattr(timing, "flush_buffer", lambda device, factor: torch.empty(1 << 16))
     monkeypatch.setattr(timing, "flush_bytes", lambda device, factor: 0)
@@ -168,8 +168,8 @@ def _timed_on_cpu(tmp_path: Path, monkeypatch, alone_ms: float | None = None) ->
     # held once in ten runs beside six busy processes): these holds are tested on fixed series below
     protocol = PROTOCOL.to_dict() | {"time_budget_s": 2.0, "min_rounds": 5, "max_rounds": 12,
                                      "reference_slowed": 1e6, "span_slowed": 1e6,
-                                     "span_floor_ms": judge_timing.CPU_FLOOR_MS,
-                                     "span_relative": judge_timing.CPU_RELATIVE}
+                                     "span_floor_ms": PROTOCOL.interpret_floor_ms,
+                                     "span_relative": PROTOCOL.interpret_relative}
     kernel = REPO / "tests" / "redteam" / "control" / "relu_triton.py"
     job = make_job("level1/19_ReLU", kernel, tmp_path, interpret=True, protocol=protocol)
     monkeypatch.setenv("TRITON_INTERPRET", "1")

@@ -9,7 +9,8 @@ runner handle's watchdog (`Watchdog`, armed by `remote.Runner.request`), which k
 the first request of each kind gets `first_call_slack_s` more, for a JIT compile, and a request past its
 deadline is let run while the runner's compile cache is being written (a cold Triton autotune). Loading the
 kernel module (`load`) has a deadline of its own, from the judge's time to construct the reference
-(`load_deadline`): an extension compiled at import writes to the cache as it goes, so it is let finish.
+(`load_deadline`): an extension compiled at import writes to the cache as it goes, so it is let finish. Every
+multiple, rate and quiet period here is the protocol's (`Protocol.interpret_deadline_scale` and those after it).
 """
 
 from __future__ import annotations
@@ -22,17 +23,9 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-INTERPRET_SCALE = 10.0
-"""Under --interpret a Triton kernel runs every program in Python: its deadline is this many times longer."""
 KERNEL_OPS = ("prepare", "go", "fetch")
 PROFILED_CALLS = 3
 """The attribution pass calls the kernel this many times under the profiler in one request."""
-
-
-MOVED_BYTES_PER_S = 0.25e9
-"""A slow rate for a reply's payload crossing to the judge: measured on the H200 at 41.6 GB/s through the pinned
-ring, 4.2 GB/s through a copied one, 1.7 GB/s through the pipe alone, so a payload is let take many times as long
-as it does there."""
 
 
 def call_deadline(reference_s: float, protocol: Any, *, interpret: bool) -> float:
@@ -40,43 +33,43 @@ def call_deadline(reference_s: float, protocol: Any, *, interpret: bool) -> floa
     reference's, plus slack, above a floor. The payload's transfer has its own `payload_deadline`."""
     seconds = max(protocol.call_deadline_floor_s,
                   protocol.call_deadline_factor * reference_s + protocol.call_deadline_slack_s)
-    return seconds * (INTERPRET_SCALE if interpret else 1.0)
-
-
-LOAD_FACTOR = 10.0
-"""A `load` may take this many times the judge's construction of the reference (the same parameters drawn on the
-same CPU generator), where that exceeds the protocol's `load_deadline_s`."""
+    return seconds * (protocol.interpret_deadline_scale if interpret else 1.0)
 
 
 def load_deadline(model_s: float, protocol: Any) -> float:
     """Seconds the runner may take to import the kernel and construct ModelNew. Not scaled under --interpret:
     the interpreter runs at calls, not at import."""
-    return max(protocol.load_deadline_s, LOAD_FACTOR * model_s)
+    return max(protocol.load_deadline_s, protocol.load_deadline_factor * model_s)
+
+
+def arm_load(runner: Any, model_s: float, protocol: Any) -> None:
+    """Give the runner handle its `load` deadline, and the compile quiet that every deadline waits out."""
+    runner.deadlines["load"] = load_deadline(model_s, protocol)
+    runner.quiet_s = protocol.compile_quiet_s
 
 
 def payload_deadline(nbytes: int, protocol: Any, *, interpret: bool) -> float:
     """Seconds a reply's tensors may take to cross once its header is in: the floor plus their bytes at a slow
     rate. Apart from the call's, so a spinning kernel on a 6.4 GB output is caught in seconds, not minutes."""
-    seconds = protocol.call_deadline_floor_s + nbytes / MOVED_BYTES_PER_S
-    return seconds * (INTERPRET_SCALE if interpret else 1.0)
+    seconds = protocol.call_deadline_floor_s + nbytes / protocol.payload_bytes_per_s
+    return seconds * (protocol.interpret_deadline_scale if interpret else 1.0)
 
 
 def arm(runner: Any, seconds: float, protocol: Any, *, interpret: bool, backend: str = "",
         payload_bytes: int = 0, span_seconds: float | None = None) -> None:  # fmt: skip
-    """Give the runner handle its per-request deadlines (`span_seconds` for a timed span of several calls), and
-    the one for reading a reply of `payload_bytes`. A torch.compile kernel's first call traces the model (from the
-    warm-up's cache, but tracing a large model takes long and writes nothing): only the parent's bound."""
+    """Give the runner handle its per-request deadlines (`span_seconds` for a timed span of several calls), the
+    one for reading a reply of `payload_bytes`, and the compile quiet they wait out. A torch.compile kernel's first
+    call traces the model (from the warm-up's cache, but tracing a large model takes long and writes nothing):
+    only the parent's bound."""
     runner.deadlines = dict.fromkeys(KERNEL_OPS, seconds) | {"attribute": PROFILED_CALLS * seconds,
                                                                "go": span_seconds or seconds}
     runner.payload_s = payload_deadline(payload_bytes, protocol, interpret=interpret)
-    runner.first_slack_s = protocol.first_call_slack_s * (INTERPRET_SCALE if interpret else 1.0)
+    runner.first_slack_s = protocol.first_call_slack_s * (protocol.interpret_deadline_scale if interpret else 1.0)
+    runner.quiet_s = protocol.compile_quiet_s
     if backend == "torch-compile":
         runner.first_slack_s = protocol.problem_timeout_s
 
 
-QUIET_S = 15.0
-"""A request past its deadline is let run while the runner's compile cache was written within this many seconds:
-a JIT compile (Triton, an autotuner's configurations) writes there as it goes; a spinning kernel writes nothing."""
 POLL_S = 0.25
 
 
@@ -92,30 +85,32 @@ def last_write(root: Path) -> float:
 class Watchdog:
     """One thread per runner handle. While a request is armed it calls `tick(since)` every poll (the
     `process_tree.Tree`'s check for stopped members), and, when the request has a limit, `expire(why)`
-    once it has run that long, unless `activity()` (a time.time()) says the runner was compiling within QUIET_S.
+    once it has run that long, unless `activity()` (a time.time()) says the runner was compiling within the
+    request's quiet seconds (`Protocol.compile_quiet_s`, on the handle as `quiet_s`).
     Arming and disarming only set an attribute: nothing is started inside the judge's span of a timed call."""
 
     def __init__(self, activity: Callable[[], float], expire: Callable[[str], None],
                  tick: Callable[[float], None] | None = None) -> None:  # fmt: skip
         self.activity, self.expire, self.tick = activity, expire, tick
-        self.armed: tuple[float, float, str, float] | None = None
-        """(monotonic deadline, limit, request, monotonic start) of the request in flight, or None."""
+        self.armed: tuple[float, float, str, float, float] | None = None
+        """(monotonic deadline, limit, request, monotonic start, quiet seconds) of the request in flight, or None."""
         self.closed = threading.Event()
         self.thread = threading.Thread(target=self._watch, name="kb-deadline", daemon=True)
         self.thread.start()
 
-    def arm(self, limit: float | None, what: str) -> None:
-        """A wait for the runner begins; with no `limit` it has no deadline (the parent's bound only)."""
+    def arm(self, limit: float | None, what: str, quiet_s: float = 0.0) -> None:
+        """A wait for the runner begins; with no `limit` it has no deadline (the parent's bound only). Past it, the
+        request still runs while the compile cache was written within `quiet_s`."""
         now = time.monotonic()
-        self.armed = (now + limit if limit else math.inf, limit or 0.0, what, now)
+        self.armed = (now + limit if limit else math.inf, limit or 0.0, what, now, quiet_s)
 
     def disarm(self) -> None:
         self.armed = None
 
     @contextlib.contextmanager
-    def watching(self, limit: float | None, what: str) -> Iterator[None]:
+    def watching(self, limit: float | None, what: str, quiet_s: float = 0.0) -> Iterator[None]:
         """Armed for the duration of the block."""
-        self.arm(limit, what)
+        self.arm(limit, what, quiet_s)
         try:
             yield
         finally:
@@ -133,7 +128,7 @@ class Watchdog:
                 self.tick(armed[3])
             if time.monotonic() < armed[0]:
                 continue
-            if time.time() - self.activity() < QUIET_S:
+            if time.time() - self.activity() < armed[4]:
                 continue  # compiling: let it finish (the parent's bound still holds)
             if self.armed is armed:  # not answered meanwhile
                 self.armed = None

@@ -53,19 +53,6 @@ from validator.evaluate.judge import clocks, timing
 from validator.protocol import PROTOCOL
 from validator.results.records import BlockTiming
 
-CPU_FLOOR_MS, CPU_RELATIVE = 7.0, 0.5
-"""Under --interpret the clocks are the CPU's, shared with everything else on the machine: the bound only has
-to catch reports that are off by a large factor on every call (the red-team's), not to make a time trustworthy,
-and no CPU time is ever published. It reads the rounds' least difference there (`JudgeSide.bound`): contention
-delays calls, a forged report shortens every one. (Measured before the twin, when the kernel's excess was read
-against a calibration: the lower quartile was not enough: on a loaded 2-core CI machine, three judges at once, an
-honest Triton GEMM's lower-quartile excess passed the 7.6 ms allowed; a forgery's least excess is its whole call,
-11 ms. The floor was 5 ms until the judge's resume stopped scanning all of /proc: calls of nothing then measured
-0.19-0.26 ms of overhead instead of 0.59-0.82 ms, the allowance shrank by about half a millisecond, and a CI machine
-running 1.6x slower than usual rejected an honest kernel whose least excess passed the 5.7 ms allowed. The
-forgeries' least excess, idle: 11.8 and 19.6 ms, and more under load.)"""
-
-
 SPACER_PAGE = 2 << 20
 """A spacer is a whole number of these: the granule in which the CUDA driver maps device memory."""
 
@@ -244,7 +231,7 @@ class JudgeSide:
                 return Block(tuple(samples), kernel_first, failure=verdict)
             samples.append(sample)
             ref, ker = [s[0] for s in samples], [s[1] for s in samples]
-            if self.gpu and (j + 1) % timing.CHECK_EVERY == 0 and \
+            if self.gpu and (j + 1) % protocol.converge_check_every == 0 and \
                     timing.converged(ref, ker, rule, seed + self.next_call):
                 break
             if timing._perf_counter() - started > budget_s and len(samples) >= rule.min_rounds:
@@ -263,11 +250,11 @@ class JudgeSide:
         the allowance and the verdict (the one place the allowance formula lives). `timing-unverified` when the
         kernel's excess (the judge's span less the reported device time, per call) exceeds the twin's in the same
         round by more than the allowance: at the median over the rounds, estimated as a crossover (`crossover`, with
-        each round's order); on the CPU, on the least delayed round (`CPU_FLOOR_MS`)."""
+        each round's order); on the CPU, on the least delayed round (`Protocol.interpret_floor_ms`)."""
         # The floor is the judge's clock's resolution per span (most of it the crossing between processes), paid once
-        # for all of the span's calls; on the CPU, a fixed allowance per call (CPU_FLOOR_MS).
+        # for all of the span's calls; on the CPU, a fixed allowance per call.
         floor, self.relative = (self.protocol.span_floor_ms / self.calls, self.protocol.span_relative) if self.gpu \
-            else (CPU_FLOOR_MS, CPU_RELATIVE)
+            else (self.protocol.interpret_floor_ms, self.protocol.interpret_relative)
         kernel = np.asarray(series.spans_ms) - np.asarray(series.ker_ms)
         honest = np.asarray(series.ref_spans_ms) - np.asarray(series.ref_ms)
         if not kernel.size or kernel.size != honest.size:

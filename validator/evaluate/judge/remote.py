@@ -141,6 +141,8 @@ class Runner:
         """Added to the deadline of the first request of each kind."""
         self.payload_s = 0.0
         """Seconds a reply's tensors may take to arrive once its header has (none: the parent's bound only)."""
+        self.quiet_s = 0.0
+        """A request past its deadline runs on while the compile cache was written within this many seconds."""
         self.answered: set[str] = set()
         self.tree = process_tree.Tree(self.process.pid)
         self.watchdog = deadline.Watchdog(lambda: deadline.last_write(self.cache), self._overran, self.tree.tick)
@@ -207,7 +209,8 @@ class Runner:
         if limit and op not in self.answered:  # a first call may compile (Triton JIT, a cached graph, the profiler)
             limit += self.first_slack_s
         self.answered.add(op)
-        with self.watchdog.watching(limit, op):  # with no limit: no deadline, but a stopped member is continued
+        # with no limit: no deadline, but a stopped member is continued
+        with self.watchdog.watching(limit, op, self.quiet_s):
             return self._exchange(header, tensors)
 
     def _overran(self, why: str) -> None:
@@ -255,7 +258,7 @@ class Runner:
         if wrong is not None:
             self.close()  # its payload is never read: the channel is abandoned with the runner
             raise RunnerFailed("incorrect", *wrong)
-        with self.watchdog.watching(self.payload_s or None, "payload"):
+        with self.watchdog.watching(self.payload_s or None, "payload", self.quiet_s):
             try:
                 return channel.read_tensors(self.process.stdout, self.described, expected.nbytes, device,
                                             ring=self.ring, acks=self.process.stdin)

@@ -23,9 +23,6 @@ _perf_counter = time.perf_counter
 _median = np.median
 _percentile = np.percentile
 
-CHECK_EVERY = 5
-"""Rounds between two evaluations of the stopping rule (a bootstrap costs a few milliseconds)."""
-
 
 # ---- Statistics ----------------------------------------------------------------------------------------
 
