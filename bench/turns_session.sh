@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
-# Judges taking turns on one GPU (protocol 19), one device call per step, each inside 9.5 minutes:
-#   OUT=/some/dir bash bench/turns_session.sh ab|run SUBMISSION.json [MORE_FLAGS...]
+# Judges taking turns on one GPU (from protocol 19), one device call per step, each inside 9.5 minutes:
+#   OUT=/some/dir bash bench/turns_session.sh ab|run|build SUBMISSION.json [MORE_FLAGS...]
+#     build  only build SUBMISSION into the cache: a submission whose build and evaluation together outlast one call
+#          (the 2024 board's larger models: gemini's 30 kernels built in 212-254 s on 16 cores) builds in one call and
+#          runs in the next, back to back so the machine and its cache stay warm (`run --shard K/N` splits it further)
 #     ab   build SUBMISSION, then its first half (--shard 1/2) with --judges-per-gpu 1 and again with 2 (--force),
 #          then its second half with 2: the walls side by side, every problem's seconds and phases
 #     run  build and evaluate SUBMISSION once with the defaults (two judges per GPU), MORE_FLAGS added (--verified ...),
@@ -40,6 +43,8 @@ case "$step" in
   run)
     mkdir -p "$OUT/results/${LABEL:-run}"
     evaluate "${LABEL:-run}" "$@" ;;
+  build) ;;
+  *) echo "unknown step $step: ab, run or build" >&2; exit 2 ;;
 esac
 python3 - "$OUT/results" >> "$OUT/summary.txt" <<'PY'
 import collections, glob, json, statistics, sys
