@@ -17,6 +17,7 @@ from site_src.tables import Cell, Column, Table, ms_text, number, percent_text, 
 from site_src.text import css_token, html_paragraphs, https_url, one_line
 from site_src.verdicts import UNJUDGED, KernelVerdicts, compare_verdicts
 from site_src.views.home import COVERAGE, Record, attempted_cell, declared_levels
+from validator.protocol import PROTOCOL_VERSION
 from validator.results.records import ResultsFile, Status
 from validator.submission.source import GITHUB, KernelSource
 
@@ -193,6 +194,7 @@ def _run_info(model: SiteModel, results: ResultsFile, slot_name: str) -> dict[st
         "hardware": results.hardware,
         "badge": "verified" if results.verified else "self-reported",
         "protocol": env.protocol_version,
+        "protocol_now": PROTOCOL_VERSION if str(env.protocol_version) != PROTOCOL_VERSION else "",
         "harness": env.harness_version,
         "driver": env.driver,
         "cuda": env.cuda,

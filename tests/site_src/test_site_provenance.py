@@ -14,6 +14,7 @@ import site_src.model
 from site_src.generate import generate
 from site_src.sources import SiteSources
 from tests.site_kit.synthetic import SyntheticSpec, add_track, move_run_to_track, write_synthetic
+from validator.protocol import PROTOCOL_VERSION
 
 SPEC = SyntheticSpec(submissions=3, problems_per_level=(5, 4, 3))
 H200 = "nvidia-h200"
@@ -39,8 +40,9 @@ def root(tmp_path_factory) -> Path:
         shutil.copytree(getattr(tree, f"{part}_dir"), root / part)
     move_run_to_track(root / "results" / H200 / "synthetic-001.json", add_track(root / "problems", OLD), OLD)
 
-    def unconfined(data: dict) -> None:
+    def unconfined(data: dict) -> None:  # and measured at the protocol in force (the others at protocol 1)
         data["environment"]["extra"].update(sandbox="none", sandbox_detail="bwrap is not installed")
+        data["environment"]["protocol_version"] = PROTOCOL_VERSION
 
     rewrite(root / "results" / H200 / "synthetic-000.json", unconfined)
     return root
@@ -89,6 +91,14 @@ def test_a_run_without_the_sandbox_is_a_warning_on_its_page_and_a_marker_in_ever
     assert len(re.findall(r"NVIDIA H200 \((verified|self-reported), no sandbox\)", index)) == 1
     other = leaderboard(files, "nvidia-h100-80gb-hbm3--eager")
     assert not any("no sandbox" in row[2][1] for row in other)
+
+
+def test_a_run_measured_under_an_earlier_protocol_says_which_protocol_the_methodology_describes(files):
+    behind = f"protocol 1 (the [methodology](../methodology.md) describes protocol {PROTOCOL_VERSION}: this run " \
+             "stands until it is measured again)"
+    assert behind in files["submissions/synthetic-002.md"]
+    current = files["submissions/synthetic-000.md"]  # its H200 run at the protocol in force, its other at 1
+    assert f"protocol {PROTOCOL_VERSION} · harness" in current and current.count("describes protocol") == 1
 
 
 def test_a_leader_s_ambiguous_count_is_shown_in_its_line_only_when_there_is_one(root, monkeypatch):
