@@ -42,12 +42,6 @@ def load_deadline(model_s: float, protocol: Any) -> float:
     return max(protocol.load_deadline_s, protocol.load_deadline_factor * model_s)
 
 
-def arm_load(runner: Any, model_s: float, protocol: Any) -> None:
-    """Give the runner handle its `load` deadline, and the compile quiet that every deadline waits out."""
-    runner.deadlines["load"] = load_deadline(model_s, protocol)
-    runner.quiet_s = protocol.compile_quiet_s
-
-
 def payload_deadline(nbytes: int, protocol: Any, *, interpret: bool) -> float:
     """Seconds a reply's tensors may take to cross once its header is in: the floor plus their bytes at a slow
     rate. Apart from the call's, so a spinning kernel on a 6.4 GB output is caught in seconds, not minutes."""
@@ -57,15 +51,13 @@ def payload_deadline(nbytes: int, protocol: Any, *, interpret: bool) -> float:
 
 def arm(runner: Any, seconds: float, protocol: Any, *, interpret: bool, backend: str = "",
         payload_bytes: int = 0, span_seconds: float | None = None) -> None:  # fmt: skip
-    """Give the runner handle its per-request deadlines (`span_seconds` for a timed span of several calls), the
-    one for reading a reply of `payload_bytes`, and the compile quiet they wait out. A torch.compile kernel's first
-    call traces the model (from the warm-up's cache, but tracing a large model takes long and writes nothing):
-    only the parent's bound."""
+    """Give the runner handle its per-request deadlines (`span_seconds` for a timed span of several calls), and
+    the one for reading a reply of `payload_bytes`. A torch.compile kernel's first call traces the model (from the
+    warm-up's cache, but tracing a large model takes long and writes nothing): only the parent's bound."""
     runner.deadlines = dict.fromkeys(KERNEL_OPS, seconds) | {"attribute": PROFILED_CALLS * seconds,
                                                                "go": span_seconds or seconds}
     runner.payload_s = payload_deadline(payload_bytes, protocol, interpret=interpret)
     runner.first_slack_s = protocol.first_call_slack_s * (protocol.interpret_deadline_scale if interpret else 1.0)
-    runner.quiet_s = protocol.compile_quiet_s
     if backend == "torch-compile":
         runner.first_slack_s = protocol.problem_timeout_s
 
@@ -85,32 +77,31 @@ def last_write(root: Path) -> float:
 class Watchdog:
     """One thread per runner handle. While a request is armed it calls `tick(since)` every poll (the
     `process_tree.Tree`'s check for stopped members), and, when the request has a limit, `expire(why)`
-    once it has run that long, unless `activity()` (a time.time()) says the runner was compiling within the
-    request's quiet seconds (`Protocol.compile_quiet_s`, on the handle as `quiet_s`).
+    once it has run that long, unless `activity()` (a time.time()) says the runner was compiling within `quiet_s`
+    (`Protocol.compile_quiet_s`).
     Arming and disarming only set an attribute: nothing is started inside the judge's span of a timed call."""
 
     def __init__(self, activity: Callable[[], float], expire: Callable[[str], None],
-                 tick: Callable[[float], None] | None = None) -> None:  # fmt: skip
-        self.activity, self.expire, self.tick = activity, expire, tick
-        self.armed: tuple[float, float, str, float, float] | None = None
-        """(monotonic deadline, limit, request, monotonic start, quiet seconds) of the request in flight, or None."""
+                 tick: Callable[[float], None] | None = None, *, quiet_s: float = 0.0) -> None:  # fmt: skip
+        self.activity, self.expire, self.tick, self.quiet_s = activity, expire, tick, quiet_s
+        self.armed: tuple[float, float, str, float] | None = None
+        """(monotonic deadline, limit, request, monotonic start) of the request in flight, or None."""
         self.closed = threading.Event()
         self.thread = threading.Thread(target=self._watch, name="kb-deadline", daemon=True)
         self.thread.start()
 
-    def arm(self, limit: float | None, what: str, quiet_s: float = 0.0) -> None:
-        """A wait for the runner begins; with no `limit` it has no deadline (the parent's bound only). Past it, the
-        request still runs while the compile cache was written within `quiet_s`."""
+    def arm(self, limit: float | None, what: str) -> None:
+        """A wait for the runner begins; with no `limit` it has no deadline (the parent's bound only)."""
         now = time.monotonic()
-        self.armed = (now + limit if limit else math.inf, limit or 0.0, what, now, quiet_s)
+        self.armed = (now + limit if limit else math.inf, limit or 0.0, what, now)
 
     def disarm(self) -> None:
         self.armed = None
 
     @contextlib.contextmanager
-    def watching(self, limit: float | None, what: str, quiet_s: float = 0.0) -> Iterator[None]:
+    def watching(self, limit: float | None, what: str) -> Iterator[None]:
         """Armed for the duration of the block."""
-        self.arm(limit, what, quiet_s)
+        self.arm(limit, what)
         try:
             yield
         finally:
@@ -128,7 +119,7 @@ class Watchdog:
                 self.tick(armed[3])
             if time.monotonic() < armed[0]:
                 continue
-            if time.time() - self.activity() < armed[4]:
+            if time.time() - self.activity() < self.quiet_s:
                 continue  # compiling: let it finish (the parent's bound still holds)
             if self.armed is armed:  # not answered meanwhile
                 self.armed = None

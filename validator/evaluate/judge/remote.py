@@ -32,6 +32,7 @@ from validator.evaluate import channel
 from validator.evaluate.jobs import Job
 from validator.evaluate.judge import deadline, launch
 from validator.isolation import bwrap, process_tree, sandbox
+from validator.protocol import protocol_from_dict
 
 _perf_counter = time.perf_counter
 FAILING = {"incorrect", "rejected", "runtime_error", "compile_error", "oom"}
@@ -141,11 +142,10 @@ class Runner:
         """Added to the deadline of the first request of each kind."""
         self.payload_s = 0.0
         """Seconds a reply's tensors may take to arrive once its header has (none: the parent's bound only)."""
-        self.quiet_s = 0.0
-        """A request past its deadline runs on while the compile cache was written within this many seconds."""
         self.answered: set[str] = set()
         self.tree = process_tree.Tree(self.process.pid)
-        self.watchdog = deadline.Watchdog(lambda: deadline.last_write(self.cache), self._overran, self.tree.tick)
+        self.watchdog = deadline.Watchdog(lambda: deadline.last_write(self.cache), self._overran, self.tree.tick,
+                                          quiet_s=protocol_from_dict(job.protocol).compile_quiet_s)
         self.hit = ""
         """The request that overran its deadline, described (the runner was killed for it)."""
 
@@ -209,8 +209,7 @@ class Runner:
         if limit and op not in self.answered:  # a first call may compile (Triton JIT, a cached graph, the profiler)
             limit += self.first_slack_s
         self.answered.add(op)
-        # with no limit: no deadline, but a stopped member is continued
-        with self.watchdog.watching(limit, op, self.quiet_s):
+        with self.watchdog.watching(limit, op):  # with no limit: no deadline, but a stopped member is continued
             return self._exchange(header, tensors)
 
     def _overran(self, why: str) -> None:
@@ -258,7 +257,7 @@ class Runner:
         if wrong is not None:
             self.close()  # its payload is never read: the channel is abandoned with the runner
             raise RunnerFailed("incorrect", *wrong)
-        with self.watchdog.watching(self.payload_s or None, "payload", self.quiet_s):
+        with self.watchdog.watching(self.payload_s or None, "payload"):
             try:
                 return channel.read_tensors(self.process.stdout, self.described, expected.nbytes, device,
                                             ring=self.ring, acks=self.process.stdin)

@@ -292,7 +292,7 @@ class Evaluation(TrialInputs, Attributing):
     def load_kernel(self) -> None:
         from validator.evaluate.judge import deadline
 
-        deadline.arm_load(self.runner, self.model_s, self.protocol)
+        self.runner.deadlines["load"] = deadline.load_deadline(self.model_s, self.protocol)
         self.runner.request({"op": "load", "kernel": self.runner.inside("kernel.py"),
                              "kernel_sha256": self.job.kernel_sha256, "backend": self.job.backend,
                              "model_seed": self.model_seed, "interpret": self.job.interpret, **self.problem_request()})
