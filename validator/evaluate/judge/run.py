@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import itertools
 import json
 import os
 import statistics
@@ -219,18 +220,18 @@ class Evaluation(TrialInputs, Attributing):
         placements, draw = self.protocol.timing_blocks, judge_timing.placement(self.seed("placements"))
         span_s = max(warm_s * self.span_calls * placements, 1e-6)
         count = max(1, min(self.protocol.reference_alone_spans, int(1.0 / span_s)))
-        first, medians = 2, []
+        calls = itertools.count(2)  # the specs' numbers after the two spans of one call
+
+        def span(**allocation: Any) -> tuple[float, float, float]:
+            return self.twin_span([self.spec(next(calls), "alone") for _ in range(self.span_calls)], **allocation)
+
+        medians = []
         for _ in range(placements):
-            times = []
-            for s in range(count + 1):  # the first warms the placement up (its allocations): not counted
-                spacer = judge_timing.spacer_bytes(draw, self.protocol) if s == 0 else 0
-                span = self.twin_span([self.spec(first + j, "alone") for j in range(self.span_calls)], fresh=s == 0,
-                                      spacer=spacer)
-                times += [span] if s else []
-                first += self.span_calls
+            span(fresh=True, spacer=judge_timing.spacer_bytes(draw, self.protocol))  # warms its allocations up
+            times = [span(fresh=False) for _ in range(count)]
             medians.append((statistics.median(t[0] for t in times), statistics.median(t[2] for t in times)))
         self.twin_alone = [device for device, _ in medians]
-        self.twin_alone_ms, self.twin_alone_span_ms = max(self.twin_alone), max(span for _, span in medians)
+        self.twin_alone_ms, self.twin_alone_span_ms = max(self.twin_alone), max(spans for _, spans in medians)
 
     def twin_span(self, specs: list[dict[str, Any]], *, fresh: bool, spacer: int = 0) -> tuple[float, float, float]:
         """One of the twin's spans before the kernel loads, as a round times it (`judge_timing.timed_span`)."""
