@@ -223,11 +223,11 @@ class Protocol:
     processes, so work another context left queued lengthens the twin's spans and barely its device time: on an
     H200 a side-stream spin queued by the kernel's runner put 7.2 ms per call on the twin's spans of the red-team's
     ReLU (0.38 ms before the kernel loaded) while its device time fell (0.025 -> 0.004 ms: the spin held the clocks
-    up). Honest kernels moved the
-    span by -0.5% to +4.8% (at most +0.27 ms) on the examples' and the team's references of 0.1 to 8 ms, and by
-    +36% and -34% (0.15 and 0.23 ms) on the red-team's 0.03 ms ReLU, hence the fixed part. Below the margin, whatever
-    the twin's calls exceed their device time by beyond their excess before the kernel loaded counts as unseen by
-    the bound (`unseen_ms`, so a win it could explain is held: `timing-unresolved`)."""
+    up). Honest kernels moved the span by -0.5% to +4.8% (at most +0.27 ms) on the examples' and the team's
+    references of 0.1 to 8 ms, and by +36% and -34% (0.15 and 0.23 ms) on the red-team's 0.03 ms ReLU, hence the
+    fixed part. Below the margin, whatever the twin's calls exceed their device time by beyond their excess before
+    the kernel loaded counts as unseen by the bound (`unseen_ms`, so a win it could explain is held:
+    `timing-unresolved`)."""
     build_timeout_s: float = 600.0
     problem_timeout_s: float = 300.0
     """The parent's outer bound on one judge (imports, build loading, every phase); the judge's own deadline

@@ -178,7 +178,8 @@ def run_cases(cases: list[Case], mode: str, root: Path, parallel: int, timeout_s
     print(f"runner sandbox: {isolation.sandbox} ({isolation.detail})", flush=True)
     # Cases sharing a GPU take turns at measuring, as the scheduler's judges do (`gpu_turn`): a judge's calls inside
     # another's rounds held the control ReLU as `reference-slowed` on an H200.
-    gpus = int(os.environ.get("KB_REDTEAM_GPUS") or 1)
+    spread = os.environ.get("KB_REDTEAM_GPUS")
+    gpus = int(spread or 1)
     turns = [str(root / f"gpu-turn-{g}") for g in range(gpus)] if mode == "gpu" else [""] * gpus
     for turn in filter(None, turns):
         Path(turn).touch()
@@ -195,14 +196,14 @@ def run_cases(cases: list[Case], mode: str, root: Path, parallel: int, timeout_s
                 continue
             hold = contextlib.ExitStack()
             ring = launch.ring_dir(hold) if isolation.confined else None
-            started, gpu = len(outcomes) + len(running), os.environ.get("KB_REDTEAM_GPUS")
+            started = len(outcomes) + len(running)
             job, out = write_job(case, root / case.name.replace("/", "__"), mode, isolation.sandbox, ring,
                                  turn=turns[started % gpus], timeout_s=case.timeout_s or timeout_s)
             sys.stdout.flush()
             sys.stderr.flush()
             pid = os.fork()
             if pid == 0:
-                if gpu:  # cases spread over the machine's GPUs, one each (the judge and its runners see it as 0)
+                if spread:  # cases spread over the machine's GPUs, one each (the judge and its runners see it as 0)
                     os.environ["CUDA_VISIBLE_DEVICES"] = str(started % gpus)
                 _child(job, out, job.parent, mode)
             limit = case.timeout_s or timeout_s  # a judge may first wait as long for its GPU's turn
