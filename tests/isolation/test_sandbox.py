@@ -205,3 +205,25 @@ def test_the_sandbox_launcher_refuses_a_malformed_command_line() -> None:
     done = subprocess.run([sys.executable, "-m", "validator.isolation.sandbox", "{}"], capture_output=True, text=True,
                           check=False, env={**os.environ})
     assert done.returncode == 2 and "usage" in done.stderr
+
+
+def test_removing_a_tree_never_changes_the_mode_of_the_directory_that_holds_it(tmp_path: Path,
+                                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    # An interrupted run can leave the top directory impossible to remove at first (a runner still writing into
+    # it): the retry may open up directories inside the tree, never the one above it (the machine's /tmp).
+    holder = tmp_path / "tmp"
+    tree = holder / "kb-sandbox-x"
+    (tree / "locked").mkdir(parents=True)
+    holder.chmod(0o1777)
+    (tree / "locked").chmod(0o500)
+    calls: list[str] = []
+
+    def failing_rmtree(path: Path, onerror) -> None:
+        for target in (tree / "locked" / "f", tree):
+            onerror(lambda t: calls.append(str(t)), str(target), None)
+
+    monkeypatch.setattr(sandbox.shutil, "rmtree", failing_rmtree)
+    sandbox._remove_tree(tree)
+    assert holder.stat().st_mode & 0o7777 == 0o1777
+    assert (tree / "locked").stat().st_mode & 0o777 == 0o700  # inside the tree: opened so its entries can go
+    assert calls == [str(tree / "locked" / "f"), str(tree)]

@@ -141,9 +141,13 @@ def private_dir(prefix: str = "kb-sandbox-") -> Iterator[Path]:
 
 def _remove_tree(path: Path) -> None:
     def make_writable(func, target, _exc_info) -> None:  # a child may leave read-only directories
+        # Only directories inside the tree: where removing `path` itself failed (a runner still writing into it when
+        # its run was interrupted), its parent is the machine's /tmp, and making that 0700 locked every later sandbox
+        # (bwrap, as the runner's uid, could no longer reach its job directory).
         with contextlib.suppress(OSError):
-            Path(target).parent.chmod(0o700)
-            Path(target).chmod(0o700)
+            for directory in {Path(target).parent, Path(target)}:
+                if directory.is_relative_to(path) and directory.is_dir() and not directory.is_symlink():
+                    directory.chmod(0o700)
             func(target)
 
     shutil.rmtree(path, onerror=make_writable)
