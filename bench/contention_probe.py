@@ -1,0 +1,133 @@
+"""Can a trusted process see another process's GPU work without reading the host's state? (For the next protocol.)
+
+`reference-slowed` compares the twin's reference in the rounds with the twin's reference before the kernel loaded. On
+the H200 (bench/p21-h200-2026-11-29.txt) a reference under 0.1 ms moved a median 26% between the two, all placements
+agreeing with each other: its device time is mostly its launch, so it reads the host's state, which moves. The threat
+the hold stands for is GPU work that the kernel's stopped runner left queued, which takes time slices from the twin.
+
+A probe that measures the GPU alone: the twin keeps the GPU busy with a short sleep kernel, records its start event
+behind it, sleeps a fixed number of cycles and records its end event. No host work lies between the events, so the
+probe's time is the GPU's, and another context's queued work shows as time slices inside it.
+
+This script measures the probe and a small launch-bound reference (ReLU on 16x16384, KernelBench 91bfc2c's level1/19)
+under four conditions, each in one process on one GPU:
+  idle          nothing else running
+  cpu-load      one busy Python process per CPU core
+  stopped-idle  another process holds a CUDA context and is stopped with nothing queued
+  queued-spin   another process queued a long sleep kernel on a side stream, then stopped itself (the red team's
+                sandbox-escape/queued_spin_slows_twin)
+and prints, per condition, each measure's median, its spread (1.4826 MAD) and its maximum, in ms.
+
+    python bench/contention_probe.py [--calls 200] [--probe-us 200] > $OUT/contention.txt
+"""
+
+from __future__ import annotations
+
+import argparse
+import multiprocessing
+import os
+import signal
+import statistics
+import subprocess
+import sys
+import time
+
+import torch
+
+OTHER = r"""
+import os, signal, sys, torch
+torch.cuda.init()
+x = torch.ones(1, device="cuda")
+if sys.argv[1] == "spin":
+    side = torch.cuda.Stream()
+    with torch.cuda.stream(side):
+        torch.cuda._sleep(int(float(sys.argv[2]) * 1.98e9))
+print("ready", flush=True)
+os.kill(os.getpid(), signal.SIGSTOP)
+"""
+
+
+def busy() -> None:
+    while True:
+        pass
+
+
+def probe(cycles: int) -> float:
+    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    torch.cuda._sleep(20_000)  # the GPU is busy when the start event is reached: no launch latency inside
+    start.record()
+    torch.cuda._sleep(cycles)
+    end.record()
+    torch.cuda.synchronize()
+    return start.elapsed_time(end)
+
+
+def relu(x: torch.Tensor, flush: torch.Tensor) -> float:
+    flush.zero_()
+    torch.cuda.synchronize()
+    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    start.record()
+    torch.relu(x)
+    end.record()
+    torch.cuda.synchronize()
+    return start.elapsed_time(end)
+
+
+def summary(values: list[float]) -> str:
+    median = statistics.median(values)
+    spread = 1.4826 * statistics.median(abs(v - median) for v in values)
+    return f"{median:9.4f} {spread:8.4f} {max(values):9.4f}"
+
+
+def measure(calls: int, cycles: int) -> tuple[list[float], list[float]]:
+    x = torch.randn(16, 16384, device="cuda")
+    flush = torch.empty(2 * torch.cuda.get_device_properties(0).L2_cache_size // 4, device="cuda")
+    for _ in range(10):
+        probe(cycles), relu(x, flush)
+    probes, relus = [], []
+    for _ in range(calls):
+        probes.append(probe(cycles))
+        relus.append(relu(x, flush))
+    return probes, relus
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--calls", type=int, default=200)
+    parser.add_argument("--probe-us", type=float, default=200.0)
+    args = parser.parse_args()
+    torch.cuda.init()
+    cycles = int(args.probe_us * 1e-6 * 1.98e9)  # the H200's SM clock; the probe's time is read, not assumed
+    rows = []
+    for condition in ("idle", "cpu-load", "stopped-idle", "queued-spin"):
+        helpers: list[multiprocessing.Process] = []
+        other = None
+        if condition == "cpu-load":
+            helpers = [multiprocessing.Process(target=busy, daemon=True) for _ in range(os.cpu_count() or 1)]
+            for h in helpers:
+                h.start()
+            time.sleep(0.5)
+        if condition in ("stopped-idle", "queued-spin"):
+            mode = "spin" if condition == "queued-spin" else "idle"
+            other = subprocess.Popen([sys.executable, "-c", OTHER, mode, "30"], stdout=subprocess.PIPE, text=True)
+            other.stdout.readline()
+            time.sleep(0.2)
+        t0 = time.perf_counter()
+        probes, relus = measure(args.calls, cycles)
+        wall = time.perf_counter() - t0
+        for h in helpers:
+            h.kill()
+        if other is not None:
+            other.send_signal(signal.SIGKILL)
+            other.wait()
+        rows.append((condition, probes, relus, wall))
+        print(f"# {condition}: {args.calls} calls in {wall:.2f} s", flush=True)
+    print(f"{'condition':13} | probe ({args.probe_us:g} us of cycles): median spread max | "
+          "ReLU 16x16384 (device ms): median spread max")
+    for condition, probes, relus, _ in rows:
+        print(f"{condition:13} | {summary(probes)} | {summary(relus)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
