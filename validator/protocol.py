@@ -207,9 +207,12 @@ class Protocol:
     """A result is held for review (`reference-slowed`) when the reference's median in the rounds exceeds its time
     in the twin's spans before the kernel loaded, on the slowest of their placements, by more than this fraction
     plus this many ms. (On one placement, protocols 14-19, this held 5 of the 2024 board's gemini-1.5-flash's 30
-    kernels and the red team's control ReLU on honest noise; were the three placements draws of the blocks' own
-    spread, the slowest of them would leave the rounds' median above this margin for about 1% of references under
-    0.35 ms, against 7% for one placement: a simulation on the blocks of the committed H200 results.) GPU work a kernel
+    kernels and the red team's control ReLU on honest noise. Three placements were to leave about 1% of references
+    under 0.35 ms above the margin, by a simulation that took a placement for a draw of the blocks' spread; measured
+    at protocol 21 on the H200 it held 4 of 88 (2 of 23 under 0.1 ms): there the placements agree with each other and
+    all lie a median 26% from the rounds, as such a reference's device time is mostly its launch, which reads the
+    host's state at the time, `bench/p21-h200-2026-11-29.txt`. A probe of the GPU alone is the candidate
+    replacement, `bench/contention_probe.py`.) GPU work a kernel
     leaves queued when its runner is stopped shares the GPU with the twin's calls and could slow their device time
     (through memory or clocks; time-slicing mostly lengthens the spans instead, `span_slowed`), raising the kernel's
     speedup; honest kernels moved the reference by -15% to +22% on 0.04 ms references (+0.008 ms) and by under 1%
