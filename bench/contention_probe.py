@@ -5,18 +5,21 @@ the H200 (bench/p21-h200-2026-11-29.txt) a reference under 0.1 ms moved a median
 agreeing with each other: its device time is mostly its launch, so it reads the host's state, which moves. The threat
 the hold stands for is GPU work that the kernel's stopped runner left queued, which takes time slices from the twin.
 
-A probe that measures the GPU alone: the twin keeps the GPU busy with a short sleep kernel, records its start event
-behind it, sleeps a fixed number of cycles and records its end event. No host work lies between the events, so the
-probe's time is the GPU's, and another context's queued work shows as time slices inside it.
-
-This script measures the probe and a small launch-bound reference (ReLU on 16x16384, KernelBench 91bfc2c's level1/19)
-under four conditions, each in one process on one GPU:
+Two candidate sensors in the twin, which the kernel cannot touch:
+  probe       the GPU kept busy by a short sleep kernel, a start event behind it, a sleep of fixed cycles, an end
+              event: no host work between the events, so its time is the GPU's alone. Another context's work shows
+              in it only if a time slice lands inside it.
+  round-trip  the host's time for a tiny kernel and a synchronize: tens of microseconds idle; where another context's
+              work is queued, the wait for the GPU's next time slice (milliseconds on the red team's spin).
+against what the twin measures today: a launch-bound reference's device time (ReLU on 16x16384, KernelBench 91bfc2c's
+level1/19) and the host's time of its whole call as the runner makes it (flush, synchronize, events, call,
+synchronize). Four conditions, each in one process on one GPU:
   idle          nothing else running
   cpu-load      one busy Python process per CPU core
   stopped-idle  another process holds a CUDA context and is stopped with nothing queued
   queued-spin   another process queued a long sleep kernel on a side stream, then stopped itself (the red team's
                 sandbox-escape/queued_spin_slows_twin)
-and prints, per condition, each measure's median, its spread (1.4826 MAD) and its maximum, in ms.
+and prints, per condition and measure, the median, the spread (1.4826 MAD) and the maximum, in ms.
 
     python bench/contention_probe.py [--calls 200] [--probe-us 200] > $OUT/contention.txt
 """
@@ -73,22 +76,42 @@ def relu(x: torch.Tensor, flush: torch.Tensor) -> float:
     return start.elapsed_time(end)
 
 
+def round_trip() -> float:
+    t0 = time.perf_counter()
+    torch.cuda._sleep(100)
+    torch.cuda.synchronize()
+    return (time.perf_counter() - t0) * 1e3
+
+
+def call(x: torch.Tensor, flush: torch.Tensor) -> tuple[float, float]:
+    """The runner's timed call of the reference: its device time and the host's time of the whole of it."""
+    t0 = time.perf_counter()
+    device = relu(x, flush)
+    return device, (time.perf_counter() - t0) * 1e3
+
+
 def summary(values: list[float]) -> str:
     median = statistics.median(values)
     spread = 1.4826 * statistics.median(abs(v - median) for v in values)
     return f"{median:9.4f} {spread:8.4f} {max(values):9.4f}"
 
 
-def measure(calls: int, cycles: int) -> tuple[list[float], list[float]]:
+MEASURES = ("probe", "round-trip", "ReLU device", "ReLU call")
+
+
+def measure(calls: int, cycles: int) -> dict[str, list[float]]:
     x = torch.randn(16, 16384, device="cuda")
     flush = torch.empty(2 * torch.cuda.get_device_properties(0).L2_cache_size // 4, device="cuda")
     for _ in range(10):
-        probe(cycles), relu(x, flush)
-    probes, relus = [], []
+        probe(cycles), round_trip(), call(x, flush)
+    out: dict[str, list[float]] = {m: [] for m in MEASURES}
     for _ in range(calls):
-        probes.append(probe(cycles))
-        relus.append(relu(x, flush))
-    return probes, relus
+        out["probe"].append(probe(cycles))
+        out["round-trip"].append(round_trip())
+        device, host = call(x, flush)
+        out["ReLU device"].append(device)
+        out["ReLU call"].append(host)
+    return out
 
 
 def main() -> int:
@@ -109,23 +132,23 @@ def main() -> int:
             time.sleep(0.5)
         if condition in ("stopped-idle", "queued-spin"):
             mode = "spin" if condition == "queued-spin" else "idle"
-            other = subprocess.Popen([sys.executable, "-c", OTHER, mode, "30"], stdout=subprocess.PIPE, text=True)
+            other = subprocess.Popen([sys.executable, "-c", OTHER, mode, "120"], stdout=subprocess.PIPE, text=True)
             other.stdout.readline()
             time.sleep(0.2)
         t0 = time.perf_counter()
-        probes, relus = measure(args.calls, cycles)
+        measured = measure(args.calls, cycles)
         wall = time.perf_counter() - t0
         for h in helpers:
             h.kill()
         if other is not None:
             other.send_signal(signal.SIGKILL)
             other.wait()
-        rows.append((condition, probes, relus, wall))
+        rows.append((condition, measured))
         print(f"# {condition}: {args.calls} calls in {wall:.2f} s", flush=True)
-    print(f"{'condition':13} | probe ({args.probe_us:g} us of cycles): median spread max | "
-          "ReLU 16x16384 (device ms): median spread max")
-    for condition, probes, relus, _ in rows:
-        print(f"{condition:13} | {summary(probes)} | {summary(relus)}")
+    print(f"probe: {args.probe_us:g} us of cycles; per measure: median, spread, max (ms)")
+    print(f"{'condition':13} " + " | ".join(f"{m:^28}" for m in MEASURES))
+    for condition, measured in rows:
+        print(f"{condition:13} " + " | ".join(summary(measured[m]) for m in MEASURES))
     return 0
 
 
