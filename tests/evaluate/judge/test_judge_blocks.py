@@ -700,3 +700,17 @@ def test_a_spacer_the_device_has_no_room_for_is_left_out_rather_than_failing_the
     assert runner_module._spacer(4096, torch.device("cpu")).numel() == 4096
     monkeypatch.setattr(runner_module.torch, "empty", full)
     assert runner_module._spacer(4096, torch.device("cpu")) is None
+
+
+@pytest.mark.parametrize("device_ms", [[10**400], ["nan"], [None], "x"])
+def test_a_reply_with_device_times_float_cannot_hold_is_impossible_not_a_crash(device_ms):
+    # JSON carries integers of any size: 10**400 overflows float, and must read as an unreadable reply (the kernel's
+    # verdict), never as an exception out of the judge (a harness error).
+    from validator.evaluate.judge.judge_timing import timed_span
+
+    class Replying:
+        def request(self, req):
+            return {"ok": True} if req["op"] == "prepare" else {"device_ms": device_ms, "host_ms": [0.1]}
+
+    (device, _, _), _ = timed_span(Replying(), [{"seed": 0}], fresh=False, flush_bytes=0)
+    assert device < 0

@@ -36,7 +36,7 @@ class Attributing:
         try:
             found = Attribution(float(data["own_ms"]), float(data["total_ms"]), tuple(map(int, data["streams"])),
                                 tuple(map(str, data["kernels"])), tuple(map(str, data["side_work"])))
-        except (KeyError, TypeError, ValueError):
+        except (KeyError, TypeError, ValueError, OverflowError):  # a number past float's range too
             raise Stop(Status.RUNTIME_ERROR, "runner-protocol", "the runner's profile could not be read") from None
         self.own_fraction = round(min(max(found.own_fraction, 0.0), 1.0), 4)
         streams = [s for s in found.streams if s >= 0]

@@ -113,7 +113,7 @@ def timed_span(runner: Any, specs: list[dict[str, Any]], *, fresh: bool, flush_b
     span = (timing._perf_counter() - t0) * 1e3
     try:
         dev, host = [float(v) for v in reply["device_ms"]], [float(v) for v in reply["host_ms"]]
-    except (KeyError, TypeError, ValueError):
+    except (KeyError, TypeError, ValueError, OverflowError):  # a number past float's range too
         dev = host = []
     if not len(dev) == len(host) == calls or not all(math.isfinite(d) and d > 0 for d in dev) or sum(dev) > span \
             or not all(math.isfinite(h) and h >= 0 for h in host):
