@@ -34,8 +34,13 @@ import statistics
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import torch
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from validator.evaluate.judge.timing import flush_buffer  # the runner's flush, sized as a round sizes it
+from validator.protocol import PROTOCOL
 
 OTHER = r"""
 import os, signal, sys, torch
@@ -101,7 +106,7 @@ MEASURES = ("probe", "round-trip", "ReLU device", "ReLU call")
 
 def measure(calls: int, cycles: int) -> dict[str, list[float]]:
     x = torch.randn(16, 16384, device="cuda")
-    flush = torch.empty(2 * torch.cuda.get_device_properties(0).L2_cache_size // 4, device="cuda")
+    flush = flush_buffer(torch.device("cuda", 0), PROTOCOL.l2_flush_factor)
     for _ in range(10):
         probe(cycles), round_trip(), call(x, flush)
     out: dict[str, list[float]] = {m: [] for m in MEASURES}

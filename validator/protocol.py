@@ -212,12 +212,11 @@ class Protocol:
     at protocol 21 on the H200 it held 4 of 88 (2 of 23 under 0.1 ms): there the placements agree with each other and
     all lie a median 26% from the rounds, as such a reference's device time is mostly its launch, which reads the
     host's state at the time, `bench/p21-h200-2026-11-29.txt`. A probe of the GPU alone is the candidate
-    replacement, `bench/contention_probe.py`.) GPU work a kernel
-    leaves queued when its runner is stopped shares the GPU with the twin's calls and could slow their device time
-    (through memory or clocks; time-slicing mostly lengthens the spans instead, `span_slowed`), raising the kernel's
-    speedup; honest kernels moved the reference by -15% to +22% on 0.04 ms references (+0.008 ms) and by under 1%
-    on references of milliseconds (an H200, protocol 14), so a slowed reference lifts a speedup by at most this
-    much before it is held."""
+    replacement, `bench/contention_probe.py`.) GPU work a kernel leaves queued when its runner is stopped shares the
+    GPU with the twin's calls and could slow their device time (through memory or clocks; time-slicing mostly
+    lengthens the spans instead, `span_slowed`), raising the kernel's speedup; honest kernels moved the reference by
+    -15% to +22% on 0.04 ms references (+0.008 ms) and by under 1% on references of milliseconds (an H200, protocol
+    14), so a slowed reference lifts a speedup by at most this much before it is held."""
     span_slowed: float = 0.25
     span_slowed_ms: float = 0.25
     """A result is also held (`reference-slowed`) when the judge's span of the twin's calls in the rounds, per call,
