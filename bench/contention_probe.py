@@ -1,16 +1,18 @@
-"""Can a trusted process see another process's GPU work without reading the host's state? (For the next protocol.)
+"""Can a trusted process see another process's GPU work without reading the host's state? (`Protocol.contention_ms`.)
 
-`reference-slowed` compares the twin's reference in the rounds with the twin's reference before the kernel loaded. On
-the H200 (bench/p21-h200-2026-11-29.txt) a reference under 0.1 ms moved a median 26% between the two, all placements
-agreeing with each other: its device time is mostly its launch, so it reads the host's state, which moves. The threat
-the hold stands for is GPU work that the kernel's stopped runner left queued, which takes time slices from the twin.
+Protocols 14-21 compared the twin's reference in the rounds with the twin's reference before the kernel loaded
+(`reference-slowed`). On the H200 (bench/p21-h200-2026-11-29.txt) a reference under 0.1 ms moved a median 26% between
+the two, all placements agreeing with each other: its device time is mostly its launch, so it reads the host's state,
+which moves. The threat the hold stood for is GPU work that the kernel's stopped runner left queued, which takes time
+slices from the twin.
 
-Two candidate sensors in the twin, which the kernel cannot touch:
+Two sensors in the twin, which the kernel cannot touch:
   probe       the GPU kept busy by a short sleep kernel, a start event behind it, a sleep of fixed cycles, an end
               event: no host work between the events, so its time is the GPU's alone. Another context's work shows
               in it only if a time slice lands inside it.
-  round-trip  the host's time for a tiny kernel and a synchronize: tens of microseconds idle; where another context's
-              work is queued, the wait for the GPU's next time slice (milliseconds on the red team's spin).
+  round-trip  the runner's own sensor from protocol 22 (`Runner._gpu_wait`): the host's time for a tiny op and a
+              synchronize, tens of microseconds idle; where another context's work is queued, the wait for the GPU's
+              next time slice (milliseconds on the red team's spin). `contention_ms` is set from its rows.
 against what the twin measures today: a launch-bound reference's device time (ReLU on 16x16384, KernelBench 91bfc2c's
 level1/19) and the host's time of its whole call as the runner makes it (flush, synchronize, events, call,
 synchronize). Four conditions, each in one process on one GPU:
@@ -40,6 +42,7 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from validator.evaluate.judge.timing import flush_buffer  # the runner's flush, sized as a round sizes it
+from validator.evaluate.runner.serve import Runner
 from validator.protocol import PROTOCOL
 
 OTHER = r"""
@@ -81,13 +84,6 @@ def relu(x: torch.Tensor, flush: torch.Tensor) -> float:
     return start.elapsed_time(end)
 
 
-def round_trip() -> float:
-    t0 = time.perf_counter()
-    torch.cuda._sleep(100)
-    torch.cuda.synchronize()
-    return (time.perf_counter() - t0) * 1e3
-
-
 def call(x: torch.Tensor, flush: torch.Tensor) -> tuple[float, float]:
     """The runner's timed call of the reference: its device time and the host's time of the whole of it."""
     t0 = time.perf_counter()
@@ -107,12 +103,14 @@ MEASURES = ("probe", "round-trip", "ReLU device", "ReLU call")
 def measure(calls: int, cycles: int) -> dict[str, list[float]]:
     x = torch.randn(16, 16384, device="cuda")
     flush = flush_buffer(torch.device("cuda", 0), PROTOCOL.l2_flush_factor)
+    runner = Runner()
+    runner._start_device(interpret=False)
     for _ in range(10):
-        probe(cycles), round_trip(), call(x, flush)
+        probe(cycles), runner._gpu_wait(), call(x, flush)
     out: dict[str, list[float]] = {m: [] for m in MEASURES}
     for _ in range(calls):
         out["probe"].append(probe(cycles))
-        out["round-trip"].append(round_trip())
+        out["round-trip"].append(runner._gpu_wait())
         device, host = call(x, flush)
         out["ReLU device"].append(device)
         out["ReLU call"].append(host)

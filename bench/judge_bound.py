@@ -117,9 +117,6 @@ def main() -> int:
               f"{bound['difference_ms']:>7.3f} {bound['kernel_first_ms']:>7.3f} {bound['twin_first_ms']:>7.3f} "
               f"{bound['allowed_ms']:>7.3f} {used:>5.2f} {bound['unseen_ms']:>6.3f} {bound['calls']:>5} "
               f"{speedup:>7.3f} {seconds:>5.1f}  {result.status}")
-        for flag in result.flags:  # the twin's medians in the rounds against before the kernel loaded
-            if flag.code == "reference-drift":
-                print(f"    drift: {flag.message}")
         if result.status != "correct":
             print(f"    why: {result.error[:400]} {[f.code + ': ' + f.message[:300] for f in result.flags]}")
     if args.json:

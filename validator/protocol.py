@@ -9,8 +9,17 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
-PROTOCOL_VERSION = "21"
-"""21: each of the baseline's placements is warmed up by a span of the rounds' calls, not of one call: under protocol 20
+PROTOCOL_VERSION = "22"
+"""22: contention is sensed in the twin's own calls, not inferred from a baseline. Before each timed call a runner
+times a GPU round trip that does nothing else (`wait_ms`); a block whose twin waited a median of more than
+`contention_ms` per call is measured again, and held (`gpu-contention`) where every attempt did. `reference-slowed`,
+its baseline before the kernel loaded and the twin's excess risen above it (a part of `unseen_ms`) are deleted: on
+the H200 at protocol 21 (`bench/p21-h200-2026-11-29.txt`) references under 0.1 ms moved a median 26% (up to 91%)
+between that baseline and the rounds while its three placements agreed with each other (such a reference's device
+time is mostly its launch, which reads the host's state at the time), and it held 4 of 88 honest kernels; while the
+red team's spin queued by another process mostly lengthened the twin's spans (7.2 ms more per call) and not its
+device time (0.025 -> 0.004 ms). `contention_ms` is provisional until measured.
+21: each of the baseline's placements is warmed up by a span of the rounds' calls, not of one call: under protocol 20
 the first counted span of a placement made the allocations of its other calls inside their events (a 0.19 ms reference
 measured 0.4-2.4 ms on its placements, on the H200), which lifted the baseline and loosened `reference-slowed`.
 20: the twin's baseline before the kernel loads spans `timing_blocks` placements, as the rounds' blocks do, and
@@ -146,6 +155,15 @@ class Protocol:
     block_attempts: int = 3
     """Measurements of one block at most; a block still down-clocked after them keeps its numbers and the
     problem is flagged `clock-unstable`."""
+    contention_ms: float = 0.5
+    """A block whose twin's calls waited for the GPU a median of more than this many ms per call is measured again,
+    as a slowed one is; still above it after `block_attempts`, the problem is held for review (`gpu-contention`).
+    The wait is the runner's sensor (`Runner._gpu_wait`): the host's time of a GPU round trip that does nothing else,
+    before each call's flush, tens of microseconds on an idle GPU. It stands for another context's work sharing the
+    GPU with the twin's spans, such as work the kernel's runner left queued when it was stopped: the GPU time-slices
+    between contexts, so the twin's calls wait for slices, which lengthens their spans (the honest side of the bound)
+    more than their device time (an H200: 7.2 ms more per call on the red team's queued spin). Provisional: set
+    without a measurement of the sensor, to be set from `bench/contention_probe.py` on the H200."""
     bound_attempts: int = 2
     """Judgings of a problem at most while the timing bound refuses it (`timing-unverified`), each by a fresh
     judge and runners with a seed of its own. Until protocol 13 the bound's calibration was measured once per
@@ -195,41 +213,6 @@ class Protocol:
     """Correct results faster than this are held as needs_review until a maintainer clears them."""
     speed_of_light_margin: float = 0.05
     """A median below the problem's speed-of-light time (manifest) by more than this fraction is held for review."""
-    reference_alone_spans: int = 2
-    """The twin's spans of the reference timed before the kernel loads on each of `timing_blocks` placements (fresh
-    allocations behind a spacer drawn as a block's are, each warmed up by a span of the rounds' calls), fewer where
-    they would take over a second in all. Until protocol 20 they were up to five spans on one placement: on the
-    H200, under 0.35 ms, a reference's median differs between the blocks of one honest run by a median 22.6% (a
-    block is a placement), so one placement was one draw of that spread and the rounds' median left it by -37% to
-    +56% (`bench/reference_drift.py`)."""
-    reference_slowed: float = 0.10
-    reference_slowed_ms: float = 0.02
-    """A result is held for review (`reference-slowed`) when the reference's median in the rounds exceeds its time
-    in the twin's spans before the kernel loaded, on the slowest of their placements, by more than this fraction
-    plus this many ms. (On one placement, protocols 14-19, this held 5 of the 2024 board's gemini-1.5-flash's 30
-    kernels and the red team's control ReLU on honest noise. Three placements were to leave about 1% of references
-    under 0.35 ms above the margin, by a simulation that took a placement for a draw of the blocks' spread; measured
-    at protocol 21 on the H200 it held 4 of 88 (2 of 23 under 0.1 ms): there the placements agree with each other and
-    all lie a median 26% from the rounds, as such a reference's device time is mostly its launch, which reads the
-    host's state at the time, `bench/p21-h200-2026-11-29.txt`. A probe of the GPU alone is the candidate
-    replacement, `bench/contention_probe.py`.) GPU work a kernel leaves queued when its runner is stopped shares the
-    GPU with the twin's calls and could slow their device time (through memory or clocks; time-slicing mostly
-    lengthens the spans instead, `span_slowed`), raising the kernel's speedup; honest kernels moved the reference by
-    -15% to +22% on 0.04 ms references (+0.008 ms) and by under 1% on references of milliseconds (an H200, protocol
-    14), so a slowed reference lifts a speedup by at most this much before it is held."""
-    span_slowed: float = 0.25
-    span_slowed_ms: float = 0.25
-    """A result is also held (`reference-slowed`) when the judge's span of the twin's calls in the rounds, per call,
-    exceeds its span before the kernel loaded (each after GPU work of the kernel's runner, that runner stopped, as
-    in a round; the slowest placement's) by more than this fraction plus this many ms. The GPU time-slices between
-    processes, so work another context left queued lengthens the twin's spans and barely its device time: on an
-    H200 a side-stream spin queued by the kernel's runner put 7.2 ms per call on the twin's spans of the red-team's
-    ReLU (0.38 ms before the kernel loaded) while its device time fell (0.025 -> 0.004 ms: the spin held the clocks
-    up). Honest kernels moved the span by -0.5% to +4.8% (at most +0.27 ms) on the examples' and the team's
-    references of 0.1 to 8 ms, and by +36% and -34% (0.15 and 0.23 ms) on the red-team's 0.03 ms ReLU, hence the
-    fixed part. Below the margin, whatever the twin's calls exceed their device time by beyond their excess before
-    the kernel loaded counts as unseen by the bound (`unseen_ms`, so a win it could explain is held:
-    `timing-unresolved`)."""
     build_timeout_s: float = 600.0
     problem_timeout_s: float = 300.0
     """The parent's outer bound on one judge (imports, build loading, every phase); the judge's own deadline

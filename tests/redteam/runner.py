@@ -177,7 +177,7 @@ def run_cases(cases: list[Case], mode: str, root: Path, parallel: int, timeout_s
     isolation = bwrap.probe()
     print(f"runner sandbox: {isolation.sandbox} ({isolation.detail})", flush=True)
     # Cases sharing a GPU take turns at measuring, as the scheduler's judges do (`gpu_turn`): a judge's calls inside
-    # another's rounds held the control ReLU as `reference-slowed` on an H200.
+    # another's rounds held the control ReLU on an H200 (`reference-slowed` then; they make the twin wait for the GPU).
     spread = os.environ.get("KB_REDTEAM_GPUS")
     gpus = int(spread or 1)
     turns = [str(root / f"gpu-turn-{g}") for g in range(gpus)] if mode == "gpu" else [""] * gpus

@@ -88,7 +88,7 @@ def test_where_both_accept_or_both_refuse_every_kernel_they_agree():
 def test_each_kind_of_disagreement_is_its_own_group_with_the_board_s_codes():
     comparison = compare(
         record(1, Status.CORRECT, accepted()),
-        record(2, Status.NEEDS_REVIEW, accepted(held=True), warning("reference-slowed")),
+        record(2, Status.NEEDS_REVIEW, accepted(held=True), warning("gpu-contention")),
         record(3, Status.REJECTED, accepted(), error("precision-lowered")),
         record(4, Status.INCORRECT, accepted(), error("output-mismatch")),
         record(5, Status.CORRECT, refused()),
@@ -98,7 +98,7 @@ def test_each_kind_of_disagreement_is_its_own_group_with_the_board_s_codes():
     assert comparison.disagreements == (
         DisagreementGroup("incorrect", (Disagreement("level1/4_P", ("output-mismatch",)),)),
         DisagreementGroup("rejected", (Disagreement("level1/3_P", ("precision-lowered",)),)),
-        DisagreementGroup("needs_review", (Disagreement("level1/2_P", ("reference-slowed",)),)),
+        DisagreementGroup("needs_review", (Disagreement("level1/2_P", ("gpu-contention",)),)),
         DisagreementGroup("runtime_error", (Disagreement("level1/6_P", ("illegal-address",)),)),
         DisagreementGroup("correct", (Disagreement("level1/5_P"),)),
     )
@@ -119,19 +119,19 @@ def test_each_kind_of_disagreement_is_its_own_group_with_the_board_s_codes():
 
 def test_every_code_of_a_result_counts_once_most_frequent_first_and_info_flags_never():
     comparison = compare(
-        record(1, Status.NEEDS_REVIEW, accepted(True), warning("timing-unresolved"), warning("reference-slowed")),
-        record(2, Status.NEEDS_REVIEW, accepted(True), warning("reference-slowed"), warning("reference-slowed")),
+        record(1, Status.NEEDS_REVIEW, accepted(True), warning("timing-unresolved"), warning("gpu-contention")),
+        record(2, Status.NEEDS_REVIEW, accepted(True), warning("gpu-contention"), warning("gpu-contention")),
         record(3, Status.NEEDS_REVIEW, accepted(True), warning("speed-of-light"), Flag("gpu-turn", "x", "info")),
         record(4, Status.REJECTED, accepted(), error("precision-lowered"), error("no-own-kernel")),
         record(5, Status.REJECTED, refused(), error("no-own-kernel")),
     )
-    assert comparison.hold_reasons == (("reference-slowed", 2), ("speed-of-light", 1), ("timing-unresolved", 1))
+    assert comparison.hold_reasons == (("gpu-contention", 2), ("speed-of-light", 1), ("timing-unresolved", 1))
     assert comparison.rejection_reasons == (("no-own-kernel", 2), ("precision-lowered", 1))
     held = comparison.disagreements[1]
     assert held.status == "needs_review"
-    assert held.kernels[0] == Disagreement("level1/1_P", ("timing-unresolved", "reference-slowed"))
+    assert held.kernels[0] == Disagreement("level1/1_P", ("timing-unresolved", "gpu-contention"))
     text = paragraph(comparison)
-    assert ("This board: 0 correct, 3 held for review (reference-slowed 2, speed-of-light 1, timing-unresolved 1), "
+    assert ("This board: 0 correct, 3 held for review (gpu-contention 2, speed-of-light 1, timing-unresolved 1), "
             "2 rejected (no-own-kernel 2, precision-lowered 1).") in text
     assert "sandbox" not in text and "gpu-turn" not in text
 
@@ -202,8 +202,8 @@ def paragraph(comparison) -> str:
 
 HELD = {"correct": True, "held": True}
 SCENARIOS = (  # (status, upstream, flags) of a run's first kernels; the others are correct under both
-    ("needs_review", HELD, [("reference-slowed", "warning"), ("timing-unresolved", "warning")]),
-    ("needs_review", HELD, [("reference-slowed", "warning")]),
+    ("needs_review", HELD, [("gpu-contention", "warning"), ("timing-unresolved", "warning")]),
+    ("needs_review", HELD, [("gpu-contention", "warning")]),
     ("rejected", {"correct": True}, [("precision-lowered", "error")]),
     ("incorrect", {"correct": False, "error": "not allclose"}, [("output-mismatch", "error")]),
 )
@@ -246,13 +246,13 @@ def test_a_built_submission_page_opens_its_results_with_the_paragraph(site):
     n = len(problems)
     assert text.startswith(f'<p class="kb-verdicts">Of {n} kernels, KernelBench\'s rule (allclose at 1e-2 on the '
                            f"same calls) accepts {n - 1}. This board: {n - 4} correct, 2 held for review "
-                           "(reference-slowed 2, timing-unresolved 1), 1 rejected (precision-lowered 1), 1 incorrect "
+                           "(gpu-contention 2, timing-unresolved 1), 1 rejected (precision-lowered 1), 1 incorrect "
                            "(output-mismatch 1).")
     rejected = problems[2]["key"]
     assert (f"Accepted by KernelBench's rule, rejected here: <a href=\"../../problems/{rejected}/\">"
             f"{rejected.partition('/')[2]}</a> (precision-lowered).") in text
     held = re.search(r"held for review here: (.*?)\.\s", text + " ").group(1)
-    assert held.count("<a href") == 2 and "(reference-slowed, timing-unresolved)" in held
+    assert held.count("<a href") == 2 and "(gpu-contention, timing-unresolved)" in held
     assert "incorrect here" not in text  # KernelBench's rule refuses it too
     assert "onerror" not in text and "evil.example" not in text
     page = next(f.content for f in build.files if f.uri == "submissions/synthetic-000.md")

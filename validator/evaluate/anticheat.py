@@ -32,7 +32,7 @@ REJECT_CODES = frozenset(
 """Evidence of an exploit: the result is REJECTED. (The last three are the judge's: a reported time its own
 clock contradicts, a kernel file or a cache entry changed after it was hashed.)"""
 REVIEW_CODES = frozenset(
-    {"speedup-review", "speed-of-light", "timing-unresolved", "reference-slowed"}
+    {"speedup-review", "speed-of-light", "timing-unresolved", "gpu-contention"}
 )
 """Plausible but suspicious: a correct result is held as NEEDS_REVIEW."""
 

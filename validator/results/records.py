@@ -68,6 +68,9 @@ class BlockTiming:
     """Slowdown reasons NVML reported before or after the block (thermal, power, sw-slowdown, ...)."""
     attempts: int = 1
     """How many times the block was measured: a block that ran throttled or down-clocked is measured again."""
+    twin_wait_ms: float | None = None
+    """The twin's median wait for the GPU per call over the block's rounds (`Protocol.contention_ms`; from protocol
+    22): above it, the block was measured again."""
 
 
 @dataclass(frozen=True)

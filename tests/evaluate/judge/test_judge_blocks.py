@@ -35,7 +35,7 @@ class FakeRunner:
             self.prepares.append(bool(header.get("fresh")))
         if header["op"] == "go":
             calls = len(header["inputs"])
-            return {"ok": True, "device_ms": [1e-6] * calls, "host_ms": [1e-6] * calls,
+            return {"ok": True, "device_ms": [1e-6] * calls, "host_ms": [1e-6] * calls, "wait_ms": [0.02] * calls,
                     "digests": [str(output_digest([torch.ones(4)]))] * calls}
         return {"ok": True}
 
@@ -129,6 +129,76 @@ def test_a_block_run_slowed_is_measured_again_and_a_device_that_stays_slow_is_fl
     assert [b.attempts for b in series.blocks] == [PROTO.block_attempts] * 3
     assert len(hot.unstable) == 3 and "hw-thermal" in hot.unstable[0]
     assert series.blocks[0].throttle_reasons == ("hw-thermal",) and series.blocks[0].sm_clock_mhz == 1980
+
+
+class WaitingRunner(FakeRunner):
+    """Reports that each call of its n-th block measured (its n-th fresh prepare) waited `waits[n]` ms for the GPU,
+    the last value for any later block; or `reported` as the whole `wait_ms` where given."""
+
+    def __init__(self, waits: list[float], reported: object = None) -> None:
+        super().__init__()
+        self.waits, self.reported = waits, reported
+
+    def request(self, header: dict) -> dict:
+        reply = super().request(header)
+        if header["op"] == "go":
+            wait = self.waits[min(sum(self.prepares), len(self.waits)) - 1]
+            reply = {**reply, "wait_ms": [wait] * len(header["inputs"]) if self.reported is None else self.reported}
+        return reply
+
+
+def test_a_block_whose_twin_waited_for_the_gpu_is_measured_again_and_one_that_always_did_is_held():
+    """Another context's work queued on the GPU makes the twin's calls wait for time slices: a block whose twin waited
+    a median beyond `contention_ms` per call is measured again on fresh allocations, as a slowed one is; one that
+    waited at every attempt is described, with the other processes NVML saw on the GPU, for the hold."""
+    over = PROTO.contention_ms + 2.5
+    twin = WaitingRunner([0.02, over, 0.02, 0.02])
+    side, runner = judge(twin=twin)
+    series = side.run(PROTO, seed=1, gpu=False)
+    assert series.failure is None and [b.attempts for b in series.blocks] == [1, 2, 1] and not side.contended
+    assert [b.twin_wait_ms for b in series.blocks] == [0.02] * 3 and sum(runner.prepares) == 4
+    parent = clocks.ClockState(1980, 2619, 1980, (), (os.getpid(), os.getppid()))
+    side, _ = judge(lambda: parent, twin=WaitingRunner([over]))
+    series = side.run(PROTO, seed=1, gpu=False)
+    assert [b.attempts for b in series.blocks] == [PROTO.block_attempts] * 3 and not side.unstable
+    assert [b.twin_wait_ms for b in series.blocks] == [over] * 3
+    assert len(side.contended) == 3
+    assert side.contended[0].startswith(f"block 1: {over:.3g} ms per call after {PROTO.block_attempts} attempts")
+    assert f"beside {os.getppid()} (" in side.contended[0] and str(os.getpid()) not in side.contended[0]
+
+
+def test_twin_waits_within_the_threshold_change_nothing():
+    side, runner = judge(twin=WaitingRunner([PROTO.contention_ms]))  # at the threshold, not beyond it
+    series = side.run(PROTO, seed=1, gpu=False)
+    assert series.failure is None and [b.attempts for b in series.blocks] == [1, 1, 1] and not side.contended
+    assert sum(runner.prepares) == 3 and [b.twin_wait_ms for b in series.blocks] == [PROTO.contention_ms] * 3
+
+
+MALFORMED_WAITS = ["garbage", [float("nan")], [-1.0], [[0.02]], [0.02] * 64, None]
+"""`wait_ms` values no honest runner replies with a span of one call (None: none at all, for the twin)."""
+
+
+@pytest.mark.parametrize("reported", [[1e9], *MALFORMED_WAITS])
+def test_the_kernel_s_runner_s_waits_are_never_read(reported):
+    """The kernel's runner runs the sensor too (one path on both sides), but its reply is untrusted: whatever it
+    says it waited, huge or malformed, moves no block and fails nothing."""
+
+    class Kernel(FakeRunner):
+        def request(self, header: dict) -> dict:
+            reply = super().request(header)
+            return {**reply, "wait_ms": reported} if header["op"] == "go" else reply
+
+    side, _ = judge(runner=Kernel(), twin=WaitingRunner([0.02]))
+    series = side.run(PROTO, seed=1, gpu=False)
+    assert series.failure is None and [b.attempts for b in series.blocks] == [1, 1, 1] and not side.contended
+    assert [b.twin_wait_ms for b in series.blocks] == [0.02] * 3
+
+
+@pytest.mark.parametrize("reported", MALFORMED_WAITS)
+def test_a_twin_that_cannot_account_for_its_waits_is_the_harness_s_failure(reported):
+    side, _ = judge(twin=WaitingRunner([0.02], reported=reported) if reported is not None else SpanRunner())
+    with pytest.raises(RuntimeError, match="the twin runner's timed span"):
+        side.run(PROTO, seed=1, gpu=False)
 
 
 def test_the_clock_verdict_ignores_idle_readings_and_a_power_cap_at_full_clock():
@@ -407,7 +477,7 @@ def test_the_twin_runner_times_the_problem_s_own_model_through_the_kernel_s_path
     served.prepare({"fresh": True, "flush_bytes": 0})
     specs = [{"seed": s, "variant": kind, "variant_seed": 1} for s, kind in ((7, "upstream"), (8, "negated"))]
     two = served.go({"inputs": specs})  # a span of two calls, each its own
-    assert len(two["device_ms"]) == 2
+    assert len(two["device_ms"]) == 2 and two["wait_ms"] == [0.0, 0.0]  # no GPU to wait for on the CPU
     assert two["digests"] == [str(output_digest([torch.relu(served.make(spec)[0])])) for spec in specs]
     assert torch.equal(served.make(specs[1])[0], -served.make({**specs[1], "variant": "upstream"})[0])
     reply, outs = served.fetch({"call": 1})  # read after the span, the call's inputs checked as they were made
@@ -418,6 +488,25 @@ def test_the_twin_runner_times_the_problem_s_own_model_through_the_kernel_s_path
     with pytest.raises(runner_module.Refused) as refused:
         refusing.load({**load, "problem_sha256": "0" * 64})
     assert refused.value.code == "kernel-changed"
+
+
+def test_the_runner_s_contention_sensor_times_one_round_trip_after_draining_its_own_work(monkeypatch):
+    """`_gpu_wait` (GPU path, its synchronize faked): the first synchronize drains the call's inputs, untimed; then a
+    tiny op on its one-element tensor and a synchronize, timed. On the CPU it waits for nothing."""
+    from validator.evaluate.runner import serve as runner_module
+
+    served = runner_module.Runner()
+    assert served._gpu_wait() == 0.0
+    syncs: list[float] = []
+
+    def synchronize() -> None:  # the inputs' making takes 300 ms to drain, the round trip waits 10 ms
+        syncs.append(served.probe.item())
+        time.sleep(0.3 if len(syncs) == 1 else 0.01)
+
+    monkeypatch.setattr(runner_module.torch.cuda, "synchronize", synchronize)
+    served.gpu, served.probe = True, torch.zeros(1)
+    assert 10.0 <= served._gpu_wait() < 300.0
+    assert syncs == [0.0, 1.0]  # drained before the op, the op before the timed synchronize
 
 
 class SpanRunner(FakeRunner):

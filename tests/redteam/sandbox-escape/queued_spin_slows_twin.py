@@ -4,9 +4,10 @@ stream of its own and returns. The spin is still running when the judge stops th
 in the twin; the runner's next `prepare` synchronises, so the kernel's own spans never meet it. The GPU time-slices
 between the two processes, so the twin's spans wait for the spin while its device time does not (on an H200 it even
 fell, 0.025 -> 0.004 ms per call: the spin held the clocks up): the twin's excess, which the bound takes as the
-honest cost of a call, rose from 0.4 to 7.2 ms per call, room for a kernel to hide its own time in. The judge's span
-of the twin's calls against its span before the kernel loaded holds the result (reference-slowed); under protocol
-14, which compared the device times only, it came out correct."""
+honest cost of a call, rose from 0.4 to 7.2 ms per call, room for a kernel to hide its own time in. The twin's own
+wait for the GPU before each call (a round trip that does nothing else) then takes milliseconds, not microseconds,
+and the result is held (gpu-contention; protocols 15-21 held it as reference-slowed, on the twin's spans against
+their span before the kernel loaded); under protocol 14, which compared the device times only, it came out correct."""
 
 import pkgutil
 

@@ -15,10 +15,8 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import itertools
 import json
 import os
-import statistics
 import subprocess
 import sys
 import time
@@ -82,22 +80,17 @@ class Evaluation(TrialInputs, Attributing):
         """The reference in float64 (`precision.Float64`), for float32 outputs whose reference runs in float64."""
         self.float32 = False
         self.reference_s = 0.0
-        self.twin_alone_ms: float | None = None
-        self.twin_alone_span_ms: float | None = None
-        """The reference's per-call device time in the twin's spans before the kernel loaded, and the judge's span of
-        those calls per call, each the slowest placement's median (`time_twin_alone`)."""
-        self.twin_alone: list[float] = []
-        """Each placement's median device time before the kernel loaded, for the record."""
+        """Seconds one reference call takes: its first call (`compute_references`), then on the GPU its warm time in
+        the twin (`warm_reference`), which the calls per span and the deadlines follow."""
         self.call_bytes = 0
         """One call's inputs and outputs, in bytes (`compute_references`)."""
         self.span_calls = 1
-        """Calls of the kernel, and of the reference, per timed span (`time_twin_alone` sets it: `span_calls`)."""
+        """Calls of the kernel, and of the reference, per timed span (`warm_reference` sets it: `span_calls`)."""
         self.unseen_ms = self.over_ms = 0.0
         """What the timing bound could not see of a call (`JudgeSide.unseen_ms`), and how far the kernel's calls
         exceeded the twin's beyond the noise (`JudgeSide.over_ms`), once timed."""
-        self.unseen_parts = [0.0, 0.0, 0.0]
-        """`unseen_ms`'s parts: the bound's allowance, the sides' excess apart, the twin's excess risen since before the
-        kernel loaded (`compare_reference`)."""
+        self.unseen_parts = (0.0, 0.0)
+        """`unseen_ms`'s parts: the bound's allowance and the sides' excess apart (`JudgeSide.unseen_parts`)."""
         self.deadline_s: float | None = None
         self.runner: Any = None
         self.twin: Any = None
@@ -193,47 +186,22 @@ class Evaluation(TrialInputs, Attributing):
         to be timed in every round through the path the kernel is timed on, with as many calls per span."""
         self.twin.request({"op": "load", "reference": True, "backend": self.job.backend, "model_seed": self.model_seed,
                            "interpret": self.job.interpret, **self.problem_request(self.twin)})
-        self.time_twin_alone()
+        self.warm_reference()
 
-    def time_twin_alone(self) -> None:
-        """The reference's warm time, and the baseline `compare_reference` sets the rounds' medians beside, both from
-        the twin's timed spans before the kernel loads, each after GPU work of the kernel's runner and with that
-        runner stopped, as a round times the twin. Two spans of one call first: the first warms the twin up, the
-        second's device time sets the calls per span (`span_calls`) and the deadlines. Then the rounds' spans on
-        `timing_blocks` placements, as many as the blocks get: each on fresh allocations behind a spacer of the
-        judge's draw, warmed up by one span of the rounds' calls (as a block's warm-up rounds warm it: a span of one
-        call left the allocations of the next span's other calls inside its calls' events, and a 0.19 ms reference
-        measured 0.4-2.4 ms on protocol 20's placements), then `reference_alone_spans` spans (fewer where they would
-        take over a second in all). The baseline is the slowest placement's median, of device time and of the judge's
-        span per call: a reference's blocks differ by placement, and the rounds are measured on placements of their
-        own.
-        On the CPU the first call's time stands in, and nothing is timed."""
+    def warm_reference(self) -> None:
+        """The reference's warm time from two of the twin's spans of one call before the kernel loads, each after GPU
+        work of the kernel's runner and with that runner stopped, as a round times the twin: the first warms it up
+        (a first call's lazy loading varies), the second's device time sets the calls per span (`span_calls`) and
+        the deadlines. On the CPU the first call's time stands in, and nothing is timed. Until protocol 22 the twin
+        also timed a baseline here for the rounds to be held to (`reference-slowed`); another context's work on the
+        GPU is now sensed in the rounds themselves (`Protocol.contention_ms`)."""
         from validator.evaluate.judge import judge_timing
 
-        warm_s = self.reference_s
         if self.gpu:
-            one = [self.twin_span([self.spec(s, "alone")], fresh=s == 0) for s in range(2)]
-            warm_s = one[1][0] / 1e3
-        self.span_calls = judge_timing.span_calls(warm_s * 1e3, self.call_bytes, self.protocol, gpu=self.gpu)
-        if not self.gpu:
-            return
-        placements, draw = self.protocol.timing_blocks, judge_timing.placement(self.seed("placements"))
-        span_s = max(warm_s * self.span_calls * placements, 1e-6)
-        count = max(1, min(self.protocol.reference_alone_spans, int(1.0 / span_s)))
-        calls = itertools.count(2)  # the specs' numbers after the two spans of one call
+            self.reference_s = [self.twin_span([self.spec(s, "alone")], fresh=s == 0) for s in range(2)][1][0] / 1e3
+        self.span_calls = judge_timing.span_calls(self.reference_s * 1e3, self.call_bytes, self.protocol, gpu=self.gpu)
 
-        def span(**allocation: Any) -> tuple[float, float, float]:
-            return self.twin_span([self.spec(next(calls), "alone") for _ in range(self.span_calls)], **allocation)
-
-        medians = []
-        for _ in range(placements):
-            span(fresh=True, spacer=judge_timing.spacer_bytes(draw, self.protocol))  # warms its allocations up
-            times = [span(fresh=False) for _ in range(count)]
-            medians.append((statistics.median(t[0] for t in times), statistics.median(t[2] for t in times)))
-        self.twin_alone = [device for device, _ in medians]
-        self.twin_alone_ms, self.twin_alone_span_ms = max(self.twin_alone), max(spans for _, spans in medians)
-
-    def twin_span(self, specs: list[dict[str, Any]], *, fresh: bool, spacer: int = 0) -> tuple[float, float, float]:
+    def twin_span(self, specs: list[dict[str, Any]], *, fresh: bool) -> tuple[float, float, float, float]:
         """One of the twin's spans before the kernel loads, as a round times it (`judge_timing.timed_span`)."""
         from validator.evaluate.judge import judge_timing, timing
 
@@ -241,54 +209,12 @@ class Evaluation(TrialInputs, Attributing):
         self.runner.request({"op": "null", "flush_bytes": flush_bytes, "interpret": self.job.interpret})
         self.runner.pause()
         try:
-            times, _ = judge_timing.timed_span(self.twin, specs, fresh=fresh, flush_bytes=flush_bytes,
-                                               spacer_bytes=spacer)
+            times, _ = judge_timing.timed_span(self.twin, specs, fresh=fresh, flush_bytes=flush_bytes)
         finally:
             self.runner.resume()
         if times[0] < 0:
             raise RuntimeError("the twin runner's span of the reference alone gave no readable device times")
         return times
-
-    def compare_reference(self, series: Any) -> None:
-        """Record the reference's medians in the rounds beside the twin's before the kernel loaded, device time and
-        the judge's span per call, on every result (`reference-drift`), and hold the result where the rounds' are
-        slower beyond `Protocol.reference_slowed` (`reference-slowed`): GPU work the kernel's runner left queued
-        when it was stopped runs beside the twin's spans. Another context's work mostly lengthens the twin's spans,
-        not its device time (the GPU time-slices between processes), and the bound takes the twin's excess in the
-        rounds as the honest cost of a call: whatever of it the baseline does not show is added to what the bound
-        could not see (`unseen_ms`). A win and a loss alike: a loss lifted toward a tie moves the board's
-        averages."""
-        import numpy as np
-
-        alone, alone_span = self.twin_alone_ms, self.twin_alone_span_ms
-        if not alone or not len(series.ref_ms):
-            return
-        rounds = float(np.median(series.ref_ms))
-        spans, slowed = "", []
-        allowed = alone * (1.0 + self.protocol.reference_slowed) + self.protocol.reference_slowed_ms
-        if rounds > allowed:
-            slowed.append(f"its median in the rounds, {rounds:.4g} ms, is above the {allowed:.4g} ms allowed by its "
-                          f"{alone:.4g} ms in the twin's spans before the kernel was loaded")
-        if len(series.ref_spans_ms) and alone_span:
-            span = float(np.median(series.ref_spans_ms))
-            spans = (f"; the judge's span per call: {span:.4g} ms in the rounds, {alone_span:.4g} ms before "
-                     f"({span / alone_span - 1:+.1%})")
-            inflated = float(np.median(np.asarray(series.ref_spans_ms) - np.asarray(series.ref_ms))) \
-                - (alone_span - alone)
-            self.unseen_ms += max(0.0, inflated)
-            self.unseen_parts[2] = max(0.0, inflated)
-            allowed = alone_span * (1.0 + self.protocol.span_slowed) + self.protocol.span_slowed_ms
-            if span > allowed:
-                slowed.append(f"the judge's span of its calls in the rounds, {span:.4g} ms per call, is above the "
-                              f"{allowed:.4g} ms allowed by {alone_span:.4g} ms before the kernel was loaded")
-        placements = f" (the slowest of {', '.join(f'{ms:.4g}' for ms in self.twin_alone)} ms on " \
-            f"{len(self.twin_alone)} placements)" if len(self.twin_alone) > 1 else ""
-        self.note("reference-drift", f"the reference's median: {rounds:.4g} ms in the timed rounds, {alone:.4g} ms in "
-                  f"the twin's spans before the kernel was loaded ({rounds / alone - 1:+.1%}){placements}{spans}")
-        if slowed:
-            self.note("reference-slowed", "the reference was slowed in the rounds: " + "; ".join(slowed) + ". GPU "
-                      "work left queued by the kernel's runner would slow it so, and the speedup cannot be told from "
-                      "that: held until a maintainer reviews it", "warning")
 
     def load_kernel(self) -> None:
         from validator.evaluate.judge import deadline
@@ -382,17 +308,11 @@ class Evaluation(TrialInputs, Attributing):
             self.float64 = None
             self.note("precision-check", f"skipped: the reference fails in float64 ({describe(exc, 200)})")
 
-    def reference_warm_s(self) -> float:
-        """Seconds one reference call takes: its warm median in the twin's spans where the judge has it (GPU), else its
-        first call (a first call's lazy loading varied 30-130 ms on 19_ReLU)."""
-        return self.twin_alone_ms / 1e3 if self.twin_alone_ms else self.reference_s
-
     def arm_deadline(self) -> None:
         from validator.evaluate.judge import deadline
 
-        warm_s = self.reference_warm_s()
-        self.deadline_s = deadline.call_deadline(warm_s, self.protocol, interpret=not self.gpu)
-        span_s = deadline.call_deadline(warm_s * self.span_calls, self.protocol, interpret=not self.gpu)
+        self.deadline_s = deadline.call_deadline(self.reference_s, self.protocol, interpret=not self.gpu)
+        span_s = deadline.call_deadline(self.reference_s * self.span_calls, self.protocol, interpret=not self.gpu)
         for runner in (self.runner, self.twin):
             deadline.arm(runner, self.deadline_s, self.protocol, interpret=not self.gpu, backend=self.job.backend,
                          payload_bytes=self.shape.nbytes, span_seconds=span_s)
@@ -438,14 +358,19 @@ class Evaluation(TrialInputs, Attributing):
             self.note("precision-check", self.verdicts.precision)
         if judge.unstable:
             self.note("clock-unstable", "measured with the GPU slowed: " + "; ".join(judge.unstable), "warning")
+        if judge.contended:
+            self.note("gpu-contention", "the twin's calls of the reference waited for the GPU a median of more than "
+                      f"{protocol.contention_ms:g} ms per call (idle: tens of microseconds): "
+                      + "; ".join(judge.contended) + ". Another context's work shared the GPU with them, as work the "
+                      "kernel's runner left queued when it was stopped would, lengthening the honest side of the "
+                      "bound: held until a maintainer reviews it", "warning")
         if not self.gpu:
             self.note("timing-meaningless", f"--interpret: {len(series.ker_ms)} rounds ran on CPU clocks to check "
                       f"the judge's bound ({judge.describe_bound()}); no time is recorded")
             return
         self.series = series
-        self.unseen_ms, self.over_ms, self.unseen_parts = judge.unseen_ms, judge.over_ms, [*judge.unseen_parts, 0.0]
+        self.unseen_ms, self.over_ms, self.unseen_parts = judge.unseen_ms, judge.over_ms, judge.unseen_parts
         self.note("timing-bound", judge.describe_bound())
-        self.compare_reference(series)
 
     # -- the result --------------------------------------------------------------------------------------
 
@@ -501,13 +426,12 @@ class Evaluation(TrialInputs, Attributing):
         if speedup_low <= 1.0:
             return
         if kernel_ms < self.unseen_ms:
-            allowance, apart, risen = self.unseen_parts
+            allowance, apart = self.unseen_parts
             self.note("timing-unresolved", f"median {kernel_ms:.4g} ms is below the {self.unseen_ms:.4g} ms per call "
                       f"that the judge's clock cannot see (the bound's noise allowance {allowance:.3g} ms, the "
-                      f"kernel's and the twin's calls' excess over their reported times {apart:.3g} ms apart, the "
-                      f"twin's {risen:.3g} ms above its own before the kernel loaded): its time cannot be told from "
-                      "less, so the claim to beat the reference rests on the runner's report alone: held until a "
-                      "maintainer reviews it", "warning")
+                      f"kernel's and the twin's calls' excess over their reported times {apart:.3g} ms apart): its "
+                      "time cannot be told from less, so the claim to beat the reference rests on the runner's report "
+                      "alone: held until a maintainer reviews it", "warning")
         elif self.over_ms > 0:
             self.note("timing-unresolved", f"its calls exceeded the reference's honest calls (the twin's, in the "
                       f"same rounds) by {self.over_ms:.4g} ms per call more than the noise allows: within what honest "

@@ -76,7 +76,7 @@ class TrialInputs:
 
     def spec(self, n: int, purpose: str = "call") -> dict[str, Any]:
         """How the runner makes call n's inputs: a seed and a kind, never the tensors. The reference's spans before
-        the kernel loads (`purpose` "alone") mix the kinds as the later calls do, so that a baseline costs what a
+        the kernel loads (`purpose` "alone") mix the kinds as the later calls do, so that its warm time is what a
         round's call costs (a variant's making is a pass over the inputs inside the span)."""
         return {"seed": self.seed(purpose, n), "variant": self.kind(n, purpose),
                 "variant_seed": self.seed(f"{purpose}-variant", n)}

@@ -70,6 +70,8 @@ class Runner:
         self.flush: torch.Tensor | None = None
         self.spacer: torch.Tensor | None = None
         """Device memory held through a timing block ahead of its allocations (`Protocol.placement_spacer_mib`)."""
+        self.probe: torch.Tensor | None = None
+        """One element on the device, for the contention sensor's round trip (`_gpu_wait`)."""
         self.ring: channel.Ring | None = None
         """Where replies' tensors cross, once `load` has opened it."""
         self.problem: types.ModuleType | None = None
@@ -136,6 +138,7 @@ class Runner:
             self.device = torch.device("cuda", 0)
             torch.cuda.set_device(self.device)
             torch.cuda.init()
+            self.probe = torch.zeros(1, device=self.device)
 
     def _flush_buffer(self, size: Any) -> None:
         if self.gpu and self.flush is None:
@@ -209,9 +212,9 @@ class Runner:
 
     def go(self, req: dict[str, Any]) -> dict[str, Any]:
         """One timed span: for each seed the request brings, that call's inputs made (inside the judge's span,
-        before the call's events), then flush, events (or the CPU clock), the call, a device-wide synchronize, and
-        the digest of its outputs. Several calls in one span let the judge's clock resolve a short kernel: the
-        cost of crossing between the processes is paid once per span, not once per call."""
+        before the call's events), the contention sensor (`_gpu_wait`), then flush, events (or the CPU clock), the
+        call, a device-wide synchronize, and the digest of its outputs. Several calls in one span let the judge's clock
+        resolve a short kernel: the cost of crossing between the processes is paid once per span, not once per call."""
         try:
             reply, self.last = self._span(self.kernel, req["inputs"])
         except Refused:
@@ -222,7 +225,7 @@ class Runner:
         return reply
 
     def _span(self, fn: Any, specs: list[dict[str, Any]]) -> tuple[dict[str, Any], list[tuple[Any, list[Any]]]]:
-        calls, devs, hosts, digests = [], [], [], []
+        calls, devs, hosts, waits, digests = [], [], [], [], []
         # As timeit does, no garbage collection inside a span: a collection is the interpreter's work, lands on
         # whichever side's span allocated past the threshold, and a process that has run more (the kernel's runner,
         # its correctness trials; a Triton launch allocates more than an operator's) would pay it more often.
@@ -230,6 +233,7 @@ class Runner:
         try:
             for spec in specs:
                 args = self.make(spec)
+                waits.append(self._gpu_wait())
                 with torch.no_grad():
                     out, dev, host = self._timed(fn, args)
                 outs = self._checked(out, args)
@@ -239,7 +243,23 @@ class Runner:
                 digests.append(str(output_digest(outs)))
         finally:
             gc.enable()
-        return {"ok": True, "device_ms": devs, "host_ms": hosts, "digests": digests}, calls
+        return {"ok": True, "device_ms": devs, "host_ms": hosts, "wait_ms": waits, "digests": digests}, calls
+
+    def _gpu_wait(self) -> float:
+        """The contention sensor, right before a timed call's flush: the host's time, in ms, of a GPU round trip that
+        does nothing else (a tiny op, then a synchronize). Idle it takes tens of microseconds; where another context
+        has work queued, the GPU time-slices between the two and this waits for the next slice (milliseconds). The
+        judge reads the twin's alone (`Protocol.contention_ms`). The GPU is drained first (the call's inputs were
+        just made on it), so the round trip holds none of this process's own work. A method of its own, not a part of
+        `_timed`: the call of nothing (`null`) needs none, and `_timed`'s three values are what red-team kernels wrap
+        (`sandbox-escape/forged_timing_reply.py`). 0 on the CPU."""
+        if not self.gpu:
+            return 0.0
+        torch.cuda.synchronize()
+        t0 = _perf_counter()
+        self.probe.add_(1)
+        torch.cuda.synchronize()
+        return (_perf_counter() - t0) * 1e3
 
     def _timed(self, fn: Any, args: list[Any]) -> tuple[Any, float, float]:
         if not self.gpu:
