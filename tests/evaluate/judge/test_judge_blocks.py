@@ -604,9 +604,29 @@ def test_what_the_bound_cannot_see_is_its_slack_and_any_shortfall_below_the_twin
     assert side.bound(rounds(ker, [k + 1.0 for k in ker], [1.0] * 8)).ok
     slack = side.allowance_ms
     assert slack == pytest.approx(0.05 * 1.0 + 0.05)  # the relative share of the twin's excess, and the floor
-    assert side.unseen_ms == pytest.approx(slack)
-    assert side.bound(rounds(ker, [k + 0.8 for k in ker], [1.0] * 8)).ok
-    assert side.unseen_ms == pytest.approx(slack + 0.2)  # the largest over the blocks
+    side.unseen(rounds(ker, [k + 1.0 for k in ker], [1.0] * 8))
+    assert side.unseen_ms == pytest.approx(slack) and side.unseen_parts == pytest.approx((slack, 0.0))
+    side.unseen(rounds(ker, [k + 0.8 for k in ker], [1.0] * 8))
+    assert side.unseen_ms == pytest.approx(slack + 0.2)
+
+
+def test_what_the_bound_cannot_see_comes_from_every_round_pooled_not_from_the_noisiest_block():
+    """On the H200 one block of the team's RMSNorm, measured while the machine was busy, had an allowance of 3.62 ms,
+    three times its other blocks': as the largest over the blocks it alone held a 4.14 ms median as unseen. Pooled,
+    as the published median is, the quiet blocks' rounds outweigh it; and what the blocks' verdicts said stands."""
+    side, _ = judge()
+    side.gpu = True
+    quiet = [0.0, 0.01, -0.01, 0.02, -0.02, 0.01, -0.01, 0.0]
+    busy = [0.0, 1.0, -1.0, 2.0, -2.0, 1.0, -1.0, 0.0]
+    ker = [0.5] * 24
+    spans = [k + 1.0 + d for k, d in zip(ker, quiet + busy + quiet, strict=True)]
+    series = rounds(ker, spans, [1.0] * 24)
+    noisiest = rounds(ker[:8], spans[8:16], [1.0] * 8)
+    assert side.bound(noisiest).ok
+    busy_allowance, over = side.allowance_ms, side.over_ms
+    side.unseen(series)
+    assert side.unseen_ms < busy_allowance / 2
+    assert (side.allowance_ms, side.over_ms) == (busy_allowance, over)  # the last block's figures are kept
 
 
 def test_the_bound_s_floor_is_paid_once_a_span_and_spread_over_its_calls():
@@ -664,6 +684,7 @@ def test_calls_above_the_twin_s_within_the_skew_are_held_not_rejected_and_beyond
     twin = [0.40] * 8
     assert side.bound(rounds(ker, [k + 0.40 + 0.48 for k in ker], twin)).ok
     assert side.over_ms == pytest.approx(0.48 - side.allowance_ms - 0.05 * 0.05)
+    side.unseen(rounds(ker, [k + 0.40 + 0.48 for k in ker], twin))
     assert side.unseen_ms == pytest.approx(side.allowance_ms + 0.48)
     beyond = side.bound(rounds(ker, [k + 0.40 + SPAN_SKEW_MS + 0.2 for k in ker], twin))
     assert not beyond.ok and beyond.code == "timing-unverified" and "honest kernels' runners" in beyond.message
