@@ -822,5 +822,5 @@ def test_a_reply_with_device_times_float_cannot_hold_is_impossible_not_a_crash(d
         def request(self, req):
             return {"ok": True} if req["op"] == "prepare" else {"device_ms": device_ms, "host_ms": [0.1]}
 
-    (device, _, _), _ = timed_span(Replying(), [{"seed": 0}], fresh=False, flush_bytes=0)
+    (device, *_), _ = timed_span(Replying(), [{"seed": 0}], fresh=False, flush_bytes=0)
     assert device < 0
