@@ -10,9 +10,10 @@ Two sensors in the twin, which the kernel cannot touch:
   probe       the GPU kept busy by a short sleep kernel, a start event behind it, a sleep of fixed cycles, an end
               event: no host work between the events, so its time is the GPU's alone. Another context's work shows
               in it only if a time slice lands inside it.
-  round-trip  the runner's own sensor from protocol 22 (`Runner._gpu_wait`): the host's time for a tiny op and a
-              synchronize, tens of microseconds idle; where another context's work is queued, the wait for the GPU's
-              next time slice (milliseconds on the red team's spin). `contention_ms` is set from its rows.
+  round-trip  the runner's round trip (`Runner._gpu_wait`, which the twin's `Runner.settle` repeats): the host's
+              time for a tiny op and a synchronize, tens of microseconds idle; where another context's work is
+              queued, the wait for the GPU's next time slice (milliseconds on the red team's spin). `contention_ms`
+              is set from its rows.
 against what the twin measures today: a launch-bound reference's device time (ReLU on 16x16384, KernelBench 91bfc2c's
 level1/19) and the host's time of its whole call as the runner makes it (flush, synchronize, events, call,
 synchronize). Four conditions, each in one process on one GPU:

@@ -9,8 +9,15 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
-PROTOCOL_VERSION = "22"
-"""22: contention is sensed in the twin's own calls, not inferred from a baseline. Before each timed call a runner
+PROTOCOL_VERSION = "23"
+"""23: the twin's span begins on an idle GPU (`settle_ms`), instead of a sensor inside the spans. Protocol 22 timed a
+GPU round trip before each call of both sides and held a block whose twin waited a median of more than
+`contention_ms`: that saw work left queued for longer than the span (the red team's spin), but work queued for a part
+of it (a burst left by the kernel's last call) was drained by the first call's untimed synchronize, unseen, and still
+lengthened the twin's span. Now the twin, before its span and outside it, times round trips until two in a row are
+idle; nothing the stopped runner queued can then run inside the span. The kernel's runner's calls no longer carry the
+round trip.
+22: contention is sensed in the twin's own calls, not inferred from a baseline. Before each timed call a runner
 times a GPU round trip that does nothing else (`wait_ms`); a block whose twin waited a median of more than
 `contention_ms` per call is measured again, and held (`gpu-contention`) where every attempt did. `reference-slowed`,
 its baseline before the kernel loaded and the twin's excess risen above it (a part of `unseen_ms`) are deleted: on
@@ -18,10 +25,10 @@ the H200 at protocol 21 (`bench/p21-h200-2026-11-29.txt`) references under 0.1 m
 between that baseline and the rounds while its three placements agreed with each other (such a reference's device
 time is mostly its launch, which reads the host's state at the time), and it held 4 of 88 honest kernels; while the
 red team's spin queued by another process mostly lengthened the twin's spans (7.2 ms more per call) and not its
-device time (0.025 -> 0.004 ms). `contention_ms` is provisional until measured. And what the clock cannot see of a
-call (`unseen_ms`, which holds a win as `timing-unresolved`) comes from every kept round pooled, as the published
-median does, not from the noisiest block: one block of the team's RMSNorm, measured while the machine was busy, had
-3.62 ms of allowance and held a 4.14 ms median alone.
+device time (0.025 -> 0.004 ms). And what the clock cannot see of a call (`unseen_ms`, which holds a win as
+`timing-unresolved`) comes from every kept round pooled, as the published median does, not from the noisiest block:
+one block of the team's RMSNorm, measured while the machine was busy, had 3.62 ms of allowance and held a 4.14 ms
+median alone.
 21: each of the baseline's placements is warmed up by a span of the rounds' calls, not of one call: under protocol 20
 the first counted span of a placement made the allocations of its other calls inside their events (a 0.19 ms reference
 measured 0.4-2.4 ms on its placements, on the H200), which lifted the baseline and loosened `reference-slowed`.
@@ -159,14 +166,20 @@ class Protocol:
     """Measurements of one block at most; a block still down-clocked after them keeps its numbers and the
     problem is flagged `clock-unstable`."""
     contention_ms: float = 0.5
-    """A block whose twin's calls waited for the GPU a median of more than this many ms per call is measured again,
-    as a slowed one is; still above it after `block_attempts`, the problem is held for review (`gpu-contention`).
-    The wait is the runner's sensor (`Runner._gpu_wait`): the host's time of a GPU round trip that does nothing else,
-    before each call's flush, tens of microseconds on an idle GPU. It stands for another context's work sharing the
-    GPU with the twin's spans, such as work the kernel's runner left queued when it was stopped: the GPU time-slices
-    between contexts, so the twin's calls wait for slices, which lengthens their spans (the honest side of the bound)
-    more than their device time (an H200: 7.2 ms more per call on the red team's queued spin). Provisional: set
-    without a measurement of the sensor, to be set from `bench/contention_probe.py` on the H200."""
+    """The twin's span of a round begins on an idle GPU: before it the twin times GPU round trips that do nothing else
+    (`Runner.settle`) until two in a row take at most this many ms. The kernel's runner is stopped by then, but GPU
+    work it queued before still runs, and the GPU time-slices between contexts: such work lengthens the twin's span
+    (the honest side of the bound) more than its device time, room for a kernel to hide its own time in (an H200,
+    protocol 14: a spin queued on a side stream put 7.2 ms per call on the twin's spans of the red team's ReLU while
+    its device time fell). Measured on the H200 (`bench/contention_probe.py`, `bench/p22-h200-2026-11-29.txt`), a
+    round trip takes a median 0.021 ms idle and 0.027 ms (at most 0.097) under full CPU load, 2.36 ms beside another
+    process's queued spin; at protocol 22 the twin's median round trip per call was at most 0.177 ms in each of 264
+    honest blocks, and 1.21 ms beside the red team's queued spin."""
+    settle_ms: float = 20.0
+    """How long the twin waits for the GPU to go idle before a span (`contention_ms`). A span begun before that is
+    counted; a block with one is measured again, as a slowed one is, and still so after `block_attempts`, the problem
+    is held for review (`gpu-contention`). Work queued for less than this is done before the span begins, so it
+    cannot lengthen it."""
     bound_attempts: int = 2
     """Judgings of a problem at most while the timing bound refuses it (`timing-unverified`), each by a fresh
     judge and runners with a seed of its own. Until protocol 13 the bound's calibration was measured once per

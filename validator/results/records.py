@@ -69,8 +69,8 @@ class BlockTiming:
     attempts: int = 1
     """How many times the block was measured: a block that ran throttled or down-clocked is measured again."""
     twin_wait_ms: float | None = None
-    """The twin's median wait for the GPU per call over the block's rounds (`Protocol.contention_ms`; from protocol
-    22): above it, the block was measured again."""
+    """The longest of the twin's last GPU round trips before its spans in the block, in ms (`Protocol.contention_ms`;
+    at protocol 22: the twin's median round trip per call inside its spans; from 23: before them, until idle)."""
 
 
 @dataclass(frozen=True)

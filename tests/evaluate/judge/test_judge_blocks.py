@@ -35,8 +35,10 @@ class FakeRunner:
             self.prepares.append(bool(header.get("fresh")))
         if header["op"] == "go":
             calls = len(header["inputs"])
-            return {"ok": True, "device_ms": [1e-6] * calls, "host_ms": [1e-6] * calls, "wait_ms": [0.02] * calls,
+            return {"ok": True, "device_ms": [1e-6] * calls, "host_ms": [1e-6] * calls,
                     "digests": [str(output_digest([torch.ones(4)]))] * calls}
+        if header["op"] == "settle":
+            return {"ok": True, "wait_ms": 0.02, "settled": True}
         return {"ok": True}
 
     def outputs(self, reply: dict, shape: object, device: object) -> list[torch.Tensor]:
@@ -59,7 +61,16 @@ def side_of(runner: FakeRunner, twin: FakeRunner | None = None, *, spec=lambda n
 def judge(read_clocks=lambda: None, runner: FakeRunner | None = None,
           twin: FakeRunner | None = None) -> tuple[JudgeSide, FakeRunner]:  # fmt: skip
     runner = runner or FakeRunner()
-    return side_of(runner, twin, read_clocks=read_clocks), runner
+    side = side_of(runner, twin, read_clocks=read_clocks)
+    if isinstance(twin, SettlingRunner):  # it learns which block (and attempt) each of its spans belongs to
+        fresh = side.fresh_allocations
+
+        def counted(protocol: object) -> None:
+            twin.block += 1
+            fresh(protocol)
+
+        side.fresh_allocations = counted  # type: ignore[method-assign]
+    return side, runner
 
 
 def state(sm: int, *reasons: str) -> clocks.ClockState:
@@ -131,73 +142,87 @@ def test_a_block_run_slowed_is_measured_again_and_a_device_that_stays_slow_is_fl
     assert series.blocks[0].throttle_reasons == ("hw-thermal",) and series.blocks[0].sm_clock_mhz == 1980
 
 
-class WaitingRunner(FakeRunner):
-    """Reports that each call of its n-th block measured (its n-th fresh prepare) waited `waits[n]` ms for the GPU,
-    the last value for any later block; or `reported` as the whole `wait_ms` where given."""
+class SettlingRunner(FakeRunner):
+    """A twin whose GPU, before the spans of the n-th block measured (`judge` counts them), went idle or not after
+    round trips of `waits[n]` ms (the last value for any later block); or whose settle replies `reply` where given.
+    Records the order of its requests."""
 
-    def __init__(self, waits: list[float], reported: object = None) -> None:
+    def __init__(self, waits: list[float], reply: object = None) -> None:
         super().__init__()
-        self.waits, self.reported = waits, reported
+        self.waits, self.reply, self.ops, self.block = waits, reply, [], 0
 
     def request(self, header: dict) -> dict:
+        self.ops.append(header["op"])
         reply = super().request(header)
-        if header["op"] == "go":
-            wait = self.waits[min(sum(self.prepares), len(self.waits)) - 1]
-            reply = {**reply, "wait_ms": [wait] * len(header["inputs"]) if self.reported is None else self.reported}
+        if header["op"] == "settle":
+            wait = self.waits[min(self.block, len(self.waits)) - 1]
+            return {"ok": True, "wait_ms": wait, "settled": wait <= header["idle_ms"]} if self.reply is None \
+                else self.reply
         return reply
 
 
-def test_a_block_whose_twin_waited_for_the_gpu_is_measured_again_and_one_that_always_did_is_held():
-    """Another context's work queued on the GPU makes the twin's calls wait for time slices: a block whose twin waited
-    a median beyond `contention_ms` per call is measured again on fresh allocations, as a slowed one is; one that
-    waited at every attempt is described, with the other processes NVML saw on the GPU, for the hold."""
+def test_a_block_whose_twin_span_began_on_a_busy_gpu_is_measured_again_and_one_that_always_did_is_held():
+    """Another context's work queued on the GPU would make the twin's span wait for time slices: before each span
+    the twin lets the GPU go idle, and a block with a span begun before it did is measured again on fresh
+    allocations, as a slowed one is; one that did at every attempt is described, with the other processes NVML saw
+    on the GPU, for the hold."""
     over = PROTO.contention_ms + 2.5
-    twin = WaitingRunner([0.02, over, 0.02, 0.02])
+    twin = SettlingRunner([0.02, over, 0.02, 0.02])
     side, runner = judge(twin=twin)
     series = side.run(PROTO, seed=1, gpu=False)
     assert series.failure is None and [b.attempts for b in series.blocks] == [1, 2, 1] and not side.contended
     assert [b.twin_wait_ms for b in series.blocks] == [0.02] * 3 and sum(runner.prepares) == 4
     parent = clocks.ClockState(1980, 2619, 1980, (), (os.getpid(), os.getppid()))
-    side, _ = judge(lambda: parent, twin=WaitingRunner([over]))
+    side, _ = judge(lambda: parent, twin=SettlingRunner([over]))
     series = side.run(PROTO, seed=1, gpu=False)
     assert [b.attempts for b in series.blocks] == [PROTO.block_attempts] * 3 and not side.unstable
     assert [b.twin_wait_ms for b in series.blocks] == [over] * 3
     assert len(side.contended) == 3
-    assert side.contended[0].startswith(f"block 1: {over:.3g} ms per call after {PROTO.block_attempts} attempts")
+    rounds = series.blocks[0].rounds
+    assert side.contended[0].startswith(f"block 1: {rounds} of {rounds} spans, round trips of {over:.3g} ms, after "
+                                        f"{PROTO.block_attempts} attempts")
     assert f"beside {os.getppid()} (" in side.contended[0] and str(os.getpid()) not in side.contended[0]
 
 
-def test_twin_waits_within_the_threshold_change_nothing():
-    side, runner = judge(twin=WaitingRunner([PROTO.contention_ms]))  # at the threshold, not beyond it
+def test_one_span_begun_on_a_busy_gpu_is_enough_to_measure_a_block_again():
+    """A burst queued for one of the twin's spans lengthens that span alone, and a median over the block would not
+    see it: one unsettled span counts."""
+
+    class Once(SettlingRunner):
+        def request(self, header: dict) -> dict:
+            if header["op"] == "settle" and self.ops.count("settle") == 2:  # after one warm-up: a counted round
+                self.ops.append("settle")
+                return {"ok": True, "wait_ms": 3.0, "settled": False}
+            return super().request(header)
+
+    side, _ = judge(twin=Once([0.02]))
+    series = side.run(PROTO, seed=1, gpu=False)
+    assert [b.attempts for b in series.blocks] == [2, 1, 1] and not side.contended
+
+
+def test_the_twin_settles_before_every_span_and_the_kernel_s_runner_never_does():
+    twin = SettlingRunner([0.02])
+    kernel = SettlingRunner([0.02])
+    side, _ = judge(runner=kernel, twin=twin)
+    side.run(PROTO, seed=1, gpu=False)
+    spans = [i for i, op in enumerate(twin.ops) if op == "go"]
+    assert spans and all(twin.ops[i - 2:i] == ["settle", "prepare"] for i in spans)
+    assert "settle" not in kernel.ops
+
+
+def test_a_settled_gpu_at_the_threshold_changes_nothing():
+    side, runner = judge(twin=SettlingRunner([PROTO.contention_ms]))  # at the threshold, not beyond it
     series = side.run(PROTO, seed=1, gpu=False)
     assert series.failure is None and [b.attempts for b in series.blocks] == [1, 1, 1] and not side.contended
     assert sum(runner.prepares) == 3 and [b.twin_wait_ms for b in series.blocks] == [PROTO.contention_ms] * 3
 
 
-MALFORMED_WAITS = ["garbage", [float("nan")], [-1.0], [[0.02]], [0.02] * 64, None]
-"""`wait_ms` values no honest runner replies with a span of one call (None: none at all, for the twin)."""
-
-
-@pytest.mark.parametrize("reported", [[1e9], *MALFORMED_WAITS])
-def test_the_kernel_s_runner_s_waits_are_never_read(reported):
-    """The kernel's runner runs the sensor too (one path on both sides), but its reply is untrusted: whatever it
-    says it waited, huge or malformed, moves no block and fails nothing."""
-
-    class Kernel(FakeRunner):
-        def request(self, header: dict) -> dict:
-            reply = super().request(header)
-            return {**reply, "wait_ms": reported} if header["op"] == "go" else reply
-
-    side, _ = judge(runner=Kernel(), twin=WaitingRunner([0.02]))
-    series = side.run(PROTO, seed=1, gpu=False)
-    assert series.failure is None and [b.attempts for b in series.blocks] == [1, 1, 1] and not side.contended
-    assert [b.twin_wait_ms for b in series.blocks] == [0.02] * 3
-
-
-@pytest.mark.parametrize("reported", MALFORMED_WAITS)
-def test_a_twin_that_cannot_account_for_its_waits_is_the_harness_s_failure(reported):
-    side, _ = judge(twin=WaitingRunner([0.02], reported=reported) if reported is not None else SpanRunner())
-    with pytest.raises(RuntimeError, match="the twin runner's timed span"):
+@pytest.mark.parametrize("reply", [{"ok": True}, {"wait_ms": "x", "settled": True}, {"wait_ms": float("nan"),
+                                   "settled": True}, {"wait_ms": -1.0, "settled": True},
+                                   {"wait_ms": 0.02, "settled": 1}, {"wait_ms": True, "settled": True}])
+def test_a_twin_that_cannot_account_for_its_settle_is_the_harness_s_failure(reply):
+    side, _ = judge(twin=SettlingRunner([0.02], reply=reply))
+    with pytest.raises(RuntimeError, match="the twin runner's settle"):
         side.run(PROTO, seed=1, gpu=False)
 
 
@@ -477,7 +502,8 @@ def test_the_twin_runner_times_the_problem_s_own_model_through_the_kernel_s_path
     served.prepare({"fresh": True, "flush_bytes": 0})
     specs = [{"seed": s, "variant": kind, "variant_seed": 1} for s, kind in ((7, "upstream"), (8, "negated"))]
     two = served.go({"inputs": specs})  # a span of two calls, each its own
-    assert len(two["device_ms"]) == 2 and two["wait_ms"] == [0.0, 0.0]  # no GPU to wait for on the CPU
+    assert len(two["device_ms"]) == 2 and "wait_ms" not in two  # the spans carry no round trip
+    assert served.settle({"idle_ms": 0.5, "budget_ms": 20.0})["settled"] is True  # no GPU to wait for on the CPU
     assert two["digests"] == [str(output_digest([torch.relu(served.make(spec)[0])])) for spec in specs]
     assert torch.equal(served.make(specs[1])[0], -served.make({**specs[1], "variant": "upstream"})[0])
     reply, outs = served.fetch({"call": 1})  # read after the span, the call's inputs checked as they were made
@@ -490,23 +516,30 @@ def test_the_twin_runner_times_the_problem_s_own_model_through_the_kernel_s_path
     assert refused.value.code == "kernel-changed"
 
 
-def test_the_runner_s_contention_sensor_times_one_round_trip_after_draining_its_own_work(monkeypatch):
-    """`_gpu_wait` (GPU path, its synchronize faked): the first synchronize drains the call's inputs, untimed; then a
-    tiny op on its one-element tensor and a synchronize, timed. On the CPU it waits for nothing."""
+def test_the_runner_s_settle_times_round_trips_until_two_in_a_row_are_idle(monkeypatch):
+    """`settle` (GPU path, its synchronize faked): each round trip drains this process's own work untimed, then
+    times a tiny op on its one-element tensor and a synchronize. A GPU busy with another context's work for three
+    round trips settles after two idle ones; one that stays busy does not, within the budget."""
     from validator.evaluate.runner import serve as runner_module
 
     served = runner_module.Runner()
-    assert served._gpu_wait() == 0.0
     syncs: list[float] = []
+    busy = {"left": 3}
 
-    def synchronize() -> None:  # the inputs' making takes 300 ms to drain, the round trip waits 10 ms
+    def synchronize() -> None:  # every second synchronize is a timed one: busy ones wait 5 ms
         syncs.append(served.probe.item())
-        time.sleep(0.3 if len(syncs) == 1 else 0.01)
+        if len(syncs) % 2 == 0 and busy["left"]:
+            busy["left"] -= 1
+            time.sleep(0.005)
 
     monkeypatch.setattr(runner_module.torch.cuda, "synchronize", synchronize)
     served.gpu, served.probe = True, torch.zeros(1)
-    assert 10.0 <= served._gpu_wait() < 300.0
-    assert syncs == [0.0, 1.0]  # drained before the op, the op before the timed synchronize
+    reply = served.settle({"idle_ms": 1.0, "budget_ms": 1000.0})
+    assert reply["settled"] is True and reply["wait_ms"] <= 1.0 and len(syncs) == 10
+    assert syncs[:2] == [0.0, 1.0]  # drained before the op, the op before the timed synchronize
+    busy["left"] = 10**9
+    reply = served.settle({"idle_ms": 1.0, "budget_ms": 30.0})
+    assert reply["settled"] is False and reply["wait_ms"] >= 5.0 and 30.0 <= reply["settle_ms"] < 200.0
 
 
 class SpanRunner(FakeRunner):
@@ -695,7 +728,8 @@ def test_calls_above_the_twin_s_within_the_skew_are_held_not_rejected_and_beyond
 
 def test_the_kernel_s_runner_is_stopped_for_the_whole_of_the_twin_s_span_and_only_then():
     """The reference's time comes from the twin's span, so nothing of the kernel's runner may run meanwhile: it is
-    stopped before the twin's `prepare` and continued after its `go`, and never stopped around its own span."""
+    stopped before the twin's `settle` (the GPU let go idle of what it queued) and continued after its `go`, and
+    never stopped around its own span."""
     events: list[str] = []
 
     class Logged(FakeRunner):
@@ -715,9 +749,9 @@ def test_the_kernel_s_runner_is_stopped_for_the_whole_of_the_twin_s_span_and_onl
 
     side = side_of(Logged("kernel"), Logged("twin"))
     assert side.run(PROTO, seed=2, gpu=False).failure is None
-    twin_spans = [i for i, e in enumerate(events) if e == "twin:prepare"]
-    assert twin_spans and all(events[i - 1:i + 3] == ["kernel:pause", "twin:prepare", "twin:go", "kernel:resume"]
-                              for i in twin_spans)
+    twin_spans = [i for i, e in enumerate(events) if e == "twin:settle"]
+    assert twin_spans and all(events[i - 1:i + 4] == ["kernel:pause", "twin:settle", "twin:prepare", "twin:go",
+                                                      "kernel:resume"] for i in twin_spans)
     assert "twin:pause" not in events and "twin:fetch" not in events  # the twin is never stopped nor fetched from
     stopped = False
     for e in events:

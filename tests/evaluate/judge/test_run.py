@@ -215,7 +215,7 @@ def test_the_twin_s_warm_time_before_the_kernel_loads_sets_the_calls_per_span(tm
     assert evaluation.reference_s == pytest.approx(0.05e-3)  # the deadlines follow the warm call
 
 
-def test_a_block_whose_twin_waited_for_the_gpu_holds_a_correct_result_naming_the_wait(tmp_path: Path, monkeypatch):
+def test_a_block_whose_twin_span_began_on_a_busy_gpu_holds_a_correct_result_naming_it(tmp_path: Path, monkeypatch):
     """The timing phase turns the blocks the twin still waited in (`JudgeSide.contended`) into a `gpu-contention`
     hold that names the wait and the threshold; a result without them is published."""
     from types import SimpleNamespace
@@ -238,7 +238,7 @@ def test_a_block_whose_twin_waited_for_the_gpu_holds_a_correct_result_naming_the
             return "bounded"
 
     monkeypatch.setattr(judge_timing, "JudgeSide", Side)
-    for contended in ([], ["block 2: 3.1 ms per call after 3 attempts beside 4242 (python)"]):
+    for contended in ([], ["block 2: 1 of 20 spans, round trips of 3.1 ms, after 3 attempts beside 4242 (python)"]):
         evaluation = worker.Evaluation(job, PROTOCOL)
         evaluation.gpu, evaluation.shape, evaluation.device = True, SimpleNamespace(nbytes=16), None
         evaluation.required = []
@@ -252,8 +252,8 @@ def test_a_block_whose_twin_waited_for_the_gpu_holds_a_correct_result_naming_the
         held = [f for f in result.flags if f.code == "gpu-contention"]
         assert (result.status is Status.NEEDS_REVIEW) == bool(contended) == bool(held), result.flags
         if held:
-            assert held[0].severity == "warning" and "3.1 ms per call" in held[0].message
-            assert f"more than {PROTOCOL.contention_ms:g} ms per call" in held[0].message
+            assert held[0].severity == "warning" and "round trips of 3.1 ms" in held[0].message
+            assert f"of at most {PROTOCOL.contention_ms:g} ms within {PROTOCOL.settle_ms:g} ms" in held[0].message
             assert "4242 (python)" in held[0].message and result.speedup == 2.0
 
 

@@ -100,13 +100,12 @@ def crossover(differences: list[float], kernel_first: list[bool] | None) -> tupl
     return estimate, 0.5 * math.hypot(median_se(list(first)), median_se(list(second)))
 
 
-def timed_span(runner: Any, specs: list[dict[str, Any]], *, fresh: bool, flush_bytes: int, spacer_bytes: int = 0,
-               wait: bool = False) -> tuple[tuple[float, float, float, float], dict[str, Any]]:  # fmt: skip
+def timed_span(runner: Any, specs: list[dict[str, Any]], *, fresh: bool, flush_bytes: int,
+               spacer_bytes: int = 0) -> tuple[tuple[float, float, float], dict[str, Any]]:  # fmt: skip
     """One timed span through `runner`: `prepare` (untimed), then `go` on `specs` inside the judge's clock.
-    (device ms, host ms, the judge's span, the median wait for the GPU) per call, with a negative device time for a
-    reply that is unreadable or impossible (more than the judge saw); and the reply. The wait (`Runner._gpu_wait`) is
-    read only where `wait` asks, the twin's: the kernel's runner could report anything there, and 0 stands for it. The
-    rounds time both sides through here, and the twin's spans before the kernel loads (`Evaluation.warm_reference`)."""
+    (device ms, host ms, the judge's span) per call, with a negative device time for a reply that is unreadable or
+    impossible (more than the judge saw); and the reply. The rounds time both sides through here, and the twin's
+    spans before the kernel loads (`Evaluation.warm_reference`)."""
     calls = len(specs)
     runner.request({"op": "prepare", "fresh": fresh, "flush_bytes": flush_bytes, "spacer_bytes": spacer_bytes})
     t0 = timing._perf_counter()
@@ -114,13 +113,24 @@ def timed_span(runner: Any, specs: list[dict[str, Any]], *, fresh: bool, flush_b
     span = (timing._perf_counter() - t0) * 1e3
     try:
         dev, host = [float(v) for v in reply["device_ms"]], [float(v) for v in reply["host_ms"]]
-        waits = [float(v) for v in reply["wait_ms"]] if wait else [0.0] * calls
     except (KeyError, TypeError, ValueError, OverflowError):  # a number past float's range too
-        dev = host = waits = []
-    if not len(dev) == len(host) == len(waits) == calls or not all(math.isfinite(d) and d > 0 for d in dev) \
-            or sum(dev) > span or not all(math.isfinite(h) and h >= 0 for h in host + waits):
-        return (-1.0, 0.0, span / calls, 0.0), reply  # unreadable or impossible (more than the judge saw)
-    return (sum(dev) / calls, sum(host) / calls, span / calls, float(np.median(waits))), reply
+        dev = host = []
+    if not len(dev) == len(host) == calls or not all(math.isfinite(d) and d > 0 for d in dev) or sum(dev) > span \
+            or not all(math.isfinite(h) and h >= 0 for h in host):
+        return (-1.0, 0.0, span / calls), reply  # unreadable or impossible (more than the judge saw)
+    return (sum(dev) / calls, sum(host) / calls, span / calls), reply
+
+
+def settle(twin: Any, protocol: Any) -> tuple[float, bool]:
+    """Wait for the GPU to go idle before the twin's span (`Runner.settle`): the last round trip's ms, and whether
+    the GPU went idle within `Protocol.settle_ms`. The twin runs no submitted code: a reply it cannot account for is
+    the harness's failure."""
+    reply = twin.request({"op": "settle", "idle_ms": protocol.contention_ms, "budget_ms": protocol.settle_ms})
+    wait, settled = reply.get("wait_ms"), reply.get("settled")
+    if not (isinstance(settled, bool) and isinstance(wait, (int, float)) and not isinstance(wait, bool)
+            and math.isfinite(wait) and wait >= 0):
+        raise RuntimeError(f"the twin runner's settle before its timed span replied {str(reply)[:200]}")
+    return float(wait), settled
 
 
 @dataclass(frozen=True)
@@ -134,7 +144,9 @@ class Block:
     failure: Check | None = None
     attempts: int = 1
     wait_ms: float = 0.0
-    """The twin's median wait for the GPU per call over the rounds (`Protocol.contention_ms`)."""
+    """The longest of the twin's last round trips before its spans (`settle`), in ms."""
+    unsettled: int = 0
+    """The twin's spans in the block that began before the GPU went idle (`Protocol.settle_ms`)."""
     shared: tuple[str, ...] = ()
     """Other processes NVML saw on the GPU, looked up where the bound failed or the twin waited."""
 
@@ -187,14 +199,14 @@ class JudgeSide:
         self.placement = random.Random()
         self.unstable: list[str] = []
         """Blocks still down-clocked or throttled after every attempt, described."""
-        self.wait_ms = 0.0
-        """The twin's median wait for the GPU per call in its last span (`timed_span`)."""
+        self.settled = (0.0, True)
+        """The twin's last `settle`: its last round trip's ms, and whether the GPU went idle before its span."""
         self.contended: list[str] = []
-        """Blocks whose twin still waited for the GPU beyond `Protocol.contention_ms` after every attempt, described."""
+        """Blocks with a twin's span begun on a busy GPU at every attempt (`Protocol.settle_ms`), described."""
 
     def run(self, protocol: Any, seed: int, *, gpu: bool) -> timing.Series:
-        """Every block in turn (each measured again while its clocks say it ran slowed, or the twin waited for the GPU
-        beyond `contention_ms`, up to `block_attempts`); the series of all kept blocks, or the first failure."""
+        """Every block in turn (each measured again while its clocks say it ran slowed, or a twin's span in it began
+        before the GPU went idle, up to `block_attempts`); the series of all kept blocks, or the first failure."""
         self.gpu, self.protocol = gpu, protocol
         self.placement = placement(seed)
         self.fresh_allocations(protocol)
@@ -210,14 +222,15 @@ class JudgeSide:
                 if block.failure is not None:
                     return timing._series([s for k in kept for s in k.samples] + list(block.samples), block.failure)
                 slowed = clocks.slowed(block.before, block.after, protocol.clock_floor)
-                contended = block.wait_ms > protocol.contention_ms
+                contended = block.unsettled > 0
                 if not (slowed or contended) or attempt == protocol.block_attempts:
                     break
             if slowed:
                 self.unstable.append(f"block {b + 1}: {slowed} after {attempt} attempts")
             if contended:
                 others = f" beside {', '.join(block.shared[:4])}" if block.shared else ""
-                self.contended.append(f"block {b + 1}: {block.wait_ms:.3g} ms per call after {attempt} attempts"
+                self.contended.append(f"block {b + 1}: {block.unsettled} of {len(block.samples)} spans, round trips "
+                                      f"of {block.wait_ms:.3g} ms, after {attempt} attempts"
                                       + others)
             kept.append(dataclasses.replace(block, attempts=attempt))
         series = self.series(kept)
@@ -239,8 +252,8 @@ class JudgeSide:
 
     def block(self, kernel_first: bool, protocol: Any, order: random.Random, seed: int) -> Block:
         """Warm-up calls, then rounds until the block's own interval is tight, its share of the budget is
-        spent, or it has max_rounds / timing_blocks rounds; then the judge's bound on the block, and the twin's median
-        wait for the GPU over the rounds."""
+        spent, or it has max_rounds / timing_blocks rounds; then the judge's bound on the block, and how often the
+        twin's span began before the GPU went idle."""
         warmups = protocol.warmup_calls
         if self.next_call < self.required:  # the first block: until every required trial has run
             warmups = max(warmups, -(-(self.required - self.next_call) // self.calls))
@@ -250,7 +263,7 @@ class JudgeSide:
                 return Block((), kernel_first, failure=verdict)
         before = self.read_clocks()
         samples: list[tuple[float, ...]] = []
-        waits: list[float] = []
+        waits: list[tuple[float, bool]] = []
         rule = timing.per_block(protocol)
         cap, budget_s = rule.max_rounds, rule.time_budget_s
         started = timing._perf_counter()
@@ -262,7 +275,7 @@ class JudgeSide:
             if not verdict.ok:
                 return Block(tuple(samples), kernel_first, failure=verdict)
             samples.append(sample)
-            waits.append(self.wait_ms)
+            waits.append(self.settled)
             ref, ker = [s[0] for s in samples], [s[1] for s in samples]
             if self.gpu and (j + 1) % protocol.converge_check_every == 0 and \
                     timing.converged(ref, ker, rule, seed + self.next_call):
@@ -271,15 +284,15 @@ class JudgeSide:
                 break
         after = self.read_clocks()
         verdict = self.bound(timing._series(samples))
-        wait = float(np.median(waits)) if waits else 0.0
-        contended = wait > protocol.contention_ms
+        wait, unsettled = max((w for w, _ in waits), default=0.0), sum(not ok for _, ok in waits)
+        contended = unsettled > 0
         shared = tuple(clocks.others((before, after), self.own_pids())) if contended or not verdict.ok else ()
         if shared and not verdict.ok:  # the verdict stands (a bound never bends); the record says what else ran
             verdict = dataclasses.replace(verdict, message=f"{verdict.message}; {len(shared)} other process(es) "
                                           f"used this GPU meanwhile ({', '.join(shared[:4])}), which delays the "
                                           "judge's clock: measure on a GPU of its own")
         return Block(tuple(samples), kernel_first, before, after, None if verdict.ok else verdict, wait_ms=wait,
-                     shared=shared)
+                     unsettled=unsettled, shared=shared)
 
     def bound(self, series: timing.Series) -> Check:
         """The judge's bound on one block's reported times, paired round by round with the twin's honest calls:
@@ -349,7 +362,7 @@ class JudgeSide:
         first = self.next_call
         self.next_call += self.calls
         specs = [self.spec(n) for n in range(first, self.next_call)]  # first seen by the runners inside their spans
-        values: dict[str, tuple[float, float, float, float]] = {}
+        values: dict[str, tuple[float, float, float]] = {}
         for side in ("kernel", "reference") if kernel_first else ("reference", "kernel"):
             values[side] = self.time_kernel(specs) if side == "kernel" else self.time_reference(specs)
         if values["kernel"][0] < 0:
@@ -359,7 +372,7 @@ class JudgeSide:
         for j in range(self.calls):
             if verdict.ok and self.read(first + j, order, self.share, self.calls):
                 verdict = self.judge_call(first + j, j)
-        (ref_dev, _, ref_span, _), (ker_dev, _, span, _) = values["reference"], values["kernel"]
+        (ref_dev, _, ref_span), (ker_dev, _, span) = values["reference"], values["kernel"]
         return (ref_dev, ker_dev, span, ref_span, float(kernel_first)), verdict
 
     def judge_call(self, n: int, j: int) -> Check:
@@ -371,33 +384,33 @@ class JudgeSide:
                          "the runner committed to inside it: computed after the span, not in it")
         return self.judge(n, outs)
 
-    def time_reference(self, specs: list[dict[str, Any]]) -> tuple[float, float, float, float]:
-        """The twin's timed span on the kernel's specs, with the kernel's runner stopped, and its wait for the GPU kept
-        (`wait_ms`). The twin runs no submitted code: a reply it cannot account for is the harness's failure, not the
-        kernel's."""
+    def time_reference(self, specs: list[dict[str, Any]]) -> tuple[float, float, float]:
+        """The twin's timed span on the kernel's specs, with the kernel's runner stopped and, first, the GPU let go
+        idle (`settle`). The twin runs no submitted code: a reply it cannot account for is the harness's failure, not
+        the kernel's."""
         self.runner.pause()
         try:
+            self.settled = settle(self.twin, self.protocol)
             times, _ = self.span(self.twin, "reference", specs)
         finally:
             self.runner.resume()
         if times[0] < 0:
             raise RuntimeError("the twin runner's timed span of the reference reported impossible device times")
-        self.wait_ms = times[3]
         return times
 
-    def time_kernel(self, specs: list[dict[str, Any]]) -> tuple[float, float, float, float]:
+    def time_kernel(self, specs: list[dict[str, Any]]) -> tuple[float, float, float]:
         times, reply = self.span(self.runner, "kernel", specs)
         digests = reply.get("digests")
         self.committed = [d if isinstance(d, str) else None for d in digests] \
             if isinstance(digests, list) and len(digests) == self.calls else [None] * self.calls
         return times
 
-    def span(self, runner: Any, side: str, specs: list[dict[str, Any]]) -> tuple[tuple[float, float, float, float],
+    def span(self, runner: Any, side: str, specs: list[dict[str, Any]]) -> tuple[tuple[float, float, float],
                                                                              dict[str, Any]]:
-        """One side's timed span of a round (`timed_span`): the wait for the GPU read from the twin's reply alone."""
+        """One side's timed span of a round (`timed_span`)."""
         fresh, spacer = side in self.fresh, self.fresh.pop(side, 0)
         return timed_span(runner, specs, fresh=fresh, flush_bytes=self.flush.numel() * 4 if self.flush is not None
-                          else 0, spacer_bytes=spacer, wait=side == "reference")
+                          else 0, spacer_bytes=spacer)
 
     def describe_bound(self) -> str:
         return (f"reported kernel times bounded by the judge's spans: per call, this kernel's calls exceeded their "

@@ -193,8 +193,8 @@ class Evaluation(TrialInputs, Attributing):
         work of the kernel's runner and with that runner stopped, as a round times the twin: the first warms it up
         (a first call's lazy loading varies), the second's device time sets the calls per span (`span_calls`) and
         the deadlines. On the CPU the first call's time stands in, and nothing is timed. Until protocol 22 the twin
-        also timed a baseline here for the rounds to be held to (`reference-slowed`); another context's work on the
-        GPU is now sensed in the rounds themselves (`Protocol.contention_ms`)."""
+        also timed a baseline here for the rounds to be held to (`reference-slowed`); now the GPU is let go idle
+        before each of the twin's spans in the rounds (`Protocol.settle_ms`)."""
         from validator.evaluate.judge import judge_timing
 
         if self.gpu:
@@ -359,11 +359,12 @@ class Evaluation(TrialInputs, Attributing):
         if judge.unstable:
             self.note("clock-unstable", "measured with the GPU slowed: " + "; ".join(judge.unstable), "warning")
         if judge.contended:
-            self.note("gpu-contention", "the twin's calls of the reference waited for the GPU a median of more than "
-                      f"{protocol.contention_ms:g} ms per call (idle: tens of microseconds): "
-                      + "; ".join(judge.contended) + ". Another context's work shared the GPU with them, as work the "
-                      "kernel's runner left queued when it was stopped would, lengthening the honest side of the "
-                      "bound: held until a maintainer reviews it", "warning")
+            self.note("gpu-contention", "the twin's spans of the reference began before the GPU went idle (no two "
+                      f"round trips in a row of at most {protocol.contention_ms:g} ms within "
+                      f"{protocol.settle_ms:g} ms; idle: tens of microseconds): " + "; ".join(judge.contended)
+                      + ". Another context's work shared the GPU with them, as work the kernel's runner left queued "
+                      "when it was stopped would, lengthening the honest side of the bound: held until a maintainer "
+                      "reviews it", "warning")
         if not self.gpu:
             self.note("timing-meaningless", f"--interpret: {len(series.ker_ms)} rounds ran on CPU clocks to check "
                       f"the judge's bound ({judge.describe_bound()}); no time is recorded")
