@@ -166,20 +166,23 @@ class Protocol:
     """Measurements of one block at most; a block still down-clocked after them keeps its numbers and the
     problem is flagged `clock-unstable`."""
     contention_ms: float = 0.5
-    """The twin's span of a round begins on an idle GPU: before it the twin times GPU round trips that do nothing else
-    (`Runner.settle`) until two in a row take at most this many ms. The kernel's runner is stopped by then, but GPU
-    work it queued before still runs, and the GPU time-slices between contexts: such work lengthens the twin's span
-    (the honest side of the bound) more than its device time, room for a kernel to hide its own time in (an H200,
-    protocol 14: a spin queued on a side stream put 7.2 ms per call on the twin's spans of the red team's ReLU while
-    its device time fell). Measured on the H200 (`bench/contention_probe.py`, `bench/p22-h200-2026-11-29.txt`), a
-    round trip takes a median 0.021 ms idle and 0.027 ms (at most 0.097) under full CPU load, 2.36 ms beside another
-    process's queued spin; at protocol 22 the twin's median round trip per call was at most 0.177 ms in each of 264
-    honest blocks, and 1.21 ms beside the red team's queued spin."""
+    """The twin's span of a round begins on an idle GPU: before it the twin times GPU round trips that do nothing
+    else (`Runner.settle`) until `settle_trips` in a row take at most this many ms. The kernel's runner is stopped by
+    then, but GPU work it queued before still runs, and the GPU time-slices between contexts: such work lengthens the
+    twin's span (the honest side of the bound) more than its device time, room for a kernel to hide its own time in
+    (an H200, protocol 14: a spin queued on a side stream put 7.2 ms per call on the twin's spans of the red team's
+    ReLU while its device time fell). Measured on the H200 (`bench/contention_probe.py`,
+    `bench/p22-h200-2026-11-29.txt`), a round trip takes a median 0.021 ms idle and 0.027 ms (at most 0.097) under
+    full CPU load, 2.36 ms beside another process's queued spin; at protocol 22 the twin's median round trip per
+    call was at most 0.177 ms in each of 264 honest blocks, and 1.21 ms beside the red team's queued spin."""
+    settle_trips: int = 2
+    """The round trips in a row within `contention_ms` that show the GPU idle: one could land in a gap between another
+    context's kernels."""
     settle_ms: float = 20.0
-    """How long the twin waits for the GPU to go idle before a span (`contention_ms`). A span begun before that is
-    counted; a block with one is measured again, as a slowed one is, and still so after `block_attempts`, the problem
-    is held for review (`gpu-contention`). Work queued for less than this is done before the span begins, so it
-    cannot lengthen it."""
+    """How long the twin waits for the GPU to go idle before a span (`contention_ms`, `settle_trips`). A span begun
+    before that is counted; a block with one is measured again, as a slowed one is, and still so after
+    `block_attempts`, the problem is held for review (`gpu-contention`). Work queued for less than this is done before
+    the span begins, so it cannot lengthen it."""
     bound_attempts: int = 2
     """Judgings of a problem at most while the timing bound refuses it (`timing-unverified`), each by a fresh
     judge and runners with a seed of its own. Until protocol 13 the bound's calibration was measured once per

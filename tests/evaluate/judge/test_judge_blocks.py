@@ -503,7 +503,8 @@ def test_the_twin_runner_times_the_problem_s_own_model_through_the_kernel_s_path
     specs = [{"seed": s, "variant": kind, "variant_seed": 1} for s, kind in ((7, "upstream"), (8, "negated"))]
     two = served.go({"inputs": specs})  # a span of two calls, each its own
     assert len(two["device_ms"]) == 2 and "wait_ms" not in two  # the spans carry no round trip
-    assert served.settle({"idle_ms": 0.5, "budget_ms": 20.0})["settled"] is True  # no GPU to wait for on the CPU
+    # no GPU to wait for on the CPU
+    assert served.settle({"idle_ms": 0.5, "trips": 2, "budget_ms": 20.0})["settled"] is True
     assert two["digests"] == [str(output_digest([torch.relu(served.make(spec)[0])])) for spec in specs]
     assert torch.equal(served.make(specs[1])[0], -served.make({**specs[1], "variant": "upstream"})[0])
     reply, outs = served.fetch({"call": 1})  # read after the span, the call's inputs checked as they were made
@@ -534,11 +535,11 @@ def test_the_runner_s_settle_times_round_trips_until_two_in_a_row_are_idle(monke
 
     monkeypatch.setattr(runner_module.torch.cuda, "synchronize", synchronize)
     served.gpu, served.probe = True, torch.zeros(1)
-    reply = served.settle({"idle_ms": 1.0, "budget_ms": 1000.0})
+    reply = served.settle({"idle_ms": 1.0, "trips": 2, "budget_ms": 1000.0})
     assert reply["settled"] is True and reply["wait_ms"] <= 1.0 and len(syncs) == 10
     assert syncs[:2] == [0.0, 1.0]  # drained before the op, the op before the timed synchronize
     busy["left"] = 10**9
-    reply = served.settle({"idle_ms": 1.0, "budget_ms": 30.0})
+    reply = served.settle({"idle_ms": 1.0, "trips": 2, "budget_ms": 30.0})
     assert reply["settled"] is False and reply["wait_ms"] >= 5.0 and 30.0 <= reply["settle_ms"] < 200.0
 
 

@@ -125,7 +125,8 @@ def settle(twin: Any, protocol: Any) -> tuple[float, bool]:
     """Wait for the GPU to go idle before the twin's span (`Runner.settle`): the last round trip's ms, and whether
     the GPU went idle within `Protocol.settle_ms`. The twin runs no submitted code: a reply it cannot account for is
     the harness's failure."""
-    reply = twin.request({"op": "settle", "idle_ms": protocol.contention_ms, "budget_ms": protocol.settle_ms})
+    reply = twin.request({"op": "settle", "idle_ms": protocol.contention_ms, "trips": protocol.settle_trips,
+                          "budget_ms": protocol.settle_ms})
     wait, settled = reply.get("wait_ms"), reply.get("settled")
     if not (isinstance(settled, bool) and isinstance(wait, (int, float)) and not isinstance(wait, bool)
             and math.isfinite(wait) and wait >= 0):

@@ -359,8 +359,8 @@ class Evaluation(TrialInputs, Attributing):
         if judge.unstable:
             self.note("clock-unstable", "measured with the GPU slowed: " + "; ".join(judge.unstable), "warning")
         if judge.contended:
-            self.note("gpu-contention", "the twin's spans of the reference began before the GPU went idle (no two "
-                      f"round trips in a row of at most {protocol.contention_ms:g} ms within "
+            self.note("gpu-contention", "the twin's spans of the reference began before the GPU went idle (not "
+                      f"{protocol.settle_trips} round trips in a row of at most {protocol.contention_ms:g} ms within "
                       f"{protocol.settle_ms:g} ms; idle: tens of microseconds): " + "; ".join(judge.contended)
                       + ". Another context's work shared the GPU with them, as work the kernel's runner left queued "
                       "when it was stopped would, lengthening the honest side of the bound: held until a maintainer "

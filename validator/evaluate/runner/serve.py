@@ -248,14 +248,14 @@ class Runner:
         """The twin's turn starts on an idle GPU (`Protocol.contention_ms`). The kernel's runner is stopped by then,
         but GPU work it queued before still runs, and the GPU time-slices between contexts: such work would lengthen
         the twin's span (the honest side of the bound) and give a kernel room to hide its own time. So GPU round trips
-        that do nothing else (`_gpu_wait`) are timed until two in a row take at most `idle_ms`, which only happens once
-        no other context has work on the GPU, or until `budget_ms` has passed (`settled` false: the judge measures the
-        block again, then holds it). Only the judge's twin is asked; nothing of it is inside a timed span."""
-        t0, wait, streak = _perf_counter(), 0.0, 0
-        while self.gpu and streak < 2 and (_perf_counter() - t0) * 1e3 < float(req["budget_ms"]):
+        that do nothing else (`_gpu_wait`) are timed until `trips` in a row take at most `idle_ms`, which only happens
+        once no other context has work on the GPU, or until `budget_ms` has passed (`settled` false: the judge measures
+        the block again, then holds it). Only the judge's twin is asked; nothing of it is inside a timed span."""
+        t0, wait, streak, trips = _perf_counter(), 0.0, 0, int(req["trips"])
+        while self.gpu and streak < trips and (_perf_counter() - t0) * 1e3 < float(req["budget_ms"]):
             wait = self._gpu_wait()
             streak = streak + 1 if wait <= float(req["idle_ms"]) else 0
-        return {"ok": True, "wait_ms": wait, "settled": streak == 2 or not self.gpu,
+        return {"ok": True, "wait_ms": wait, "settled": streak >= trips or not self.gpu,
                 "settle_ms": (_perf_counter() - t0) * 1e3}
 
     def _gpu_wait(self) -> float:
