@@ -228,7 +228,7 @@ def test_a_block_whose_twin_span_began_on_a_busy_gpu_holds_a_correct_result_nami
     class Side:
         def __init__(self, *args: Any, **kwargs: Any) -> None:
             self.unstable, self.contended = [], list(contended)
-            self.unseen_ms = self.over_ms = 0.0
+            self.over_ms = 0.0
             self.unseen_parts = (0.0, 0.0)
 
         def run(self, protocol: Any, seed: int, *, gpu: bool) -> Series:
@@ -325,7 +325,7 @@ def test_a_claim_to_beat_the_reference_by_a_kernel_the_judge_s_clock_cannot_reso
                              (tie, tie[::-1], Status.CORRECT)):
         evaluation = worker.Evaluation(job, PROTOCOL)
         evaluation.series = Series(tuple(ref), tuple(ker))
-        evaluation.unseen_ms = 0.3
+        evaluation.unseen_parts = (0.3, 0.0)
         result = evaluation.result(1.0)
         assert result.status is status, (ref, ker)
         assert ("timing-unresolved" in {f.code for f in result.flags}) == (status is Status.NEEDS_REVIEW)
@@ -334,7 +334,7 @@ def test_a_claim_to_beat_the_reference_by_a_kernel_the_judge_s_clock_cannot_reso
         evaluation = worker.Evaluation(job, PROTOCOL)
         ker = [1.0] * 10 if status is Status.NEEDS_REVIEW else tie[::-1]
         evaluation.series = Series(tuple(ref), tuple(ker))
-        evaluation.unseen_ms, evaluation.over_ms = 0.3, 0.12
+        evaluation.unseen_parts, evaluation.over_ms = (0.3, 0.0), 0.12
         result = evaluation.result(1.0)
         assert result.status is status
         held = [f.message for f in result.flags if f.code == "timing-unresolved"]

@@ -175,12 +175,9 @@ class JudgeSide:
         self.own_pids = own_pids
         """The judge's and its runners' processes: any other on the GPU is named when the bound fails."""
         self.shape, self.device, self.read_clocks = shape, device, read_clocks
-        self.allowance_ms = self.excess_ms = self.honest_ms = self.difference_ms = self.unseen_ms = 0.0
+        self.allowance_ms = self.excess_ms = self.honest_ms = self.difference_ms = 0.0
         """Of the last block bounded: the allowance, the kernel's median excess per call, the twin's (`honest_ms`) and
-        the crossover estimate of their difference (`difference_ms`).
-        `unseen_ms`: how much of a call's time, over every kept round pooled (`unseen`), the bound could not have
-        seen: the allowance, and as much again where the kernel's calls exceeded their reported time by less than the
-        twin's, or more by less than the skew the bound tolerates (a call could have hidden the difference)."""
+        the crossover estimate of their difference (`difference_ms`)."""
         self.unseen_parts = (0.0, 0.0)
         """`unseen_ms` as the allowance and the difference between the sides' excess."""
         self.over_ms = 0.0
@@ -238,6 +235,13 @@ class JudgeSide:
         self.unseen(series)
         return series
 
+    @property
+    def unseen_ms(self) -> float:
+        """How much of a call's time, over every kept round pooled (`unseen`), the bound could not have seen: the
+        allowance, and as much again where the kernel's calls exceeded their reported time by less than the twin's, or
+        more by less than the skew the bound tolerates (a call could have hidden the difference)."""
+        return sum(self.unseen_parts)
+
     def unseen(self, series: timing.Series) -> None:
         """What the judge's clock could not see of a call of the published median (`unseen_ms`), from every kept
         round pooled, as that median is: the allowance the bound would give them, and the difference between the sides'
@@ -248,7 +252,6 @@ class JudgeSide:
         saved = (self.excess_ms, self.honest_ms, self.allowance_ms, self.difference_ms, self.over_ms)
         self.bound(series)  # the verdicts are the blocks', given already: only its figures are taken
         self.unseen_parts = (self.allowance_ms, abs(self.difference_ms))
-        self.unseen_ms = sum(self.unseen_parts)
         self.excess_ms, self.honest_ms, self.allowance_ms, self.difference_ms, self.over_ms = saved
 
     def block(self, kernel_first: bool, protocol: Any, order: random.Random, seed: int) -> Block:
@@ -410,8 +413,8 @@ class JudgeSide:
                                                                              dict[str, Any]]:
         """One side's timed span of a round (`timed_span`)."""
         fresh, spacer = side in self.fresh, self.fresh.pop(side, 0)
-        return timed_span(runner, specs, fresh=fresh, flush_bytes=self.flush.numel() * 4 if self.flush is not None
-                          else 0, spacer_bytes=spacer)
+        return timed_span(runner, specs, fresh=fresh,
+                          flush_bytes=self.flush.numel() * 4 if self.flush is not None else 0, spacer_bytes=spacer)
 
     def describe_bound(self) -> str:
         return (f"reported kernel times bounded by the judge's spans: per call, this kernel's calls exceeded their "

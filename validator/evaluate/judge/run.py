@@ -86,11 +86,11 @@ class Evaluation(TrialInputs, Attributing):
         """One call's inputs and outputs, in bytes (`compute_references`)."""
         self.span_calls = 1
         """Calls of the kernel, and of the reference, per timed span (`warm_reference` sets it: `span_calls`)."""
-        self.unseen_ms = self.over_ms = 0.0
-        """What the timing bound could not see of a call (`JudgeSide.unseen_ms`), and how far the kernel's calls
-        exceeded the twin's beyond the noise (`JudgeSide.over_ms`), once timed."""
+        self.over_ms = 0.0
+        """How far the kernel's calls exceeded the twin's beyond the noise (`JudgeSide.over_ms`), once timed."""
         self.unseen_parts = (0.0, 0.0)
-        """`unseen_ms`'s parts: the bound's allowance and the sides' excess apart (`JudgeSide.unseen_parts`)."""
+        """What the timing bound could not see of a call, in parts: the bound's allowance and the sides' excess apart
+        (`JudgeSide.unseen_parts`; `unseen_ms` is their sum)."""
         self.deadline_s: float | None = None
         self.runner: Any = None
         self.twin: Any = None
@@ -201,7 +201,7 @@ class Evaluation(TrialInputs, Attributing):
             self.reference_s = [self.twin_span([self.spec(s, "alone")], fresh=s == 0) for s in range(2)][1][0] / 1e3
         self.span_calls = judge_timing.span_calls(self.reference_s * 1e3, self.call_bytes, self.protocol, gpu=self.gpu)
 
-    def twin_span(self, specs: list[dict[str, Any]], *, fresh: bool) -> tuple[float, float, float, float]:
+    def twin_span(self, specs: list[dict[str, Any]], *, fresh: bool) -> tuple[float, float, float]:
         """One of the twin's spans before the kernel loads, as a round times it (`judge_timing.timed_span`)."""
         from validator.evaluate.judge import judge_timing, timing
 
@@ -370,7 +370,7 @@ class Evaluation(TrialInputs, Attributing):
                       f"the judge's bound ({judge.describe_bound()}); no time is recorded")
             return
         self.series = series
-        self.unseen_ms, self.over_ms, self.unseen_parts = judge.unseen_ms, judge.over_ms, judge.unseen_parts
+        self.over_ms, self.unseen_parts = judge.over_ms, judge.unseen_parts
         self.note("timing-bound", judge.describe_bound())
 
     # -- the result --------------------------------------------------------------------------------------
@@ -416,6 +416,11 @@ class Evaluation(TrialInputs, Attributing):
         self.note("speed-of-light", f"median {kernel_ms:.4g} ms is below the problem's speed-of-light time on this "
                   f"hardware, {floor:.4g} ms (its FLOPs at peak compute or its least bytes at copy bandwidth), by more "
                   f"than {self.protocol.speed_of_light_margin:.0%}: held until a maintainer reviews it", "warning")
+
+    @property
+    def unseen_ms(self) -> float:
+        """What the timing bound could not see of a call (`JudgeSide.unseen_ms`)."""
+        return sum(self.unseen_parts)
 
     def unresolved(self, kernel_ms: float, speedup_low: float) -> None:
         """Hold a claim to beat the reference (the low end of the speedup's interval above 1: a clear win, not a

@@ -212,9 +212,9 @@ class Runner:
 
     def go(self, req: dict[str, Any]) -> dict[str, Any]:
         """One timed span: for each seed the request brings, that call's inputs made (inside the judge's span,
-        before the call's events), then flush, events (or the CPU clock), the
-        call, a device-wide synchronize, and the digest of its outputs. Several calls in one span let the judge's clock
-        resolve a short kernel: the cost of crossing between the processes is paid once per span, not once per call."""
+        before the call's events), then flush, events (or the CPU clock), the call, a device-wide synchronize, and
+        the digest of its outputs. Several calls in one span let the judge's clock resolve a short kernel: the
+        cost of crossing between the processes is paid once per span, not once per call."""
         try:
             reply, self.last = self._span(self.kernel, req["inputs"])
         except Refused:
@@ -255,8 +255,7 @@ class Runner:
         while self.gpu and streak < trips and (_perf_counter() - t0) * 1e3 < float(req["budget_ms"]):
             wait = self._gpu_wait()
             streak = streak + 1 if wait <= float(req["idle_ms"]) else 0
-        return {"ok": True, "wait_ms": wait, "settled": streak >= trips or not self.gpu,
-                "settle_ms": (_perf_counter() - t0) * 1e3}
+        return {"ok": True, "wait_ms": wait, "settled": streak >= trips or not self.gpu}
 
     def _gpu_wait(self) -> float:
         """The host's time, in ms, of a GPU round trip that does nothing else (a tiny op, then a synchronize): tens of
