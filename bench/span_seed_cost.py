@@ -4,7 +4,8 @@ Inside the judge's span the runner makes each call's inputs from the judge's see
 seeding costs is host time on both sides of the timing bound, and its jitter is noise the bound must allow for. This
 runs `Runner._span` in this process (no judge, no sandbox; on the CPU, or with --gpu on CUDA device 0, the runner's
 flush before each call) over a small problem, alternating the two seedings span by span, and prints each one's
-median per call and their ratio: one run, one machine, so the ratio holds where the machine is shared.
+median per call, its spread over the spans (MAD: the bound's noise is a spread) and their ratio: one run, one
+machine, so the ratio holds where the machine is shared.
 
     python bench/span_seed_cost.py [PROBLEM.py] [--spans N] [--calls K] [--gpu]
 """
@@ -60,7 +61,9 @@ def main() -> int:
           "per call, us")
     medians = {name: statistics.median(values) for name, values in per_call.items()}
     for name, values in per_call.items():
-        print(f"  {name:18s} median {medians[name]:8.1f}  min {min(values):8.1f}  max {max(values):8.1f}")
+        mad = statistics.median(abs(v - medians[name]) for v in values)
+        print(f"  {name:18s} median {medians[name]:8.1f}  MAD {mad:6.1f}  min {min(values):8.1f}  "
+              f"max {max(values):8.1f}")
     ratio = medians["torch.manual_seed"] / medians["seed_generators"]
     print(f"  ratio torch.manual_seed / seed_generators: {ratio:.2f}")
     return 0
