@@ -7,12 +7,17 @@ flush before each call) over a small problem, alternating the two seedings span 
 median per call, its spread over the spans (MAD: the bound's noise is a spread) and their ratio: one run, one
 machine, so the ratio holds where the machine is shared.
 
-    python bench/span_seed_cost.py [PROBLEM.py] [--spans N] [--calls K] [--gpu]
+    python bench/span_seed_cost.py [PROBLEM.py] [--spans N] [--calls K] [--gpu] [--profile N]
+
+--profile N then profiles N more spans with the harness's seeding (cProfile, by own time): where the rest of a call's
+host time goes.
 """
 
 from __future__ import annotations
 
 import argparse
+import cProfile
+import pstats
 import statistics
 import sys
 import time
@@ -38,6 +43,7 @@ def main() -> int:
     parser.add_argument("--spans", type=int, default=60)
     parser.add_argument("--calls", type=int, default=32)
     parser.add_argument("--gpu", action="store_true", help="CUDA device 0, as the runner times there")
+    parser.add_argument("--profile", type=int, default=0, metavar="N", help="then profile N spans")
     args = parser.parse_args()
     module = problem_module.load_problem_module(args.problem, reduced=False)
     runner = Runner()
@@ -66,6 +72,10 @@ def main() -> int:
               f"max {max(values):8.1f}")
     ratio = medians["torch.manual_seed"] / medians["seed_generators"]
     print(f"  ratio torch.manual_seed / seed_generators: {ratio:.2f}")
+    if args.profile:
+        profile = cProfile.Profile()
+        profile.runcall(lambda: [runner._span(model, specs) for _ in range(args.profile)])
+        pstats.Stats(profile, stream=sys.stdout).sort_stats("tottime").print_stats(18)
     return 0
 
 
