@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 import torch
@@ -17,7 +18,6 @@ from validator.catalogue.problem_module import (
     load_problem_module,
     make_inputs,
     make_model,
-    make_model_and_inputs,
     problem_hidden_variants,
     problem_input_scales,
     problem_tolerances,
@@ -84,11 +84,16 @@ def test_get_inputs_must_return_a_list(tmp_path: Path) -> None:
     assert caught.value.code == "format"
 
 
+def _model_and_inputs(module: object, seed: int, device: str, **kw: bool) -> tuple[Any, list[Any]]:
+    """The reference Model and its inputs for one seed, as the judge makes them (each seeded on its own)."""
+    return make_model(module, seed, device, **kw), make_inputs(module, seed, device, **kw)
+
+
 def test_one_seed_gives_the_same_weights_and_inputs_and_another_seed_does_not() -> None:
     module = load_problem_module(PASSES, reduced=True)
-    model_a, inputs_a = make_model_and_inputs(module, 7, "cpu")
-    model_b, inputs_b = make_model_and_inputs(module, 7, "cpu")
-    model_c, inputs_c = make_model_and_inputs(module, 8, "cpu")
+    model_a, inputs_a = _model_and_inputs(module, 7, "cpu")
+    model_b, inputs_b = _model_and_inputs(module, 7, "cpu")
+    model_c, inputs_c = _model_and_inputs(module, 8, "cpu")
     assert torch.equal(model_a.linear.weight, model_b.linear.weight)
     assert torch.equal(inputs_a[0], inputs_b[0])
     assert not torch.equal(model_a.linear.weight, model_c.linear.weight)
@@ -102,7 +107,7 @@ def test_the_seed_draws_what_torch_manual_seed_draws_as_kernelbench_seeds() -> N
     torch.manual_seed(11)  # KernelBench seeds again before get_inputs()
     expected = (weight, module.get_inputs()[0])
     torch.manual_seed(0)  # moved on, so a seed that did nothing would show
-    model, inputs = make_model_and_inputs(module, 11, "cpu")
+    model, inputs = _model_and_inputs(module, 11, "cpu")
     assert torch.equal(model.linear.weight, expected[0]) and torch.equal(inputs[0], expected[1])
 
 
@@ -117,7 +122,7 @@ def test_seeding_formats_no_call_stack(monkeypatch: pytest.MonkeyPatch) -> None:
 
     monkeypatch.setattr(traceback, "format_stack", refuse)
     module = load_problem_module(PASSES, reduced=True)
-    make_model_and_inputs(module, 5, "cpu")
+    _model_and_inputs(module, 5, "cpu")
 
 
 def test_a_kernel_model_built_after_the_same_seed_gets_the_reference_weights() -> None:
@@ -140,7 +145,7 @@ def test_tensors_are_moved_to_the_device_and_integer_dtypes_are_kept() -> None:
 
 def test_generate_on_device_draws_weights_and_inputs_directly_there() -> None:
     module = load_problem_module(PASSES, reduced=False)
-    model, inputs = make_model_and_inputs(module, 0, "meta", generate_on_device=True)
+    model, inputs = _model_and_inputs(module, 0, "meta", generate_on_device=True)
     assert model.linear.weight.device.type == "meta"
     assert inputs[0].device.type == "meta" and inputs[0].shape == (64, 32)
 

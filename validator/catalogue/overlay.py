@@ -35,7 +35,6 @@ from typing import Any
 
 from jsonschema import Draft202012Validator
 
-from validator.files import write_text_atomic
 from validator.protocol import HIDDEN_VARIANTS
 
 OVERLAY_NAME = "overlay.json"
@@ -173,16 +172,3 @@ def overlay_for(problem_path: Path | str) -> Overlay:
     path = Path(problem_path)
     return read_overlays(path.parent.parent).get(f"{path.parent.name}/{path.stem}", NO_OVERLAY)
 
-
-def write_overlays(root: Path | str, overlays: dict[str, Overlay], about: str = "") -> None:
-    """Write the sidecar (sorted by level and id), after checking it against SCHEMA."""
-    def order(key: str) -> tuple[int, int]:
-        level, stem = key.split("/", 1)
-        return int(level.removeprefix("level")), int(stem.split("_", 1)[0])
-
-    data: dict[str, Any] = {"schema_version": SCHEMA_VERSION}
-    if about:
-        data["about"] = about
-    data["problems"] = {k: overlays[k].to_dict() for k in sorted(overlays, key=order) if overlays[k].to_dict()}
-    _VALIDATOR.validate(data)
-    write_text_atomic(Path(root) / OVERLAY_NAME, json.dumps(data, indent=1) + "\n")

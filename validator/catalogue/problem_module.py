@@ -188,11 +188,3 @@ def make_inputs(module: ModuleType, seed: int, device: Any, *, generate_on_devic
         raise ProblemModuleError("format", f"get_inputs() returned {type(inputs).__name__}; expected a list")
     return [to_device(v, device) for v in inputs]
 
-
-def make_model_and_inputs(
-    module: ModuleType, seed: int, device: Any, *, generate_on_device: bool = False
-) -> tuple[Any, list[Any]]:
-    """The reference Model and its forward inputs for one seed, on `device`."""
-    model = make_model(module, seed, device, generate_on_device=generate_on_device)
-    inputs = make_inputs(module, seed, device, generate_on_device=generate_on_device)
-    return model, inputs
