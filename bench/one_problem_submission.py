@@ -1,6 +1,7 @@
-"""A one-problem pull request made from one of the examples: `python3 bench/one_problem_submission.py DIR KERNEL`
-writes DIR/submissions/one-problem.json and its kernel (KERNEL: a file of submissions/kernelbench-team-examples)
-and prints the JSON's path. Used by bench/one_problem.sh and bench/one_problem_ab.sh."""
+"""A pull request of a few problems made from a committed submission: `python3 bench/one_problem_submission.py DIR
+KERNEL [KERNEL ...] [--from SUBMISSION]` writes DIR/submissions/one-problem.json with those kernels (files of the
+submission's folder; by default submissions/kernelbench-team-examples) and prints the JSON's path. Used by
+bench/one_problem.sh and bench/one_problem_ab.sh, and to run a submission's largest problems alone."""
 
 import argparse
 import json
@@ -8,20 +9,21 @@ import shutil
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
-EXAMPLES = REPO / "submissions" / "kernelbench-team-examples"
 
 parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-parser.add_argument("dir", type=Path, help="where submissions/one-problem.json and its kernel go")
-parser.add_argument("kernel", help="a file of submissions/kernelbench-team-examples, e.g. level1_19_relu_cuda.py")
+parser.add_argument("dir", type=Path, help="where submissions/one-problem.json and its kernels go")
+parser.add_argument("kernels", nargs="+", help="files of the submission's folder, e.g. level1_19_relu_cuda.py")
+parser.add_argument("--from", dest="source", type=Path, default=REPO / "submissions/kernelbench-team-examples.json")
 args = parser.parse_args()
-root, kernel = args.dir, args.kernel
-if not (EXAMPLES / kernel).is_file():
-    parser.error(f"{kernel}: not a file of {EXAMPLES}")
-(root / "submissions" / "one-problem").mkdir(parents=True, exist_ok=True)
-shutil.copy(EXAMPLES / kernel, root / "submissions" / "one-problem" / kernel)
-doc = json.loads(EXAMPLES.with_suffix(".json").read_text())
-doc.update(slug="one-problem", name="One problem", kernels=[k for k in doc["kernels"] if k["path"] == kernel])
+folder = args.source.with_suffix("")
+(args.dir / "submissions" / "one-problem").mkdir(parents=True, exist_ok=True)
+for kernel in args.kernels:
+    if not (folder / kernel).is_file():
+        parser.error(f"{kernel}: not a file of {folder}")
+    shutil.copy(folder / kernel, args.dir / "submissions" / "one-problem" / kernel)
+doc = json.loads(args.source.read_text())
+doc.update(slug="one-problem", name="One problem", kernels=[k for k in doc["kernels"] if k["path"] in args.kernels])
 doc.pop("$schema", None)
-path = root / "submissions" / "one-problem.json"
+path = args.dir / "submissions" / "one-problem.json"
 path.write_text(json.dumps(doc, indent=1))
 print(path)

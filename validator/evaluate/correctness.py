@@ -56,10 +56,6 @@ def float64_inputs(inputs: Sequence[Any]) -> list[Any]:
     return [x.double() if isinstance(x, torch.Tensor) and x.is_floating_point() else x for x in inputs]
 
 
-def clone_inputs(inputs: Sequence[Any]) -> list[Any]:
-    return [x.clone() if isinstance(x, torch.Tensor) else x for x in inputs]
-
-
 def poison(obj: Any) -> None:
     """Overwrite a harness-owned result before dropping it, so memory the allocator hands out next never
     still holds a correct answer (a no-op kernel returning `torch.empty_like(x)` must fail)."""

@@ -212,12 +212,12 @@ def test_on_a_large_output_the_precision_check_compares_sampled_positions_with_t
     gen = torch.Generator().manual_seed(5)
     b = torch.randn(256, 384, generator=gen)
     wide = Float64(_Matmul(b), sample=1 << 12)
-    assert wide.positions(torch.zeros(256 * 384), 1).numel() == 1 << 12 and wide.positions(torch.zeros(9), 1) is None
+    assert wide.picked(torch.zeros(256 * 384), 1)[0].numel() == 1 << 12 and wide.picked(torch.zeros(9), 1)[0] is None
     for draw in (torch.rand, torch.randn):
         a = draw(256, 256, generator=torch.Generator().manual_seed(40))
         ref32, full64 = a @ b, a.double() @ b.double()
         honest = _blocked_matmul(a, b)
-        errors = wide.errors([a], [ref32], [honest], seed=9)
+        errors = wide.errors(wide.reference([a], 9), [ref32], [honest])
         assert errors.reference == pytest.approx(normwise_error(ref32, full64), rel=0.1)
         assert errors.kernel == pytest.approx(normwise_error(honest, full64), rel=0.1)
         assert not _lowered_by(errors)
@@ -225,10 +225,61 @@ def test_on_a_large_output_the_precision_check_compares_sampled_positions_with_t
         part[::20] = a[::20].bfloat16().float() @ b.bfloat16().float()
         for name, out in {"fp16": a.half().float() @ b.half().float(), "tf32": _tf32(a) @ _tf32(b),
                           "bf16 on 5% of rows": part}.items():
-            errors = wide.errors([a], [ref32], [out], seed=9)
+            errors = wide.errors(wide.reference([a], 9), [ref32], [out])
             assert errors.kernel == pytest.approx(normwise_error(out, full64), rel=0.2), name
             assert _lowered_by(errors), name
 
 
 def _lowered_by(errors: Errors) -> bool:
     return not errors.kernel <= max(PROTOCOL.precision_factor * errors.reference, PROTOCOL.precision_floor)
+
+
+def test_the_float64_reference_lets_go_of_the_fp32_inputs_and_keeps_only_the_compared_positions():
+    """At upstream's full sizes (19_ReLU: 6 GiB a tensor) the judge cannot hold its fp32 inputs beside their float64
+    copies and the float64 output: the inputs it is given are let go once upcast, and of the output only the sampled
+    positions stay."""
+    seen: list[int] = []
+
+    class Doubles(torch.nn.Module):
+        def forward(self, x: torch.Tensor, index: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+            seen.append(len(given))  # the fp32 inputs' list, as the judge passed it, while the float64 call runs
+            return x * 2, index
+
+    given = [torch.rand(64, 64), torch.arange(3)]
+    picked = Float64(Doubles(), sample=100).reference(given, seed=4)
+    assert seen == [0] and given == []
+    assert picked[1] is None  # an integer output: no float64 error to take
+    assert picked[0][1].dtype == torch.float64 and picked[0][1].numel() == 100
+    positions, whole = Float64(Doubles(), sample=1 << 20).reference([torch.rand(8, 8), torch.arange(3)], seed=4)[0]
+    assert positions is None and whole.shape == (8, 8)
+
+
+def test_a_read_call_s_references_are_made_before_its_outputs_are_fetched():
+    """The judge's peak on a read call is the float64 call alone: its own inputs for each reference, dropped once
+    used, and the kernel's outputs fetched last (7 tensors' worth before: more than an 80 GB H100 had beside the
+    runners for 423217d's 19_ReLU)."""
+    from types import SimpleNamespace
+
+    from validator.evaluate.judge.run import Evaluation
+
+    order: list[str] = []
+
+    class Wide:
+        def reference(self, inputs: list, seed: int) -> list:
+            order.append(f"float64 on {len(inputs)} input(s)")
+            inputs.clear()
+            return []
+
+        def errors(self, picked: list, ref32: list, outs: list) -> None:
+            order.append("errors")
+
+    def fetch() -> list:
+        order.append("fetch")
+        return [torch.ones(2)]
+
+    judge = SimpleNamespace(spec=lambda n: {"variant": "upstream"}, float64=Wide(), seed=lambda purpose, n: n,
+                            inputs=lambda spec: order.append("inputs") or [torch.ones(2)],
+                            reference=lambda x: order.append("fp32") or x + 1,
+                            verdicts=SimpleNamespace(judge=lambda *a: order.append("verdicts"), alive=True))
+    assert Evaluation.judge_call(judge, 3, fetch).ok
+    assert order == ["inputs", "float64 on 1 input(s)", "inputs", "fp32", "fetch", "errors", "verdicts"]

@@ -8,6 +8,7 @@ import random
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import replace
 from types import SimpleNamespace
 
@@ -49,8 +50,13 @@ class FakeRunner:
     def resume(self) -> None: ...
 
 
+def fetched(outs: object) -> Check:
+    """The judge's verdict where the outputs themselves pass: the digest's failing check, if that is what came."""
+    return outs if isinstance(outs, Check) else PASSED
+
+
 def side_of(runner: FakeRunner, twin: FakeRunner | None = None, *, spec=lambda n: {"seed": n},
-            judge=lambda n, outs: PASSED, read=lambda n, rng, share, calls: n == 0, required: int = 0,
+            judge=lambda n, fetch: fetched(fetch()), read=lambda n, rng, share, calls: n == 0, required: int = 0,
             calls: int = 1, read_clocks=lambda: None) -> JudgeSide:  # fmt: skip
     """A judge's timing side over fake runners: by default call 0 is read (and passes), no other."""
     return JudgeSide(runner, twin or FakeRunner(), spec=spec, judge=judge, read=read, required=required,
@@ -109,7 +115,7 @@ class BlockRunner(FakeRunner):
 def test_a_problem_gets_the_protocol_s_blocks_however_much_they_disagree(times, blocks):
     """Disagreeing blocks widen the published interval (it resamples blocks); they do not buy more blocks."""
     runner = BlockRunner(times)
-    side = side_of(runner, judge=lambda n, outs: time.sleep(0.004) or PASSED)
+    side = side_of(runner, judge=lambda n, fetch: time.sleep(0.004) or fetched(fetch()))
     series = side.run(replace(PROTO, timing_blocks=blocks), seed=3, gpu=False)
     assert series.failure is None and len(series.blocks) == blocks
     assert sum(runner.prepares) == blocks  # each block on fresh allocations
@@ -452,9 +458,9 @@ class MakingRunner(FakeRunner):
 def test_the_judge_s_own_work_never_shortens_the_span_it_bounds():
     """Protocol 10 took the judge's time to make a round's inputs off the runner's span; however long the judge
     takes to judge a read call (its inputs, its references), the bound sees the whole span, and no less."""
-    def slow_judge(n: int, outs: list) -> Check:
+    def slow_judge(n: int, fetch: Callable[[], object]) -> Check:
         time.sleep(0.02)
-        return PASSED
+        return fetched(fetch())
 
     side = side_of(MakingRunner(), judge=slow_judge)
     side.gpu, side.trace = False, False
@@ -571,7 +577,10 @@ class SpanRunner(FakeRunner):
 
 def span_judge(runner: SpanRunner, calls: int) -> JudgeSide:
     """Each call's right output is its seed, 1000 + n, everywhere; a call is read with chance 1 / calls."""
-    def judge(n: int, outs: list) -> Check:
+    def judge(n: int, fetch: Callable[[], object]) -> Check:
+        outs = fetch()
+        if isinstance(outs, Check):
+            return outs
         right = torch.equal(outs[0], torch.full((4,), float(1000 + n)))
         return PASSED if right else Check(False, "output-mismatch", f"call {n} is wrong")
 
@@ -593,6 +602,26 @@ def test_a_span_of_several_calls_brings_a_seed_for_each_and_any_of_them_may_be_f
         assert ker_dev == pytest.approx(1e-6) and span > 0  # per call: the span's sum over its three calls
     assert all(len(set(seeds)) == 3 for seeds in runner.spans)
     assert set(runner.fetched) == {0, 1, 2}  # the judge names the call after the span; the runner cannot tell
+
+
+def test_the_outputs_are_fetched_only_when_the_judge_asks_for_them():
+    """The judge makes its references for a read call before the outputs arrive (they would otherwise share its
+    memory): no fetch reaches the runner until the judge calls `fetch`, and then exactly one."""
+    runner = SpanRunner()
+    asked: list[tuple[int, int]] = []
+
+    def judge(n: int, fetch: Callable[[], object]) -> Check:
+        before = len(runner.fetched)
+        outs = fetch()
+        asked.append((before, len(runner.fetched)))
+        return fetched(outs)
+
+    side = side_of(runner, judge=judge, read=lambda n, rng, share, calls: True)
+    side.gpu, side.trace = False, False
+    side.fresh_allocations(PROTO)
+    side.share = 1.0
+    assert side.round(kernel_first=True, order=random.Random(1))[1].ok
+    assert asked and all(after == before + 1 for before, after in asked)
 
 
 def test_a_wrong_output_in_any_call_of_a_span_is_caught_when_that_call_is_fetched():

@@ -85,7 +85,8 @@ def _judged(kernel, kind: str = "upstream", k: int = 256) -> Verdicts:
     ref32 = model(a).detach()
     out = kernel(a, b).detach()
     verdicts = _verdicts()
-    verdicts.judge([out], [ref32], kind, Float64(model, 1 << 24).errors([a], [ref32], [out], 1))
+    wide = Float64(model, 1 << 24)
+    verdicts.judge([out], [ref32], kind, wide.errors(wide.reference([a], 1), [ref32], [out]))
     return verdicts
 
 

@@ -57,6 +57,10 @@ SPACER_PAGE = 2 << 20
 """A spacer is a whole number of these: the granule in which the CUDA driver maps device memory."""
 
 
+NOT_COMMITTED = Check(False, "timed-output-mismatch", "the outputs fetched after a timed call are not the ones the "
+                      "runner committed to inside it: computed after the span, not in it")
+
+
 def placement(seed: int) -> random.Random:
     """The draw of a run's spacer sizes, from its secret seed (apart from the draw of the blocks' order)."""
     return random.Random(seed ^ 0x5ACE)
@@ -161,12 +165,14 @@ def read_share(output_bytes: int, rounds: int, protocol: Any) -> float:
 
 class JudgeSide:
     def __init__(self, runner: Any, twin: Any, *, spec: Callable[[int], dict[str, Any]],
-                 judge: Callable[[int, list[Any]], Check], read: Callable[[int, random.Random, float, int], bool],
+                 judge: Callable[[int, Callable[[], list[Any] | Check]], Check],
+                 read: Callable[[int, random.Random, float, int], bool],
                  required: int, shape: Any, device: torch.device, read_clocks: Callable[[], Any],
                  own_pids: Callable[[], set[int]] = lambda: {os.getpid()}, calls: int = 1) -> None:  # fmt: skip
         self.runner, self.twin, self.spec, self.judge, self.read = runner, twin, spec, judge, read
         """`twin`: the runner that holds the reference and times it as `runner` times the kernel. `spec(n)`: call n's
-        inputs, on both sides; `judge(n, outputs)`: the judge's verdict on the kernel's call n; `read(n, rng, share,
+        inputs, on both sides; `judge(n, fetch)`: the judge's verdict on the kernel's call n, whose outputs `fetch()`
+        brings (or the digest's failing check); `read(n, rng, share,
         calls)`: whether call n is read, drawn after its span."""
         self.required = required
         """Calls that are always read (the required trials): the first block warms up until they have run."""
@@ -380,13 +386,14 @@ class JudgeSide:
         return (ref_dev, ker_dev, span, ref_span, float(kernel_first)), verdict
 
     def judge_call(self, n: int, j: int) -> Check:
-        """Fetch call j of the kernel's last span (call n), hold it to the digest committed inside the span, and
-        have the judge judge it."""
+        """Have the judge judge the kernel's call n (call j of its last span). The judge asks for the outputs
+        (`fetch`) once its own references are made, so they never take its memory beside them."""
+        return self.judge(n, lambda: self.fetch(j))
+
+    def fetch(self, j: int) -> list[Any] | Check:
+        """Call j of the last span's outputs, held to the digest committed inside the span."""
         outs = self.runner.outputs(self.runner.request({"op": "fetch", "call": j}), self.shape, self.device)
-        if self.committed[j] != str(output_digest(outs)):
-            return Check(False, "timed-output-mismatch", "the outputs fetched after a timed call are not the ones "
-                         "the runner committed to inside it: computed after the span, not in it")
-        return self.judge(n, outs)
+        return outs if self.committed[j] == str(output_digest(outs)) else NOT_COMMITTED
 
     def time_reference(self, specs: list[dict[str, Any]]) -> tuple[float, float, float]:
         """The twin's timed span on the kernel's specs, with the kernel's runner stopped and, first, the GPU let go

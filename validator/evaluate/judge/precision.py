@@ -56,6 +56,10 @@ class Errors:
     reference_moving: float
 
 
+Picked = tuple[torch.Tensor | None, torch.Tensor]
+"""A float64 reference output at the flat positions the judge compares, and those positions (None: all of them)."""
+
+
 class Float64:
     """The reference model run in float64 (parameters and floating inputs upcast)."""
 
@@ -63,35 +67,38 @@ class Float64:
         self.model = copy.deepcopy(model).double()
         self.sample = sample
 
-    def run(self, inputs: Sequence[Any]) -> list[torch.Tensor]:
+    def reference(self, inputs: list[Any], seed: int) -> list[Picked | None]:
+        """The float64 reference of one call, only at the positions compared of each output (`picked`; None for one
+        that is not floating). It empties `inputs` once they are upcast, so the judge holds the float64 call's inputs
+        and output alone while it runs, and keeps none of the output beyond those positions."""
+        wide = float64_inputs(inputs)
+        inputs.clear()
         with torch.no_grad():
-            return output_tensors(self.model(*float64_inputs(inputs)))[0]
+            ref64 = output_tensors(self.model(*wide))[0]
+        return [self.picked(r, seed + 7919 * k) if r.is_floating_point() else None for k, r in enumerate(ref64)]
 
-    def errors(self, inputs: Sequence[Any], ref32: Sequence[torch.Tensor], outs: Sequence[torch.Tensor],
-               seed: int) -> Errors | None:  # fmt: skip
-        """The worst over outputs of each error on one call; None where the fp32 reference is itself not finite
-        against float64 (an overflow: the check says nothing there). An output with no moving part (constant, or one
-        element) counts 0 there."""
-        ref64 = self.run(inputs)
+    def errors(self, picked: Sequence[Picked | None], ref32: Sequence[Any], outs: Sequence[Any]) -> Errors | None:
+        """The worst over outputs of each error on one call, against its float64 reference (`reference`); None where
+        the fp32 reference is itself not finite against float64 (an overflow: the check says nothing there). An
+        output with no moving part (constant, or one element) counts 0 there."""
         worst = [0.0, 0.0, 0.0, 0.0]
-        for k, whole in enumerate(zip(outs, ref32, ref64, strict=True)):
-            if not whole[2].is_floating_point():
+        for wide, out, r32 in zip(picked, outs, ref32, strict=True):
+            if wide is None:
                 continue
-            positions = self.positions(whole[2], seed + 7919 * k)
-            o, r32, r64 = (t if positions is None else _OPS.take(t.detach(), positions) for t in whole)
-            moving = normwise_error(o, r64, centered=True), normwise_error(r32, r64, centered=True)
+            positions, r64 = wide
+            o, r = (t if positions is None else _OPS.take(t.detach(), positions) for t in (out, r32))
+            moving = normwise_error(o, r64, centered=True), normwise_error(r, r64, centered=True)
             if not math.isfinite(moving[1]):
                 moving = (0.0, 0.0)
-            values = (normwise_error(o, r64), normwise_error(r32, r64), *moving)
+            values = (normwise_error(o, r64), normwise_error(r, r64), *moving)
             worst = [max(a, b) for a, b in zip(worst, values, strict=True)]
-        del ref64
-        if not math.isfinite(worst[1]):
-            return None
-        return Errors(*worst)
+        return Errors(*worst) if math.isfinite(worst[1]) else None
 
-    def positions(self, t: torch.Tensor, seed: int) -> torch.Tensor | None:
-        """The flat positions compared in `t` (None: every position, the tensor is small enough)."""
+    def picked(self, t: torch.Tensor, seed: int) -> Picked:
+        """`t` at the flat positions compared, drawn by `seed`, and those positions (None: all of them, the tensor is
+        small enough)."""
         if t.numel() <= self.sample:
-            return None
+            return None, t
         gen = torch.Generator(device=t.device).manual_seed(seed & ((1 << 63) - 1))
-        return torch.randint(0, t.numel(), (self.sample,), generator=gen, device=t.device)
+        positions = torch.randint(0, t.numel(), (self.sample,), generator=gen, device=t.device)
+        return positions, _OPS.take(t.detach(), positions)

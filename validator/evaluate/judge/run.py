@@ -303,7 +303,7 @@ class Evaluation(TrialInputs, Attributing):
             return
         try:
             self.float64 = Float64(self.reference, self.protocol.precision_sample)
-            self.float64.run(self.inputs(self.spec(0, "alone")))  # does it run in float64 at all?
+            self.float64.reference(self.inputs(self.spec(0, "alone")), 0)  # does it run in float64 at all?
         except Exception as exc:
             self.float64 = None
             self.note("precision-check", f"skipped: the reference fails in float64 ({describe(exc, 200)})")
@@ -317,18 +317,26 @@ class Evaluation(TrialInputs, Attributing):
             deadline.arm(runner, self.deadline_s, self.protocol, interpret=not self.gpu, backend=self.job.backend,
                          payload_bytes=self.shape.nbytes, span_seconds=span_s)
 
-    def judge_call(self, n: int, outs: list[Any]) -> Any:
-        """Call n of the kernel, read after its span: its outputs judged against the judge's reference on the same
-        inputs, under every rule (`verdicts`); the headline's failure, once it fails."""
+    def judge_call(self, n: int, fetch: Any) -> Any:
+        """Call n of the kernel, read after its span: its outputs (`fetch()`) judged against the judge's reference on
+        the same inputs, under every rule (`verdicts`); the headline's failure, once it fails. Each reference runs on
+        inputs made for it alone and dropped once used, and the outputs are fetched last: at upstream's full sizes
+        (19_ReLU: 6 GiB a tensor, twice that in float64) the judge then holds at most the float64 call's inputs and
+        output, not those beside its fp32 inputs, their copy, the fp32 reference and the outputs (7 tensors' worth,
+        with both runners' beside them more than an 80 GB H100 has)."""
         import torch
 
-        from validator.evaluate.correctness import PASSED, clone_inputs, output_tensors, poison
+        from validator.evaluate.correctness import PASSED, Check, output_tensors, poison
 
         spec = self.spec(n)
-        inputs = self.inputs(spec)
+        picked = self.float64.reference(self.inputs(spec), self.seed("sample", n)) if self.float64 else None
         with torch.no_grad():
-            ref32, _ = output_tensors(self.reference(*clone_inputs(inputs)))
-        errors = self.float64.errors(inputs, ref32, outs, self.seed("sample", n)) if self.float64 else None
+            ref32, _ = output_tensors(self.reference(*self.inputs(spec)))
+        outs = fetch()
+        if isinstance(outs, Check):
+            poison(ref32)
+            return outs
+        errors = self.float64.errors(picked, ref32, outs) if picked is not None else None
         self.verdicts.judge(outs, ref32, spec["variant"], errors)
         poison(ref32)
         return PASSED if self.verdicts.alive else self.verdicts.headline
