@@ -280,6 +280,9 @@ def test_a_read_call_s_references_are_made_before_its_outputs_are_fetched():
     judge = SimpleNamespace(spec=lambda n: {"variant": "upstream"}, float64=Wide(), seed=lambda purpose, n: n,
                             inputs=lambda spec: order.append("inputs") or [torch.ones(2)],
                             reference=lambda x: order.append("fp32") or x + 1,
-                            verdicts=SimpleNamespace(judge=lambda *a: order.append("verdicts"), alive=True))
+                            verdicts=SimpleNamespace(judge=lambda *a: order.append("verdicts"), alive=True),
+                            sync=lambda release=False: order.append(f"sync, release={release}"))
     assert Evaluation.judge_call(judge, 3, fetch).ok
-    assert order == ["inputs", "float64 on 1 input(s)", "inputs", "fp32", "fetch", "errors", "verdicts"]
+    # and the judge's cached memory handed back before the next spans
+    assert order == ["inputs", "float64 on 1 input(s)", "inputs", "fp32", "fetch", "errors", "verdicts",
+                     "sync, release=True"]

@@ -339,6 +339,8 @@ class Evaluation(TrialInputs, Attributing):
         errors = self.float64.errors(picked, ref32, outs) if picked is not None else None
         self.verdicts.judge(outs, ref32, spec["variant"], errors)
         poison(ref32)
+        del ref32, outs
+        self.sync(release=True)  # the caching allocator would keep the float64 call's peak from the runners' spans
         return PASSED if self.verdicts.alive else self.verdicts.headline
 
     # -- GPU-only phases ----------------------------------------------------------------------------------
@@ -397,6 +399,9 @@ class Evaluation(TrialInputs, Attributing):
             if runner is not None:
                 runner.close()
         if self.turn is not None:  # only once no runner of this judge can have work on the GPU
+            self.reference = self.float64 = None  # nor the judge memory the next problem's judge needs
+            with contextlib.suppress(Exception):  # a GPU left faulted by the kernel: the process's end frees it
+                self.sync(release=True)
             gpu_turn.give_back(self.turn)
             self.turn = None
 
