@@ -80,10 +80,14 @@ class SiteModel:
 
     @cached_property
     def hardware_names(self) -> dict[str, str]:
+        """Each hardware's display name, the one with the most results files first (the pages open on it), then by
+        key: a first run on another GPU does not move the board off the one most submissions were measured on."""
         names: dict[str, str] = {}
+        files: dict[str, int] = {}
         for results in self.inputs.results:
             names.setdefault(results.hardware, results.environment.gpu or results.hardware)
-        return dict(sorted(names.items()))
+            files[results.hardware] = files.get(results.hardware, 0) + 1
+        return {key: names[key] for key in sorted(names, key=lambda key: (-files[key], key))}
 
     @cached_property
     def combos(self) -> tuple[Combo, ...]:

@@ -122,3 +122,19 @@ def test_another_tracks_problems_have_pages_that_its_results_link_to(root, files
         SPEC.problems_per_level)
     build = generate(sources(root))
     assert f'href="../../problems/{key}/"' in build.slots["submissions/synthetic-001.md"][f"results-{H200}"]
+
+
+def test_the_pages_open_on_the_hardware_most_results_were_measured_on():
+    """A first run on another GPU (a key that sorts first) does not move the board's default view off the GPU most
+    submissions were measured on; ties go by key."""
+    from types import SimpleNamespace
+
+    from site_src.model import SiteModel
+
+    def run(hardware: str) -> SimpleNamespace:
+        return SimpleNamespace(hardware=hardware, environment=SimpleNamespace(gpu=hardware.upper()))
+
+    results = [run("nvidia-h200"), run("nvidia-h100"), run("nvidia-h200"), run("nvidia-b200"), run("nvidia-a100")]
+    names = SiteModel.hardware_names.func(SimpleNamespace(inputs=SimpleNamespace(results=results)))
+    assert list(names) == ["nvidia-h200", "nvidia-a100", "nvidia-b200", "nvidia-h100"]
+    assert names["nvidia-h200"] == "NVIDIA-H200"
