@@ -51,9 +51,10 @@ def derive_seed(secret: int, purpose: str, index: int = 0) -> int:
     return int.from_bytes(digest[:8], "little") & ((1 << 63) - 1)
 
 
-def float64_inputs(inputs: Sequence[Any]) -> list[Any]:
-    """Floating tensor inputs as float64, for running a Model in float64 (other inputs as they are)."""
-    return [x.double() if isinstance(x, torch.Tensor) and x.is_floating_point() else x for x in inputs]
+def float64_inputs(inputs: Sequence[Any], device: Any = None) -> list[Any]:
+    """Floating tensor inputs as float64, for running a Model in float64, each tensor on `device` (default: its)."""
+    return [x.to(device or x.device, torch.float64 if x.is_floating_point() else x.dtype)
+            if isinstance(x, torch.Tensor) else x for x in inputs]
 
 
 def poison(obj: Any) -> None:
@@ -70,9 +71,7 @@ def poison(obj: Any) -> None:
 
 def output_tensors(out: Any) -> tuple[list[Any], type | None]:
     """A reference output as a flat list (a tensor, or a tuple/list of tensors) and its container type."""
-    if type(out) in (list, tuple):
-        return list(out), type(out)
-    return [out], None
+    return (list(out), type(out)) if type(out) in (list, tuple) else ([out], None)
 
 
 def _chunks(numel: int) -> Iterator[slice]:

@@ -282,7 +282,46 @@ def test_a_read_call_s_references_are_made_before_its_outputs_are_fetched():
                             reference=lambda x: order.append("fp32") or x + 1,
                             verdicts=SimpleNamespace(judge=lambda *a: order.append("verdicts"), alive=True),
                             sync=lambda release=False: order.append(f"sync, release={release}"))
+    judge.float64_reference = lambda spec, seed: Evaluation.float64_reference(judge, spec, seed)
     assert Evaluation.judge_call(judge, 3, fetch).ok
     # and the judge's cached memory handed back before the next spans
     assert order == ["inputs", "float64 on 1 input(s)", "inputs", "fp32", "fetch", "errors", "verdicts",
                      "sync, release=True"]
+
+
+def test_a_float64_pass_that_does_not_fit_on_the_gpu_runs_on_the_cpu_for_the_rest_of_the_problem():
+    """The judge's own memory is never the kernel's failure: where the float64 reference runs out of GPU memory
+    beside the runners' (RMSNorm at 423217d's size on an 80 GB H100), it is made again on the CPU, said in a note,
+    and every later read call's goes there directly; the errors come back where the outputs are."""
+    from types import SimpleNamespace
+
+    from validator.evaluate.judge.run import Evaluation
+
+    devices: list[str] = []
+
+    class Scarce(torch.nn.Module):
+        """Out of memory on its first call, as on a GPU beside both runners; the CPU has room."""
+
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            devices.append(str(x.device))
+            if len(devices) == 1:
+                raise torch.OutOfMemoryError("CUDA out of memory. Tried to allocate 12.00 GiB")
+            return x * 2
+
+    notes: list[str] = []
+    judge = SimpleNamespace(float64=Float64(Scarce(), sample=10), inputs=lambda spec: [torch.rand(8, 8)],
+                            sync=lambda release=False: None, note=lambda code, message, severity="info":
+                            notes.append(f"{code}: {message}"))
+    first = Evaluation.float64_reference(judge, {}, 1)
+    assert judge.float64.device == torch.device("cpu") and len(notes) == 1 and "on the CPU" in notes[0]
+    Evaluation.float64_reference(judge, {}, 2)
+    assert len(devices) == 3 and len(notes) == 1  # the failed pass, its retry, the next call straight on the CPU
+    out = torch.rand(8, 8)
+    assert judge.float64.errors(first, [out], [out]) is not None
+
+    def oom(*args: object) -> None:
+        raise torch.OutOfMemoryError("out of host memory")
+
+    judge.float64.model = oom  # already on the CPU: a second failure is not hidden
+    with pytest.raises(torch.OutOfMemoryError):
+        Evaluation.float64_reference(judge, {}, 3)

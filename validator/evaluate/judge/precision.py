@@ -66,12 +66,14 @@ class Float64:
     def __init__(self, model: Any, sample: int) -> None:
         self.model = copy.deepcopy(model).double()
         self.sample = sample
+        self.device: torch.device | None = None
+        """Where the float64 pass runs: with the reference (None), or on the CPU once it did not fit on the GPU."""
 
     def reference(self, inputs: list[Any], seed: int) -> list[Picked | None]:
         """The float64 reference of one call, only at the positions compared of each output (`picked`; None for one
         that is not floating). It empties `inputs` once they are upcast, so the judge holds the float64 call's inputs
         and output alone while it runs, and keeps none of the output beyond those positions."""
-        wide = float64_inputs(inputs)
+        wide = float64_inputs(inputs, self.device)
         inputs.clear()
         with torch.no_grad():
             ref64 = output_tensors(self.model(*wide))[0]
@@ -85,7 +87,7 @@ class Float64:
         for wide, out, r32 in zip(picked, outs, ref32, strict=True):
             if wide is None:
                 continue
-            positions, r64 = wide
+            positions, r64 = (t if t is None else t.to(out.device) for t in wide)
             o, r = (t if positions is None else _OPS.take(t.detach(), positions) for t in (out, r32))
             moving = normwise_error(o, r64, centered=True), normwise_error(r, r64, centered=True)
             if not math.isfinite(moving[1]):

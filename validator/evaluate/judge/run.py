@@ -329,7 +329,7 @@ class Evaluation(TrialInputs, Attributing):
         from validator.evaluate.correctness import PASSED, Check, output_tensors, poison
 
         spec = self.spec(n)
-        picked = self.float64.reference(self.inputs(spec), self.seed("sample", n)) if self.float64 else None
+        picked = self.float64_reference(spec, self.seed("sample", n)) if self.float64 else None
         with torch.no_grad():
             ref32, _ = output_tensors(self.reference(*self.inputs(spec)))
         outs = fetch()
@@ -342,6 +342,24 @@ class Evaluation(TrialInputs, Attributing):
         del ref32, outs
         self.sync(release=True)  # the caching allocator would keep the float64 call's peak from the runners' spans
         return PASSED if self.verdicts.alive else self.verdicts.headline
+
+    def float64_reference(self, spec: dict[str, Any], seed: int) -> Any:
+        """The float64 reference of a read call (`Float64.reference`), on the GPU while it fits there beside what the
+        runners hold, and on the CPU for the rest of the problem once it does not: the judge's own memory is never
+        the kernel's failure. (On an 80 GB H100, RMSNorm at 423217d's size makes 42 GiB of float64 temporaries,
+        its runners hold 30 GiB.)"""
+        import torch
+
+        try:
+            return self.float64.reference(self.inputs(spec), seed)
+        except torch.OutOfMemoryError:
+            if self.float64.device is not None:
+                raise
+        self.sync(release=True)  # after the handler: its traceback kept the failed pass's tensors alive
+        self.float64.model, self.float64.device = self.float64.model.cpu(), torch.device("cpu")
+        self.note("precision-check", "the float64 reference runs on the CPU: beside the runners' memory, its pass "
+                  "did not fit on the GPU")
+        return self.float64.reference(self.inputs(spec), seed)
 
     # -- GPU-only phases ----------------------------------------------------------------------------------
 
