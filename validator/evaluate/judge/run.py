@@ -303,7 +303,7 @@ class Evaluation(TrialInputs, Attributing):
             return
         try:
             self.float64 = Float64(self.reference, self.protocol.precision_sample)
-            self.float64.reference(self.inputs(self.spec(0, "alone")), 0)  # does it run in float64 at all?
+            self.float64_reference(self.spec(0, "alone"), 0)  # does it run in float64 at all (on the GPU or the CPU)?
         except Exception as exc:
             self.float64 = None
             self.note("precision-check", f"skipped: the reference fails in float64 ({describe(exc, 200)})")
