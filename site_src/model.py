@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections import Counter
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
@@ -83,10 +84,9 @@ class SiteModel:
         """Each hardware's display name, the one with the most results files first (the pages open on it), then by
         key: a first run on another GPU does not move the board off the one most submissions were measured on."""
         names: dict[str, str] = {}
-        files: dict[str, int] = {}
         for results in self.inputs.results:
             names.setdefault(results.hardware, results.environment.gpu or results.hardware)
-            files[results.hardware] = files.get(results.hardware, 0) + 1
+        files = Counter(results.hardware for results in self.inputs.results)
         return {key: names[key] for key in sorted(names, key=lambda key: (-files[key], key))}
 
     @cached_property
