@@ -323,13 +323,17 @@ class Evaluation(TrialInputs, Attributing):
         inputs made for it alone and dropped once used, and the outputs are fetched last: at upstream's full sizes
         (19_ReLU: 6 GiB a tensor, twice that in float64) the judge then holds at most the float64 call's inputs and
         output, not those beside its fp32 inputs, their copy, the fp32 reference and the outputs (7 tensors' worth,
-        with both runners' beside them more than an 80 GB H100 has)."""
+        with both runners' beside them more than an 80 GB H100 has). The float64 pass's cached blocks are handed back
+        before the runner remakes its inputs to fetch (on the H100, kept, they left it 4 GiB)."""
         import torch
 
         from validator.evaluate.correctness import PASSED, Check, output_tensors, poison
 
         spec = self.spec(n)
-        picked = self.float64_reference(spec, self.seed("sample", n)) if self.float64 else None
+        picked = None
+        if self.float64:
+            picked = self.float64_reference(spec, self.seed("sample", n))
+            self.sync(release=True)  # its pool (twice the fp32 call's) would sit beside the runner's fetch
         with torch.no_grad():
             ref32, _ = output_tensors(self.reference(*self.inputs(spec)))
         outs = fetch()
