@@ -284,9 +284,9 @@ def test_a_read_call_s_references_are_made_before_its_outputs_are_fetched():
                             sync=lambda release=False: order.append(f"sync, release={release}"))
     judge.float64_reference = lambda spec, seed: Evaluation.float64_reference(judge, spec, seed)
     assert Evaluation.judge_call(judge, 3, fetch).ok
-    # and the judge's cached memory handed back before the next spans
-    assert order == ["inputs", "float64 on 1 input(s)", "inputs", "fp32", "fetch", "errors", "verdicts",
-                     "sync, release=True"]
+    # the float64 pass's cached blocks handed back before the runner's fetch, and all of them before the next spans
+    assert order == ["inputs", "float64 on 1 input(s)", "sync, release=True", "inputs", "fp32", "fetch", "errors",
+                     "verdicts", "sync, release=True"]
 
 
 def test_a_float64_pass_that_does_not_fit_on_the_gpu_runs_on_the_cpu_for_the_rest_of_the_problem():
