@@ -75,7 +75,8 @@ def test_an_honest_kernel_under_a_tight_deadline_is_still_judged(tmp_path: Path)
 def test_the_runner_handle_arms_every_kernel_request_and_gives_a_first_call_its_slack():
     handle = SimpleNamespace(deadlines={}, first_slack_s=0.0)
     deadline.arm(handle, 2.0, replace(PROTOCOL, first_call_slack_s=7.0), interpret=False)
-    assert handle.deadlines == {"prepare": 2.0, "go": 2.0, "fetch": 2.0, "attribute": 6.0}
+    assert handle.deadlines == {"prepare": 2.0, "go": 2.0, "fetch": 2.0, "release": 2.0,
+                                "attribute": 6.0}
     assert handle.first_slack_s == 7.0 and "load" not in handle.deadlines  # the judge sets it before loading
     assert handle.payload_s == PROTOCOL.call_deadline_floor_s  # no payload announced: the floor alone
     deadline.arm(handle, 2.0, PROTOCOL, interpret=False, span_seconds=9.0)

@@ -289,33 +289,47 @@ def test_a_read_call_s_references_are_made_before_its_outputs_are_fetched():
                      "verdicts", "sync, release=True"]
 
 
-def test_a_float64_pass_that_does_not_fit_on_the_gpu_runs_on_the_cpu_for_the_rest_of_the_problem():
+def test_a_float64_pass_that_does_not_fit_runs_again_after_the_runners_release_then_on_the_cpu():
     """The judge's own memory is never the kernel's failure: where the float64 reference runs out of GPU memory
-    beside the runners' (RMSNorm at 423217d's size on an 80 GB H100), it is made again on the CPU, said in a note,
-    and every later read call's goes there directly; the errors come back where the outputs are."""
+    beside the runners' (Swish and RMSNorm at 423217d's sizes on an 80 GB H100), both runners hand back their cached
+    memory (the twin its last span too) and it runs again; where it still does not fit, it is made on the CPU, said
+    in a note, and every later read call's goes there directly; the errors come back where the outputs are."""
     from types import SimpleNamespace
 
     from validator.evaluate.judge.run import Evaluation
 
     devices: list[str] = []
+    failures = [1]
 
     class Scarce(torch.nn.Module):
-        """Out of memory on its first call, as on a GPU beside both runners; the CPU has room."""
+        """Out of memory on its first `failures[0]` calls, as on a GPU beside both runners."""
 
         def forward(self, x: torch.Tensor) -> torch.Tensor:
             devices.append(str(x.device))
-            if len(devices) == 1:
+            if len(devices) <= failures[0]:
                 raise torch.OutOfMemoryError("CUDA out of memory. Tried to allocate 12.00 GiB")
             return x * 2
 
     notes: list[str] = []
+    asked: list[tuple[str, dict]] = []
+
+    def runner(name: str) -> SimpleNamespace:
+        return SimpleNamespace(request=lambda header: asked.append((name, header)) or {"ok": True})
+
     judge = SimpleNamespace(float64=Float64(Scarce(), sample=10), inputs=lambda spec: [torch.rand(8, 8)],
-                            sync=lambda release=False: None, note=lambda code, message, severity="info":
-                            notes.append(f"{code}: {message}"))
-    first = Evaluation.float64_reference(judge, {}, 1)
+                            sync=lambda release=False: None, twin=runner("twin"), runner=runner("kernel"),
+                            note=lambda code, message, severity="info": notes.append(f"{code}: {message}"))
+    Evaluation.float64_reference(judge, {}, 1)  # fits once both released
+    assert asked == [("twin", {"op": "release", "drop": True}), ("kernel", {"op": "release", "drop": False})]
+    assert judge.float64.device is None and notes == [] and len(devices) == 2
+
+    devices.clear(), asked.clear()
+    failures[0] = 2  # does not fit even then: the CPU, for this call and every later one
+    first = Evaluation.float64_reference(judge, {}, 2)
     assert judge.float64.device == torch.device("cpu") and len(notes) == 1 and "on the CPU" in notes[0]
-    Evaluation.float64_reference(judge, {}, 2)
-    assert len(devices) == 3 and len(notes) == 1  # the failed pass, its retry, the next call straight on the CPU
+    assert len(asked) == 2  # released once, not again before the CPU
+    Evaluation.float64_reference(judge, {}, 3)
+    assert len(devices) == 4 and len(notes) == 1 and len(asked) == 2
     out = torch.rand(8, 8)
     assert judge.float64.errors(first, [out], [out]) is not None
 
@@ -324,4 +338,4 @@ def test_a_float64_pass_that_does_not_fit_on_the_gpu_runs_on_the_cpu_for_the_res
 
     judge.float64.model = oom  # already on the CPU: a second failure is not hidden
     with pytest.raises(torch.OutOfMemoryError):
-        Evaluation.float64_reference(judge, {}, 3)
+        Evaluation.float64_reference(judge, {}, 4)

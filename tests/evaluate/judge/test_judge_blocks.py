@@ -492,7 +492,8 @@ def get_init_inputs():
 def test_the_twin_runner_times_the_problem_s_own_model_through_the_kernel_s_path(tmp_path):
     """The real runner as the twin: `load` with `reference` builds the (hash-checked) problem's own Model, as the
     judge builds it, and imports no kernel; its timed spans make each seed's inputs as the kernel's do and commit
-    the reference's outputs on them; a call of nothing is refused after it; a problem file that changed is refused."""
+    the reference's outputs on them; a release lets its last span go; a call of nothing is refused after it; a
+    problem file that changed is refused."""
     import hashlib
 
     from validator.evaluate.runner import serve as runner_module
@@ -515,6 +516,11 @@ def test_the_twin_runner_times_the_problem_s_own_model_through_the_kernel_s_path
     assert torch.equal(served.make(specs[1])[0], -served.make({**specs[1], "variant": "upstream"})[0])
     reply, outs = served.fetch({"call": 1})  # read after the span, the call's inputs checked as they were made
     assert reply["ok"] and torch.equal(outs[0], torch.relu(served.make(specs[1])[0]))
+    # a release for the judge's float64 pass: the kernel's runner keeps its span for the fetch, the twin lets it go
+    assert served.release({"drop": False})["ok"] and served.fetch({"call": 0})[0]["ok"]
+    assert served.release({"drop": True})["ok"] and served.last is None
+    served.prepare({"fresh": False, "flush_bytes": 0})
+    assert served.go({"inputs": specs[:1]})["digests"] == two["digests"][:1]  # and it goes on timing as before
     with pytest.raises(runner_module.Refused):
         served.null({"interpret": True, "flush_bytes": 0})
     refusing = runner_module.Runner()

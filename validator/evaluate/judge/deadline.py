@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-KERNEL_OPS = ("prepare", "go", "fetch")
+KERNEL_OPS = ("prepare", "go", "fetch", "release")
 PROFILED_CALLS = 3
 """The attribution pass calls the kernel this many times under the profiler in one request."""
 

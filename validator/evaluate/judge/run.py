@@ -348,22 +348,28 @@ class Evaluation(TrialInputs, Attributing):
         return PASSED if self.verdicts.alive else self.verdicts.headline
 
     def float64_reference(self, spec: dict[str, Any], seed: int) -> Any:
-        """The float64 reference of a read call (`Float64.reference`), on the GPU while it fits there beside what the
-        runners hold, and on the CPU for the rest of the problem once it does not: the judge's own memory is never
-        the kernel's failure. (On an 80 GB H100, RMSNorm at 423217d's size makes 42 GiB of float64 temporaries,
-        its runners hold 30 GiB.)"""
+        """The float64 reference of a read call (`Float64.reference`), on the GPU where it fits beside what the runners
+        hold: where it does not, once more after both have handed their cached memory back (the twin its last span's
+        tensors too, which no one fetches), and then on the CPU for the rest of the problem. The judge's own memory is
+        never the kernel's failure. Both runners release alike, so their next spans allocate alike. (On an 80 GB H100,
+        at 423217d's sizes, Swish's pass did not fit beside the twin's last span; on the CPU it took 139 s.)"""
         import torch
 
-        try:
-            return self.float64.reference(self.inputs(spec), seed)
-        except torch.OutOfMemoryError:
-            if self.float64.device is not None:
-                raise
-        self.sync(release=True)  # after the handler: its traceback kept the failed pass's tensors alive
-        self.float64.model, self.float64.device = self.float64.model.cpu(), torch.device("cpu")
-        self.note("precision-check", "the float64 reference runs on the CPU: beside the runners' memory, its pass "
-                  "did not fit on the GPU")
-        return self.float64.reference(self.inputs(spec), seed)
+        for attempt in ("gpu", "released", "cpu"):
+            if attempt == "cpu":
+                self.float64.model, self.float64.device = self.float64.model.cpu(), torch.device("cpu")
+                self.note("precision-check", "the float64 reference runs on the CPU: beside the runners' memory, "
+                          "its pass did not fit on the GPU")
+            try:
+                return self.float64.reference(self.inputs(spec), seed)
+            except torch.OutOfMemoryError:
+                if self.float64.device is not None:
+                    raise
+            self.sync(release=True)  # after the handler: its traceback kept the failed pass's tensors alive
+            for runner, drop in ((self.twin, True), (self.runner, False)) if attempt == "gpu" else ():
+                if runner is not None:
+                    runner.request({"op": "release", "drop": drop})
+        raise AssertionError("unreachable: the CPU pass returns or raises")
 
     # -- GPU-only phases ----------------------------------------------------------------------------------
 

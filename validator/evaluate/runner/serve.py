@@ -210,6 +210,16 @@ class Runner:
             torch.cuda.synchronize()
         return {"ok": True}
 
+    def release(self, req: dict[str, Any]) -> dict[str, Any]:
+        """Cached device memory handed back for the judge's float64 pass, which did not fit beside it
+        (`Evaluation.float64_reference`); the twin (`drop`) also lets go of its last span, whose outputs no one
+        fetches. After a span, whose outputs are committed: the request tells nothing about calls to come."""
+        if req.get("drop"):
+            self.last = None
+        if self.gpu:
+            torch.cuda.empty_cache()
+        return {"ok": True}
+
     def go(self, req: dict[str, Any]) -> dict[str, Any]:
         """One timed span: for each seed the request brings, that call's inputs made (inside the judge's span,
         before the call's events), then flush, events (or the CPU clock), the call, a device-wide synchronize, and
@@ -395,7 +405,8 @@ def _dispatch(runner: Runner, op: Any, req: dict[str, Any]) -> tuple[dict[str, A
         return runner.fetch(req)
     simple = {"ping": lambda: {"ok": True}, "load": lambda: runner.load(req), "prepare": lambda: runner.prepare(req),
               "go": lambda: runner.go(req), "attribute": lambda: runner.attribute(req),
-              "null": lambda: runner.null(req), "settle": lambda: runner.settle(req)}
+              "null": lambda: runner.null(req), "settle": lambda: runner.settle(req),
+              "release": lambda: runner.release(req)}
     if op not in simple:
         raise Refused("runtime_error", "runner-protocol", f"unknown request {str(op)[:40]!r}")
     return simple[op](), []
