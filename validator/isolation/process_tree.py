@@ -298,10 +298,24 @@ def kill_tree(root: int) -> None:
     Tree(root).kill()
 
 
-def kill_and_reap(process: Any) -> None:
-    """SIGKILL `process`'s whole tree, then reap it: a Popen, or a runner adopted from the scheduler."""
+def kill_and_reap(process: Any, settle_s: float = 10.0) -> None:
+    """SIGKILL `process`'s whole tree, then reap it (a Popen, or a runner adopted from the scheduler), and wait at
+    most `settle_s` for every member to have ended. A killed process holds its memory until its exit is done, the
+    GPU's included: the next problem's judge, given the GPU's turn at once, found 25 GiB of the runners it followed
+    still taken on an 80 GB H100, and ran out of memory."""
+    tree = members(process.pid)
     kill_tree(process.pid)
     process.wait()
+    deadline = time.monotonic() + settle_s
+    while any(_alive(pid) for pid in tree) and time.monotonic() < deadline:
+        time.sleep(0.01)
+
+
+def _alive(pid: int) -> bool:
+    """Not yet through its exit (a zombie has let go of its memory and files); a pid taken again since only makes
+    the wait run to its bound."""
+    proc = _proc(pid)
+    return proc is not None and proc.state not in ("Z", "X")
 
 
 def _handle(proc: Proc, tree: dict[int, Proc], *, check_parent: bool = True) -> int | None:

@@ -426,11 +426,8 @@ class Evaluation(TrialInputs, Attributing):
         for runner in (self.runner, self.twin):
             if runner is not None:
                 runner.close()
-        if self.turn is not None:  # only once no runner of this judge can have work on the GPU
-            self.reference = self.float64 = None  # nor the judge memory the next problem's judge needs
-            with contextlib.suppress(Exception):  # a GPU left faulted by the kernel: the process's end frees it
-                self.sync(release=True)
-            gpu_turn.give_back(self.turn)
+        if self.turn is not None:  # the runners have ended (`process_tree.kill_and_reap`): their memory is free
+            gpu_turn.until_exit(self.turn)  # and this judge's is once it exits
             self.turn = None
 
     def sync(self, release: bool = False) -> None:
