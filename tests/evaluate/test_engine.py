@@ -178,6 +178,25 @@ def test_an_interrupted_run_resumes_with_the_problems_it_had_not_finished(tmp_pa
     assert len(resumed.problems) == 3 and resumed.started_at == final.started_at
 
 
+def test_a_resumed_run_measures_again_what_ended_in_the_judge_s_own_failure_and_names_both_runs(tmp_path: Path):
+    """A harness error is no verdict on the kernel (the H100 judge that found the GPU's memory still taken by the run
+    before it): resuming measures that problem again, keeps the others, and the file's provenance names both runs."""
+    counter = tmp_path / "count.txt"
+    kernels = {f"k{i}.py": (level, pid, "triton", fake_kernel(f"correct count={counter}"))
+               for i, (level, pid) in enumerate(PROBLEMS[:2])}
+    document = make_submission(tmp_path, kernels)
+    final = run_stage(document, options(tmp_path, provenance={"commit": "aaa", "runner": "box"}))
+    path = next((tmp_path / "results").rglob("*.json"))
+    failed = dataclasses.replace(final.problems[1], status=Status.RUNTIME_ERROR, error="CUDA out of memory",
+                                 flags=(results.Flag("harness-error", "CUDA out of memory"),))
+    results.save(dataclasses.replace(final, problems=(final.problems[0], failed)), path)
+    counter.unlink()
+    resumed = run_stage(document, options(tmp_path, provenance={"commit": "bbb", "runner": "box"}))
+    assert counter.read_text().splitlines() == ["level1/19_ReLU"]
+    assert [p.status for p in resumed.problems] == [Status.CORRECT, Status.CORRECT]
+    assert resumed.provenance == {"commit": "aaa,bbb", "runner": "box"}
+
+
 def test_a_changed_kernel_or_protocol_is_measured_again(tmp_path: Path) -> None:
     counter = tmp_path / "count.txt"
     document = make_submission(tmp_path, {"k.py": (1, 19, "triton", fake_kernel(f"correct count={counter}"))})

@@ -40,6 +40,7 @@ from validator.machine import Machine
 from validator.protocol import PROTOCOL, Protocol
 from validator.results import baselines, layout
 from validator.results import records as results
+from validator.results.merge import joined_provenance
 from validator.results.records import (
     Flag,
     ProblemResult,
@@ -216,7 +217,8 @@ def _reusable(old: ResultsFile | None, item: WorkItem) -> ProblemResult | None:
         job = item.job
         if (result.key, result.problem_sha256, result.kernel_sha256) == (job.key, job.problem_sha256,
                                                                        job.kernel_sha256):
-            return None if result.status == Status.NOT_RUN else result
+            harness = any(f.code == "harness-error" for f in result.flags)  # the judge's failure: no verdict
+            return None if result.status == Status.NOT_RUN or harness else result
     return None
 
 
@@ -243,7 +245,8 @@ def evaluate(
         else:
             to_run.append(item)
     if old is not None and len(done) > sum(preset is not None for _, preset in planned):
-        header = dataclasses.replace(header, started_at=old.started_at)
+        header = dataclasses.replace(header, started_at=old.started_at, verified=old.verified and header.verified,
+                                     provenance=joined_provenance([old, header]))
         if earlier := _earlier_warmups(old):
             header = _with_extra(header, compile_warmup_earlier=earlier)
     order = {item.job.key: (item.job.level, item.job.problem_id) for item, _ in planned}

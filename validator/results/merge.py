@@ -75,7 +75,9 @@ def _incomplete(shards: Sequence[tuple[str, ResultsFile]], unreadable: Sequence[
     return None
 
 
-def _provenance(shards: Sequence[ResultsFile]) -> dict[str, str]:
+def joined_provenance(shards: Sequence[ResultsFile]) -> dict[str, str]:
+    """Each key's distinct values, in the files' order, comma-joined: where rows were measured (the commits of
+    shards, or of a run and the one that resumed it)."""
     merged: dict[str, str] = {}
     for key in sorted({k for shard in shards for k in shard.provenance}):
         values = list(dict.fromkeys(shard.provenance.get(key, "") for shard in shards))
@@ -144,6 +146,6 @@ def merge(
         # a partial merge is a run in progress: no finished_at, so the site marks its absent problems pending
         started_at=min(s.started_at for s in files),
         finished_at="" if incomplete else max(s.finished_at for s in files),
-        verified=all(s.verified for s in files), provenance=_provenance(files),
+        verified=all(s.verified for s in files), provenance=joined_provenance(files),
     )
     return merged, warnings
