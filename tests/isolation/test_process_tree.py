@@ -135,9 +135,10 @@ class _NotOurChild:
 
 
 def test_kill_and_reap_returns_once_every_member_has_ended_even_a_root_that_is_not_its_child(detached, monkeypatch):
-    """A killed process holds its memory until its exit is done (a runner's GPU memory: the next problem's judge found
-    25 GiB still taken): `kill_and_reap` returns once no member is left running, not once the root is reaped, and
-    for a root it cannot reap (an adopted runner) too; a member that never ends only makes it wait its bound."""
+    """A killed process holds its memory until its exit is done (a runner's GPU memory: the next problem's judge
+    found 74 GiB still taken by the problem before it): `kill_and_reap` returns once no member is left running, not
+    once the root is reaped, and for a root it cannot reap (an adopted runner) too; a member that never ends only
+    makes it wait its bound."""
     root, helper = detached
     real, polls = process_tree._proc, []
 

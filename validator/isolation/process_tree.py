@@ -301,8 +301,8 @@ def kill_tree(root: int) -> None:
 def kill_and_reap(process: Any, settle_s: float = 10.0) -> None:
     """SIGKILL `process`'s whole tree, then reap it (a Popen, or a runner adopted from the scheduler), and wait at
     most `settle_s` for every member to have ended. A killed process holds its memory until its exit is done, the
-    GPU's included: the next problem's judge, given the GPU's turn at once, found 25 GiB of the runners it followed
-    still taken on an 80 GB H100, and ran out of memory."""
+    GPU's included: at 423217d's sizes on an 80 GB H100, the next problem's judge, given the GPU's turn at once, found
+    74 GiB still held by the processes of the problem before it, and ran out of memory."""
     tree = members(process.pid)
     kill_tree(process.pid)
     process.wait()
