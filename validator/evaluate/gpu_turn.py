@@ -21,9 +21,10 @@ import signal
 HIGH_FD = 1000
 """The lowest descriptor number the turn is held at."""
 
+
 def take(path: str, limit_s: float) -> int:
     """Wait for the device's turn; the held descriptor. From here on the process ends by SIGALRM (whose default action
-    ends it, with no handler to run) after `limit_s`, unless `give_back` or `until_exit` comes first."""
+    ends it, with no handler to run) after `limit_s`, unless `until_exit` comes first."""
     opened = os.open(path, os.O_RDWR | os.O_CLOEXEC)
     try:  # a high number, so that at the process's exit it closes after the GPU driver's descriptors (`until_exit`)
         fd = fcntl.fcntl(opened, fcntl.F_DUPFD_CLOEXEC, HIGH_FD)
@@ -39,12 +40,6 @@ def take(path: str, limit_s: float) -> int:
     signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGALRM})  # whatever the process it was forked from blocked
     signal.alarm(max(1, math.ceil(limit_s)))
     return fd
-
-
-def give_back(fd: int) -> None:
-    """The turn to the device's next judge now; the alarm disarmed."""
-    signal.alarm(0)
-    os.close(fd)
 
 
 def until_exit(fd: int) -> None:
