@@ -102,7 +102,7 @@ class Evaluation(TrialInputs, Attributing):
         self.verdicts: Any = None
         """The rules' verdicts (`verdicts.Verdicts`), from the first read call on."""
         self.turn: int | None = None
-        """The held descriptor of the GPU's turn (`take_gpu`), given back once the runners have ended."""
+        """The held descriptor of the GPU's turn (`take_gpu`), held until this process ends (`gpu_turn.until_exit`)."""
 
     def phases(self) -> list[Any]:
         """The phases in the order that makes them safe: every reference exists before the runner loads the kernel,
