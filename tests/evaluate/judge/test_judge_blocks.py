@@ -529,6 +529,34 @@ def test_the_twin_runner_times_the_problem_s_own_model_through_the_kernel_s_path
     assert refused.value.code == "kernel-changed"
 
 
+def test_after_a_release_both_runners_next_spans_allocate_anew_alike(monkeypatch):
+    """`release` (GPU path, the allocator faked): the cache is handed back at once, the kernel's runner keeps its last
+    span for the fetch, the twin (`drop`) lets it go; at the next `prepare` the kernel's runner's span goes to the
+    cache and is handed back too, so neither side's next span reuses memory the other's does not. Only once."""
+    from types import SimpleNamespace
+
+    from validator.evaluate.correctness import PASSED
+    from validator.evaluate.runner import serve as runner_module
+
+    emptied: list[str] = []
+    monkeypatch.setattr(runner_module.torch.cuda, "synchronize", lambda *args: None)
+    sides = {}
+    for side in ("kernel", "twin"):
+        served = runner_module.Runner()
+        served.gpu, served.last = True, ("last span",)
+        served.guard = SimpleNamespace(before=lambda: None, after=lambda where: PASSED)
+        monkeypatch.setattr(served, "_flush_buffer", lambda size: None)
+        sides[side] = served
+    for side, served in sides.items():
+        monkeypatch.setattr(runner_module.torch.cuda, "empty_cache", lambda side=side: emptied.append(side))
+        served.release({"drop": side == "twin"})
+        assert (served.last is None) == (side == "twin")
+        served.prepare({"flush_bytes": 0})  # the next span's, not a new block's
+        assert served.last is None
+        served.prepare({"flush_bytes": 0})
+    assert emptied == ["kernel", "kernel", "twin", "twin"]
+
+
 def test_the_runner_s_settle_times_round_trips_until_two_in_a_row_are_idle(monkeypatch):
     """`settle` (GPU path, its synchronize faked): each round trip drains this process's own work untimed, then
     times a tiny op on its one-element tensor and a synchronize. A GPU busy with another context's work for three

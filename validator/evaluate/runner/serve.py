@@ -67,6 +67,8 @@ class Runner:
         self.kernel: Any = None
         self.guard: integrity.Guard | None = None
         self.last: Any = None
+        self.released = False
+        """A `release` came since the last `prepare`."""
         self.flush: torch.Tensor | None = None
         self.spacer: torch.Tensor | None = None
         """Device memory held through a timing block ahead of its allocations (`Protocol.placement_spacer_mib`)."""
@@ -200,11 +202,16 @@ class Runner:
             _require(self.guard.after("a timed call"))
         self.last = None  # the last call's inputs and outputs are freed before the next call's are made
         self.guard.before()
-        if req.get("fresh"):  # a new timing block: its allocations are made anew, not reused from the last one
+        fresh = bool(req.get("fresh"))
+        if fresh:
             self.flush = self.spacer = None
-            if self.gpu:
-                torch.cuda.empty_cache()
+        # a new timing block's allocations are made anew, not reused from the last one; so are the first after a
+        # `release`, on both sides alike (the twin let its last span go there, the kernel's runner only now)
+        if self.gpu and (fresh or self.released):
+            torch.cuda.empty_cache()
+            if fresh:
                 self.spacer = _spacer(int(req.get("spacer_bytes", 0)), self.device)
+        self.released = False
         if self.gpu:
             self._flush_buffer(req["flush_bytes"])
             torch.cuda.synchronize()
@@ -213,11 +220,13 @@ class Runner:
     def release(self, req: dict[str, Any]) -> dict[str, Any]:
         """Cached device memory handed back for the judge's float64 pass, which did not fit beside it
         (`Evaluation.float64_reference`); the twin (`drop`) also lets go of its last span, whose outputs no one
-        fetches. After a span, whose outputs are committed: the request tells nothing about calls to come."""
+        fetches; at the next `prepare` both hand their cache back again, so their next spans allocate alike. After a
+        span, whose outputs are committed: the request tells nothing about calls to come."""
         if req.get("drop"):
             self.last = None
         if self.gpu:
             torch.cuda.empty_cache()
+        self.released = True
         return {"ok": True}
 
     def go(self, req: dict[str, Any]) -> dict[str, Any]:
