@@ -8,6 +8,8 @@
 #          then its second half with 2: the walls side by side, every problem's seconds and phases
 #     run  build and evaluate SUBMISSION once with the defaults (two judges per GPU), MORE_FLAGS added (--verified ...),
 #          into $OUT/results/$LABEL (default run)
+# RESUME=results/HARDWARE/SLUG.json (an earlier run's file, carried) is put where the run writes: it then measures only
+# the problems that file lacks or that ended in a harness error (`--force` not passed).
 # BOUND_S bounds each evaluation (default 240 s); every results file comes back flat as $OUT/LABEL-<file>.json. The build cache is build/kbcache (git ignores build/), kept between
 # calls on a warm machine. Carry .whl, and what SUBMISSION needs: build/lbsub for the 2024 board's agreement sample
 # (bench/leaderboard_runs.py, then `kb-validate import`), build/lbmirror for an external submission
@@ -25,6 +27,10 @@ name=$(basename "$sub" .json)
 evaluate() {  # LABEL FLAGS...: one kb-validate run into $OUT/results/LABEL, its wall in summary.txt
   local label=$1; shift
   local t0; t0=$(date +%s.%N)
+  if [ -n "${RESUME:-}" ]; then  # an earlier run's file where this one writes: only what it lacks is measured
+    local hw; hw=$(basename "$(dirname "$RESUME")")
+    mkdir -p "$OUT/results/$label/$hw" && cp "$RESUME" "$OUT/results/$label/$hw/"
+  fi
   timeout --signal=INT "${BOUND_S:-240}" python3 -m validator "$sub" --gpus 0 --cache-dir "$cache" \
     --results-dir "$OUT/results/$label" "$@" > "$OUT/$label.log" 2>&1
   local rc=$?
