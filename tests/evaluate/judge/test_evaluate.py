@@ -316,12 +316,15 @@ def test_a_float64_pass_that_does_not_fit_runs_again_after_the_runners_release_t
     def runner(name: str) -> SimpleNamespace:
         return SimpleNamespace(request=lambda header: asked.append((name, header)) or {"ok": True})
 
+    released: list[bool] = []
     judge = SimpleNamespace(float64=Float64(Scarce(), sample=10), inputs=lambda spec: [torch.rand(8, 8)],
-                            sync=lambda release=False: None, twin=runner("twin"), runner=runner("kernel"),
+                            sync=lambda release=False: released.append(release), twin=runner("twin"),
+                            runner=runner("kernel"),
                             note=lambda code, message, severity="info": notes.append(f"{code}: {message}"))
     Evaluation.float64_reference(judge, {}, 1)  # fits once both released
     assert asked == [("twin", {"op": "release", "drop": True}), ("kernel", {"op": "release", "drop": False})]
     assert judge.float64.device is None and notes == [] and len(devices) == 2
+    assert released == [True, True]  # after the failed pass, and the pool of the one that fitted (setup's trial too)
 
     devices.clear(), asked.clear()
     failures[0] = 2  # does not fit even then: the CPU, for this call and every later one

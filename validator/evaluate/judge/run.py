@@ -330,10 +330,7 @@ class Evaluation(TrialInputs, Attributing):
         from validator.evaluate.correctness import PASSED, Check, output_tensors, poison
 
         spec = self.spec(n)
-        picked = None
-        if self.float64:
-            picked = self.float64_reference(spec, self.seed("sample", n))
-            self.sync(release=True)  # its pool (twice the fp32 call's) would sit beside the runner's fetch
+        picked = self.float64_reference(spec, self.seed("sample", n)) if self.float64 else None
         with torch.no_grad():
             ref32, _ = output_tensors(self.reference(*self.inputs(spec)))
         outs = fetch()
@@ -352,7 +349,9 @@ class Evaluation(TrialInputs, Attributing):
         hold: where it does not, once more after both have handed their cached memory back (the twin its last span's
         tensors too, which no one fetches), and then on the CPU for the rest of the problem. The judge's own memory is
         never the kernel's failure. Both runners release alike, so their next spans allocate alike. (On an 80 GB H100,
-        at 423217d's sizes, Swish's pass did not fit beside the twin's last span; on the CPU it took 139 s.)"""
+        at 423217d's sizes, Swish's pass did not fit beside the twin's last span; on the CPU it took 139 s.) Its pool
+        (twice the fp32 call's) is handed back before it returns: kept, it sat beside the runner's fetch (4 GiB left on
+        the H100) and, after setup's trial, beside the runners' first spans."""
         import torch
 
         for attempt in ("gpu", "released", "cpu"):
@@ -360,12 +359,15 @@ class Evaluation(TrialInputs, Attributing):
                 self.float64.model, self.float64.device = self.float64.model.cpu(), torch.device("cpu")
                 self.note("precision-check", "the float64 reference runs on the CPU: beside the runners' memory, "
                           "its pass did not fit on the GPU")
+            picked = None
             try:
-                return self.float64.reference(self.inputs(spec), seed)
+                picked = self.float64.reference(self.inputs(spec), seed)
             except torch.OutOfMemoryError:
                 if self.float64.device is not None:
                     raise
-            self.sync(release=True)  # after the handler: its traceback kept the failed pass's tensors alive
+            self.sync(release=True)  # after the handler: its traceback kept a failed pass's tensors alive
+            if picked is not None:
+                return picked
             for runner, drop in ((self.twin, True), (self.runner, False)) if attempt == "gpu" else ():
                 if runner is not None:
                     runner.request({"op": "release", "drop": drop})
