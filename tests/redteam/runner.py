@@ -217,8 +217,11 @@ def run_cases(cases: list[Case], mode: str, root: Path, parallel: int, timeout_s
                 os.killpg(item.pid, signal.SIGKILL)
                 os.waitpid(item.pid, 0)
                 status = None
-            outcomes[item.case.name] = _outcome(item.out, status, time.perf_counter() - item.started)
+            outcomes[item.case.name] = got = _outcome(item.out, status, time.perf_counter() - item.started)
             item.hold.close()
+            # one line as each case ends: a run cut short by its caller's time limit still shows what it measured
+            print(f"done {item.case.name} {got.status}/{','.join(got.codes)} {got.seconds:.1f}s "
+                  f"{'yes' if caught(item.case, got, mode) else 'NO'}", file=sys.stderr, flush=True)
             running.remove(item)
     return outcomes
 
