@@ -44,7 +44,7 @@ from validator.submission.kernel_names import own_kernel_names  # noqa: E402
 EXAMPLES = REPO / "submissions" / "kernelbench-team-examples.json"
 HELPERS = (
     ("validator.catalogue.problem_module", "make_inputs"),
-    ("validator.evaluate.correctness", "reference_outputs"),
+    ("validator.evaluate.correctness", "reference_output"),
     ("validator.evaluate.judge.precision", "normwise_error"),
     ("validator.evaluate.correctness", "compare_values"),
     ("validator.evaluate.digest", "output_digest"),

@@ -164,9 +164,16 @@ def main(argv: list[str] | None = None) -> int:
                         help="judge nothing: compare the results already under --out (after parallel calls)")
     args = parser.parse_args(argv)
     by_key: dict[tuple[str, int], Compared] = {}
+    judge = not args.compare_only
     for run_dir in args.run_dirs:  # a run directory listed later (a re-check of a few kernels) replaces rows
-        rows = judge_run_dir(run_dir.resolve(), args.out.resolve(), args.samples, args.kernelbench_commit,
-                             args.time_budget, judge=not args.compare_only)
+        try:
+            rows = judge_run_dir(run_dir.resolve(), args.out.resolve(), args.samples, args.kernelbench_commit,
+                                 args.time_budget, judge=judge)
+        except KeyboardInterrupt:  # the caller's time limit (timeout --signal=INT): compare what was measured
+            print(f"interrupted in {run_dir}: comparing what was measured; run again to resume", flush=True)
+            judge = False
+            rows = judge_run_dir(run_dir.resolve(), args.out.resolve(), args.samples, args.kernelbench_commit,
+                                 judge=False)
         by_key.update(((r.key, r.sample), r) for r in rows)
     rows = list(by_key.values())
     agree = sum(r.agrees for r in rows)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import math
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from types import SimpleNamespace
 from typing import Any
@@ -118,9 +118,8 @@ def compare_values(out: torch.Tensor, expected: torch.Tensor, atol: float, rtol:
     return _first_difference(o_all, e_all, work, atol=atol, scaled_atol=scaled_atol, rtol=rtol)
 
 
-def _close_everywhere(
-    o_all: torch.Tensor, e_all: torch.Tensor, work: torch.dtype, scaled_atol: float, rtol: float
-) -> tuple[float, float] | None:
+def _close_everywhere(o_all: torch.Tensor, e_all: torch.Tensor, work: torch.dtype, scaled_atol: float,
+                      rtol: float) -> tuple[float, float] | None:  # fmt: skip
     """(max abs error, max rel error) when every element is finite in both and within tolerance, else None.
 
     The common case, in few passes: a finite |out - exp| within a tolerance clamped to the largest finite
@@ -145,9 +144,8 @@ def _close_everywhere(
     return (max_abs, max_rel) if ok else None
 
 
-def _first_difference(
-    o_all: torch.Tensor, e_all: torch.Tensor, work: torch.dtype, *, atol: float, scaled_atol: float, rtol: float
-) -> Check:
+def _first_difference(o_all: torch.Tensor, e_all: torch.Tensor, work: torch.dtype, *, atol: float,
+                      scaled_atol: float, rtol: float) -> Check:  # fmt: skip
     """The full check, chunk by chunk, naming the first kind of difference found."""
     max_abs = max_rel = 0.0
     bad = 0
@@ -219,15 +217,10 @@ def inputs_unchanged(given: Sequence[Any], pristine: Sequence[Any]) -> Check:
 # ---- Reference outputs, computed before any submitted code is imported ---------------------------------
 
 
-def reference_outputs(
-    model: Any, trial_inputs: Callable[[int], list[Any]], trials: int
-) -> tuple[list[list[torch.Tensor]], type | None]:
-    """The reference's outputs for every correctness trial (kept by the harness) and their container."""
-    expected, container = [], None
+def reference_output(model: Any, inputs: Sequence[Any]) -> tuple[list[torch.Tensor], type | None]:
+    """The reference's outputs on one call's inputs, as a flat list, and their container."""
     with torch.no_grad():
-        for t in range(trials):
-            tensors, container = output_tensors(model(*trial_inputs(t)))
-            if not all(type(x) is _OPS.tensor_type for x in tensors):
-                raise TypeError("the reference Model must return a tensor or a tuple/list of tensors")
-            expected.append([x.detach() for x in tensors])
-    return expected, container
+        tensors, container = output_tensors(model(*inputs))
+    if not all(type(x) is _OPS.tensor_type for x in tensors):
+        raise TypeError("the reference Model must return a tensor or a tuple/list of tensors")
+    return [x.detach() for x in tensors], container

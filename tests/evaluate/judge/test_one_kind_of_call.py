@@ -144,3 +144,48 @@ def test_the_moving_part_is_not_judged_on_the_variants_whose_scales_shrink_it():
     assert verdicts.headline is None
     verdicts.judge([ref.clone()], [ref], "upstream", errors)
     assert verdicts.headline is not None
+
+
+class _Product(torch.nn.Module):
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return torch.prod(x, dim=1)
+
+
+PRODUCT = SimpleNamespace(get_inputs=lambda: [torch.randn(2, 256, 64)], get_init_inputs=lambda: [], __file__="p.py")
+"""The 2024 board's level1/50 at a reduced batch: a product of 256 standard-normal draws per output, which underflows
+toward 0 on upstream's draw and overflows float32 on most outputs times 3 or 100."""
+
+
+def test_a_variant_on_which_the_reference_itself_overflows_is_never_drawn():
+    schedule = Schedule(5, problem=PRODUCT)
+    schedule.reference = _Product()
+    assert schedule.out_of_range == ("scaled-x3", "scaled-x100")
+    assert schedule.kinds == ("upstream", "negated", "standard-normal", "scaled-x0.01")
+    later = {schedule.kind(n) for n in range(400)}
+    assert later == set(schedule.kinds) and not later & set(schedule.out_of_range)
+    # which outputs overflow there depends on the order of the product: an honest reversed one differs
+    x = schedule.inputs({"seed": 1, "variant": "scaled-x3", "variant_seed": 2})[0]
+    reversed_order = torch.ones(x.shape[0], x.shape[2])
+    for row in reversed(range(x.shape[1])):
+        reversed_order = reversed_order * x[:, row]
+    assert bool((torch.isinf(reversed_order) != torch.isinf(torch.prod(x, dim=1))).any())
+
+
+def test_variants_that_keep_the_reference_finite_stay_so_a_kernel_that_overflows_there_is_judged():
+    """PyTorch's softplus returns x above 20, finite at x100 where log(1 + exp(x)) is +Inf: the variant stays."""
+    schedule = Schedule(6, problem=SIGNED)
+    schedule.reference = torch.nn.Softplus()
+    assert schedule.out_of_range == () and "scaled-x100" in schedule.kinds
+
+
+def test_where_upstream_s_own_draw_overflows_every_variant_stays():
+    """±Inf is then the problem's answer (exp of 100 draws above 0.9), judged as the reference gives it."""
+    big = SimpleNamespace(get_inputs=lambda: [torch.rand(64, 32) * 100], get_init_inputs=lambda: [], __file__="e.py")
+    schedule = Schedule(7, problem=big)
+    schedule.reference = torch.exp
+    assert schedule.out_of_range == () and len(schedule.kinds) == 6
+
+
+def test_without_a_reference_a_warm_up_keeps_every_kind():
+    assert Schedule(8, problem=PRODUCT).kinds == (
+        "upstream", "negated", "standard-normal", "scaled-x0.01", "scaled-x3", "scaled-x100")

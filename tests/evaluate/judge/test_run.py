@@ -444,3 +444,52 @@ def test_a_problem_whose_overlay_keeps_only_negation_is_judged_without_the_stand
     negated = next(evaluation.spec(n) for n in range(200) if evaluation.kind(n) == "negated")
     inputs = evaluation.inputs(negated)
     assert all(bool((x.triu(1) == 0).all()) for x in inputs)  # still lower-triangular
+
+
+REVERSED_PRODUCT = '''
+import torch
+import torch.nn as nn
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def _product_reversed(x_ptr, out_ptr, rows, cols, BLOCK: tl.constexpr):
+    batch = tl.program_id(0)
+    offsets = tl.program_id(1) * BLOCK + tl.arange(0, BLOCK)
+    mask = offsets < cols
+    acc = tl.full((BLOCK,), 1.0, tl.float32)
+    for i in range(rows):
+        row = rows - 1 - i
+        acc = acc * tl.load(x_ptr + (batch * rows + row) * cols + offsets, mask=mask, other=1.0)
+    tl.store(out_ptr + batch * cols + offsets, acc, mask=mask)
+
+
+class ModelNew(nn.Module):
+    def __init__(self, dim):
+        super().__init__()
+        self.dim = dim
+
+    def forward(self, x):
+        x = x.contiguous()
+        out = torch.empty((x.shape[0], x.shape[2]), device=x.device, dtype=x.dtype)
+        _product_reversed[(x.shape[0], triton.cdiv(x.shape[2], 64))](x, out, x.shape[1], x.shape[2], BLOCK=64)
+        return out
+'''
+
+
+@pytest.mark.slow  # over 10 s alone on a 2-core machine
+def test_an_honest_product_in_another_order_is_correct_where_scaling_overflows_the_reference(tmp_path: Path):
+    """The 2024 board's level1/50 (a product of 256 draws): times 3, most outputs overflow, and which ones depends on
+    the order of the product. Its sequential CUDA kernel was `incorrect` at protocol 23 on an H100 ("±Inf positions
+    differ"); those variants are now left out, and said so."""
+    problem = REPO / "problems" / "tracks" / "91bfc2c" / "level1" / "50_Product_reduction_over_a_dimension.py"
+    kernel = tmp_path / "kernel_triton.py"
+    kernel.write_text(REVERSED_PRODUCT, encoding="utf-8")
+    job = make_job("level1/19_ReLU", kernel, tmp_path, interpret=True)
+    job = replace(job, key="level1/50_Product_reduction_over_a_dimension@91bfc2c", problem_id=50,
+                  problem_path=str(problem), problem_sha256=hashlib.sha256(problem.read_bytes()).hexdigest())
+    result = worker.evaluate_job(job)
+    assert result.status is Status.CORRECT, result.error
+    note = next(f.message for f in result.flags if f.code == "input-variants")
+    assert note.startswith("not used: scaled-x3, scaled-x100:")

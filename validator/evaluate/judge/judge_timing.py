@@ -381,14 +381,9 @@ class JudgeSide:
         verdict = PASSED
         for j in range(self.calls):
             if verdict.ok and self.read(first + j, order, self.share, self.calls):
-                verdict = self.judge_call(first + j, j)
+                verdict = self.judge(first + j, lambda j=j: self.fetch(j))  # fetched after the judge's references
         (ref_dev, _, ref_span), (ker_dev, _, span) = values["reference"], values["kernel"]
         return (ref_dev, ker_dev, span, ref_span, float(kernel_first)), verdict
-
-    def judge_call(self, n: int, j: int) -> Check:
-        """Have the judge judge the kernel's call n (call j of its last span). The judge asks for the outputs
-        (`fetch`) once its own references are made, so they never take its memory beside them."""
-        return self.judge(n, lambda: self.fetch(j))
 
     def fetch(self, j: int) -> list[Any] | Check:
         """Call j of the last span's outputs, held to the digest committed inside the span."""

@@ -37,9 +37,8 @@ def speedup(reference: Sequence[float], kernel: Sequence[float]) -> float:
     return float(_median(reference) / _median(kernel))
 
 
-def bootstrap_interval(
-    reference: Sequence[float], kernel: Sequence[float], resamples: int, seed: int
-) -> tuple[float, float]:
+def bootstrap_interval(reference: Sequence[float], kernel: Sequence[float], resamples: int,
+                       seed: int) -> tuple[float, float]:  # fmt: skip
     """95% percentile-bootstrap interval of median(reference)/median(kernel), resampling rounds as pairs
     (a round's two samples share the GPU's state at that moment, so they move together)."""
     ref, ker = np.asarray(reference, dtype=float), np.asarray(kernel, dtype=float)
@@ -169,11 +168,5 @@ def result_fields(series: Series, protocol: Any, seed: int) -> dict[str, Any]:
     rerun is expected to fall in (hierarchical over blocks and rounds), and each block's summary."""
     interval = rerun_interval(series.ref_ms, series.ker_ms, series.block_of, protocol.bootstrap_resamples, seed,
                               rerun_sigma=protocol.rerun_sigma)
-    return {
-        "blocks": series.blocks,
-        "reference": summarize(series.ref_ms),
-        "kernel": summarize(series.ker_ms),
-        "speedup": speedup(series.ref_ms, series.ker_ms),
-        "speedup_ci": interval,
-        "rounds": len(series.ref_ms),
-    }
+    return {"blocks": series.blocks, "reference": summarize(series.ref_ms), "kernel": summarize(series.ker_ms),
+            "speedup": speedup(series.ref_ms, series.ker_ms), "speedup_ci": interval, "rounds": len(series.ref_ms)}

@@ -32,14 +32,42 @@ class TrialInputs:
 
         return derive_seed(self.job.seed, purpose, index)
 
+    reference: Any = None
+    """The reference model, once the judge has built it; a warm-up, which judges nothing, never does."""
+
     @cached_property
     def kinds(self) -> tuple[str, ...]:
-        """The problem's input kinds: upstream's draw, then the hidden variants and scales its overlay allows."""
+        """The problem's input kinds: upstream's draw, then the hidden variants and scales its overlay allows, less
+        those on which the reference leaves float range (`out_of_range`)."""
+        return tuple(kind for kind in self.allowed_kinds() if kind not in self.out_of_range)
+
+    def allowed_kinds(self) -> tuple[str, ...]:
         from validator.catalogue.problem_module import problem_hidden_variants, problem_input_scales
         from validator.evaluate.input_variants import HIDDEN, trial_variants
 
         scales = problem_input_scales(self.problem, self.protocol.input_scales)
         return trial_variants(scales, problem_hidden_variants(self.problem, HIDDEN))
+
+    @cached_property
+    def out_of_range(self) -> tuple[str, ...]:
+        """The variants on which the reference's own output holds ±Inf while on upstream's draw it holds none, from one
+        draw of each before the kernel loads. There the inputs are scaled past what the problem's maths carries in
+        float32, and which positions overflow depends on the order of the arithmetic: an honest sequential product of
+        256 draws times 3 (the 2024 board's level1/50) overflowed where the reference's tree did not. Such a variant
+        tests float32's range, not the kernel, so no call is made of it; a variant that keeps the reference finite
+        still catches a kernel that overflows (a softplus as log(1 + exp(x)) at x100). None without a reference."""
+        import torch
+
+        from validator.evaluate.correctness import reference_output
+
+        def overflows(n: int, kind: str) -> bool:  # on a draw no call gets (the profiler's branch of `kind`)
+            outs, _ = reference_output(self.reference, self.inputs({**self.spec(n, "range"), "variant": kind}))
+            return any(o.is_floating_point() and bool(torch.isinf(o).any()) for o in outs)
+
+        kinds = self.allowed_kinds()
+        if self.reference is None or overflows(0, kinds[0]):  # upstream's draw leaves it: ±Inf is its answer
+            return ()
+        return tuple(kind for n, kind in enumerate(kinds[1:], 1) if overflows(n, kind))
 
     @cached_property
     def required(self) -> list[str]:
