@@ -1,0 +1,19 @@
+"""bench/variant_ranges.py names the variants the judge leaves out of a problem, on the CPU at reduced sizes."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+from tests.paths import REPO
+
+
+def test_the_2024_product_reduction_loses_its_overflowing_scales_and_softplus_keeps_them():
+    keys = ["level1/50_Product_reduction_over_a_dimension", "level1/29_Softplus"]
+    root = REPO / "problems" / "tracks" / "91bfc2c"
+    done = subprocess.run([sys.executable, str(REPO / "bench" / "variant_ranges.py"), "--root", str(root), *keys],
+                          capture_output=True, text=True, timeout=300, check=False)
+    assert done.returncode == 0, done.stderr[-2000:]
+    lines = done.stdout.splitlines()
+    assert lines == ["level1/50_Product_reduction_over_a_dimension: scaled-x3, scaled-x100",
+                     "1 of 2 problems lose a variant; 0 not probed"]
