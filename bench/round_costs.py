@@ -61,7 +61,7 @@ def round_timers() -> Iterator[Timings]:
         (remote.Runner, "outputs", None),
         (judge_timing.JudgeSide, "round", None), (judge_timing.JudgeSide, "time_reference", None),
         (judge_timing.JudgeSide, "time_kernel", None), (judge_timing.JudgeSide, "fresh_allocations", None),
-        (judge_timing.JudgeSide, "judge_call", None), (judge_timing, "output_digest", None),
+        (run.Evaluation, "judge_call", None), (judge_timing, "output_digest", None),
         (judge_timing.timing, "converged", None),
         (judge_timing.JudgeSide, "bound", None), (verdicts.Verdicts, "judge", None),
         (precision.Float64, "errors", None),
