@@ -80,8 +80,8 @@ class Evaluation(TrialInputs, Attributing):
         """The reference in float64 (`precision.Float64`), for float32 outputs whose reference runs in float64."""
         self.float32 = False
         self.reference_s = 0.0
-        """Seconds one reference call takes: its first call (`compute_references`), then on the GPU its warm time in
-        the twin (`warm_reference`), which the calls per span and the deadlines follow."""
+        """Seconds one reference call takes: its call in `compute_references` (warm, after the variants' probes), then
+        on the GPU its warm time in the twin (`warm_reference`), which the calls per span and the deadlines follow."""
         self.call_bytes = 0
         """One call's inputs and outputs, in bytes (`compute_references`)."""
         self.span_calls = 1
@@ -192,9 +192,9 @@ class Evaluation(TrialInputs, Attributing):
         """The reference's warm time from two of the twin's spans of one call before the kernel loads, each after GPU
         work of the kernel's runner and with that runner stopped, as a round times the twin: the first warms it up
         (a first call's lazy loading varies), the second's device time sets the calls per span (`span_calls`) and
-        the deadlines. On the CPU the first call's time stands in, and nothing is timed. Until protocol 22 the twin
-        also timed a baseline here for the rounds to be held to (`reference-slowed`); now the GPU is let go idle
-        before each of the twin's spans in the rounds (`Protocol.settle_ms`)."""
+        the deadlines. On the CPU the time of `compute_references`'s call stands in, and nothing is timed. Until
+        protocol 22 the twin also timed a baseline here for the rounds to be held to (`reference-slowed`); now the GPU
+        is let go idle before each of the twin's spans in the rounds (`Protocol.settle_ms`)."""
         from validator.evaluate.judge import judge_timing
 
         if self.gpu:
@@ -288,7 +288,7 @@ class Evaluation(TrialInputs, Attributing):
         started = time.perf_counter()
         expected, container = reference_output(self.reference, inputs)
         self.sync()
-        self.reference_s = time.perf_counter() - started  # a first call (lazy initialisation): an over-estimate
+        self.reference_s = time.perf_counter() - started  # warm after the probes; the twin's on the GPU
         self.shape = expected_of(expected, container)
         self.call_bytes = self.shape.nbytes + sum(t.numel() * t.element_size() for t in inputs
                                                   if isinstance(t, torch.Tensor))
