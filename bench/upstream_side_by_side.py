@@ -426,6 +426,17 @@ class Track:
         return self.work / "upstream-build" / kernel.key.replace("/", "_")
 
 
+UNLOADABLE = "not a pair: upstream's eval here cannot load a Triton kernel"
+
+
+def upstream_loads(kernel: Kernel, upstream: Path) -> bool:
+    """Whether upstream's evaluation at this checkout can load the kernel at all. 91bfc2c's `load_custom_model`
+    exec()s the kernel's source as a string, and Triton refuses to compile a @jit function with no file behind it
+    ("@jit functions should be defined in a Python file"; 423217d writes a temporary file first): on an H100 its
+    process spent 12-16 s per Triton kernel only to report it uncompiled, which is no cost of evaluating it."""
+    return not (kernel.backend == "triton" and layout_of(upstream) == "src")
+
+
 def upstream_side(session: Session, track: Track) -> list[Kernel]:
     """A warm and a timed process per kernel, in order, while what is left after the board's reserve allows;
     the kernels reached."""
@@ -436,6 +447,9 @@ def upstream_side(session: Session, track: Track) -> list[Kernel]:
         if kernel.problem_file is None:
             continue
         row = track.rows[kernel.key]
+        if not upstream_loads(kernel, track.upstream):
+            row.state = UNLOADABLE
+            continue
         reserve = session.ours_reserve(len(reached) + 1)
         if session.left() - reserve < args.min_kernel_s:
             row.state = "not-reached (budget)"
@@ -518,6 +532,8 @@ def table(rows: list[Row]) -> list[str]:
         if row.upstream_timeout_s is not None and row.ours_s:
             ratio = f"<{row.ours_s / row.upstream_timeout_s:.2f}".rjust(6)
         notes = [] if row.state in ("measured", "planned") else [row.state]
+        if row.upstream_s is not None and row.verdict not in ("correct", "incorrect", "timeout", "cut"):
+            notes.append("upstream did not evaluate it: left out of the medians")
         if not row.submitted_for_this_file:
             notes.append("kernel submitted for another version of this problem")
         status = str(row.ours.get("status") or "-")
@@ -531,7 +547,9 @@ def medians(rows: list[Row]) -> dict[str, Any]:
     def median(values: list[float]) -> float | None:
         return round(statistics.median(values), 3) if values else None
 
-    paired = [r for r in rows if r.ratio is not None and r.ours_s is not None and r.upstream_s is not None]
+    # A pair is a kernel both sides evaluated: a process that reported it uncompiled (or failed) did not evaluate it
+    paired = [r for r in rows if r.ratio is not None and r.ours_s is not None and r.upstream_s is not None
+              and r.verdict in ("correct", "incorrect")]
     return {
         "pairs": len(paired),
         "median_ratio": median([r.ours_s / r.upstream_s for r in paired]),
@@ -666,6 +684,9 @@ def plan(args: argparse.Namespace, track: Track) -> list[str]:
         row = track.rows[kernel.key]
         if kernel.problem_file is None:
             lines.append(f"# {kernel.key}: no problem file in the checkout: skipped")
+            continue
+        if not upstream_loads(kernel, track.upstream):
+            lines.append(f"# {kernel.key}: {UNLOADABLE}: skipped")
             continue
         if not row.submitted_for_this_file:
             lines.append(f"# {kernel.key}: submitted for another version of the problem; both sides judge "
