@@ -206,12 +206,13 @@ class Protocol:
     span_bytes: int = 1 << 30
     """The inputs and outputs of one span's calls together at most: the runner holds them all until the judge has
     chosen which call to fetch."""
+    span_sigmas: float = 3.0
     span_floor_ms: float = 0.05
     span_relative: float = 0.05
-    """The timing bound's allowance per call (`judge_timing.JudgeSide.bound`): three standard errors of the paired
-    difference between the kernel's excess and the twin's, at least `span_floor_ms` per span spread over its calls
-    (the judge's clock resolves about this much of a span, most of it the crossing between two processes, which a span
-    pays once), plus `span_relative` of the kernel's time and of the twin's excess."""
+    """The timing bound's allowance per call (`judge_timing.JudgeSide.bound`): `span_sigmas` standard errors of the
+    paired difference between the kernel's excess and the twin's, at least `span_floor_ms` per span spread over its
+    calls (the judge's clock resolves about this much of a span, most of it the crossing between two processes, which a
+    span pays once), plus `span_relative` of the kernel's time and of the twin's excess."""
     interpret_floor_ms: float = 7.0
     interpret_relative: float = 0.5
     """The bound's allowance under --interpret, in place of `span_floor_ms` (per call, not per span) and

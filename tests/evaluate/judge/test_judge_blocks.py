@@ -740,6 +740,24 @@ def test_the_bound_s_floor_is_paid_once_a_span_and_spread_over_its_calls():
     assert side.allowance_ms > 0.05 * 1.0 + PROTOCOL.span_floor_ms / 8
 
 
+def test_the_bound_s_noise_allowance_is_the_protocol_s_multiple_of_the_standard_error():
+    """How many standard errors of noise the bound allows is a threshold of the protocol, recorded with every result:
+    doubling it doubles the noise part of the allowance, above the floor."""
+    import dataclasses
+
+    side, _ = judge()
+    side.gpu, side.calls = True, 8
+    ker = [0.5] * 8
+    noisy = rounds(ker, [k + 1.0 + d for k, d in zip(ker, [0.0, 0.04, -0.04, 0.08, -0.08, 0.02, -0.02, 0.0],
+                                                        strict=True)], [1.0] * 8)  # fmt: skip
+    assert side.bound(noisy).ok
+    noise = side.allowance_ms - 0.05 * 1.0
+    side.protocol = dataclasses.replace(side.protocol, span_sigmas=2 * side.protocol.span_sigmas)
+    assert side.bound(noisy).ok
+    assert side.allowance_ms - 0.05 * 1.0 == pytest.approx(2 * noise) and noise > PROTOCOL.span_floor_ms / 8
+    assert "span_sigmas" in PROTOCOL.to_dict()
+
+
 def test_rounds_come_in_pairs_of_opposite_order_so_each_side_goes_first_as_often():
     side, _ = judge()
     series = side.run(PROTO, seed=4, gpu=False)

@@ -18,7 +18,7 @@ Every call of the kernel is such a call: there are no others to tell apart.
 
 The bound: per round, each side's excess is its span minus its reported device time, per call. A kernel whose
 excess exceeds the twin's in the same round, at the median over a block's rounds, by more than the allowance is
-`timing-unverified` (rejected). The allowance is three standard errors of that paired difference (at least
+`timing-unverified` (rejected). The allowance is `span_sigmas` (3) standard errors of that paired difference (at least
 `Protocol.span_floor_ms`), plus `span_relative` of the kernel's time and of the twin's excess: so a noisy machine
 widens it and a quiet one keeps it tight, and what changes during the run (clocks, the machine's load) moves both
 sides alike.
@@ -322,7 +322,7 @@ class JudgeSide:
         difference, se = crossover(list(kernel - honest), list(series.kernel_first) or None)
         # Both sides' excess moves with the machine (clocks, load), so the pairs' spread, not each side's, is the
         # noise; the relative slack covers what differs between two processes' identical paths.
-        spread = 3.0 * se
+        spread = self.protocol.span_sigmas * se
         self.allowance_ms = self.relative * self.honest_ms + max(floor, spread)
         skew = self.protocol.span_skew_ms if self.gpu else 0.0
         self.difference_ms = difference
