@@ -21,7 +21,7 @@ import torch
 
 _OPS = SimpleNamespace(
     **{name: getattr(torch, name) for name in (
-        "abs", "sub", "mul", "add", "div", "le", "eq", "ne", "gt", "isnan", "isinf", "isfinite", "isclose",
+        "abs", "sub", "mul", "add", "div", "le", "lt", "eq", "ne", "gt", "isnan", "isinf", "isfinite", "isclose",
         "logical_and", "logical_or", "logical_not", "where", "amax", "sum", "dot", "stack", "clamp", "nan_to_num",
         "any", "all", "reshape", "take", "float64", "float32",
     )},
