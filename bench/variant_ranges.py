@@ -15,7 +15,6 @@ then the counts; a problem whose reference fails is named, not fatal.
 from __future__ import annotations
 
 import argparse
-import copy
 import sys
 from pathlib import Path
 from types import SimpleNamespace
@@ -27,6 +26,7 @@ sys.path.insert(0, str(REPO))
 
 from validator.catalogue.problem_module import load_problem_module, make_model  # noqa: E402
 from validator.evaluate.correctness import float64_inputs, output_tensors  # noqa: E402
+from validator.evaluate.judge.precision import Float64  # noqa: E402
 from validator.evaluate.judge.trial_inputs import TrialInputs  # noqa: E402
 from validator.protocol import PROTOCOL  # noqa: E402
 
@@ -40,7 +40,9 @@ class Probe(TrialInputs):
     def subnormal(self) -> dict[str, float]:
         """Per kind of input, the share of the float64 reference's floating outputs that are non-zero below float32's
         smallest normal number, on one draw; only the kinds that have any."""
-        model, tiny, shares = copy.deepcopy(self.reference).double(), torch.finfo(torch.float32).tiny, {}
+        # as the judge makes it (`Evaluation.load_float64`): a fresh instance, everything floating upcast
+        model = Float64(make_model(self.problem, self.seed("model"), self.device), 1).model
+        tiny, shares = torch.finfo(torch.float32).tiny, {}
         for n, kind in enumerate(self.allowed_kinds()):
             wide = float64_inputs(self.inputs({**self.spec(n, "range"), "variant": kind}))
             with torch.no_grad():

@@ -371,3 +371,74 @@ def test_a_float64_pass_that_does_not_fit_runs_again_after_the_runners_release_t
     judge.float64.model = oom  # already on the CPU: a second failure is not hidden
     with pytest.raises(torch.OutOfMemoryError):
         Evaluation.float64_reference(judge, {}, 4)
+
+
+class _Recurrent(torch.nn.Module):
+    """Keeps its initial state as a plain tensor attribute, as KernelBench's LSTM and GRU problems do (`self.h0`)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.weight = torch.nn.Parameter(torch.randn(8, 8))
+        self.h0 = torch.randn(4, 8)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return x @ self.weight + self.h0 @ self.weight  # a matmul does not promote: both must be float64
+
+
+class _Closure(torch.nn.Module):
+    """Reaches a submodule through a lambda made in __init__, as minGPT's block (level3/44) does: a deepcopy's lambda
+    still calls the original's float32 layer."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        torch.manual_seed(5)
+        self.fc = torch.nn.Linear(8, 8)
+        fc = self.fc
+        self.mlpf = lambda x: torch.relu(fc(x))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.mlpf(x)
+
+
+def _loaded_float64(reference: torch.nn.Module, fresh) -> tuple[object, list[str]]:
+    """`Evaluation.load_float64` on `reference` (a float32 Model already called), `fresh` making a new instance from
+    the run's seed; the judge's float64 pass on the CPU."""
+    from types import SimpleNamespace
+
+    from validator.evaluate.judge.run import Evaluation
+
+    notes: list[str] = []
+    judge = SimpleNamespace(float32=True, reference=reference, reference_model=fresh, protocol=PROTOCOL, float64=None,
+                            spec=lambda n, purpose="call": {}, inputs=lambda spec: [torch.rand(4, 8)],
+                            sync=lambda release=False: None, note=lambda code, message, severity="info":
+                            notes.append(f"{code}: {message}"))  # fmt: skip
+    judge.float64_reference = lambda spec, seed: Evaluation.float64_reference(judge, spec, seed)
+    Evaluation.load_float64(judge)
+    return judge, notes
+
+
+@pytest.mark.parametrize("model", [_Recurrent, _Closure])
+def test_the_float64_reference_runs_models_that_dot_double_alone_leaves_half_in_float32(model):
+    """Before protocol 25 the judge skipped the precision check and the moving-part test on these (9 recurrent problems
+    of 91bfc2c, minGPT's block): `.double()` leaves a plain tensor attribute and a lambda's captured layer in float32,
+    so the float64 pass failed on mixed dtypes."""
+    torch.manual_seed(3)
+    reference = model()
+    x = torch.rand(4, 8)
+    ref32 = reference(x).detach()
+    judge, notes = _loaded_float64(reference, model)
+    assert notes == [] and judge.float64 is not None
+    picked = judge.float64.reference([x.clone()], seed=1)
+    assert picked[0][1].dtype == torch.float64
+    assert normwise_error(ref32, picked[0][1]) < 1e-6  # the same function, in float64
+    assert reference(x).dtype == torch.float32  # the judge's fp32 reference is left as it was
+
+
+def test_a_reference_that_cannot_run_in_float64_only_loses_the_float64_checks_and_says_so():
+    class Integer(torch.nn.Module):
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            return x @ torch.ones(8, 8, dtype=torch.float32)  # a float32 constant made in forward
+
+    judge, notes = _loaded_float64(Integer(), Integer)
+    assert judge.float64 is None and len(notes) == 1
+    assert notes[0].startswith("precision-check: skipped: the reference fails in float64")

@@ -14,7 +14,6 @@ means of squares, which a uniform sample estimates without bias, and the positio
 
 from __future__ import annotations
 
-import copy
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -66,11 +65,15 @@ Picked = tuple[torch.Tensor | None, torch.Tensor]
 
 
 class Float64:
-    """The reference model run in float64 (parameters and floating inputs upcast)."""
+    """The reference model run in float64: a model of its own (its parameters and buffers, tensors it keeps as plain
+    attributes such as an RNN's initial state, and floating inputs upcast)."""
 
     def __init__(self, model: Any, sample: int) -> None:
-        self.model = copy.deepcopy(model).double()
-        self.sample = sample
+        self.model, self.sample = model.double(), sample
+        for module in self.model.modules():  # `.double()` converts parameters and buffers only
+            for name, value in list(vars(module).items()):
+                if type(value) is torch.Tensor and value.is_floating_point():
+                    setattr(module, name, value.double())
         self.device: torch.device | None = None
         """Where the float64 pass runs: with the reference (None), or on the CPU once it did not fit on the GPU."""
 
@@ -95,8 +98,7 @@ class Float64:
             positions, r64 = (t if t is None else t.to(out.device) for t in wide)
             o, r = (t if positions is None else _OPS.take(t.detach(), positions) for t in (out, r32))
             moving = normwise_error(o, r64, centered=True), normwise_error(r, r64, centered=True)
-            if not math.isfinite(moving[1]):
-                moving = (0.0, 0.0)
+            moving = moving if math.isfinite(moving[1]) else (0.0, 0.0)
             values = (normwise_error(o, r64), normwise_error(r, r64), *moving)
             worst = [max(a, b) for a, b in zip(worst, values, strict=True)]
         return Errors(*worst) if math.isfinite(worst[1]) else None

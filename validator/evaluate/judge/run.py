@@ -14,6 +14,7 @@ a result exits non-zero.
 from __future__ import annotations
 
 import contextlib
+import copy
 import dataclasses
 import json
 import os
@@ -305,12 +306,16 @@ class Evaluation(TrialInputs, Attributing):
         if not self.float32:
             self.note("precision-check", "skipped: the reference's outputs are not float32")
             return
-        try:
-            self.float64 = Float64(self.reference, self.protocol.precision_sample)
-            self.float64_reference(self.spec(0, "alone"), 0)  # does it run in float64 at all (on the GPU or the CPU)?
-        except Exception as exc:
-            self.float64 = None
-            self.note("precision-check", f"skipped: the reference fails in float64 ({describe(exc, 200)})")
+        # A copy first; then a fresh instance from the same seed: a Model whose forward closes over its own submodules
+        # (minGPT's `self.mlpf = lambda x: m.c_proj(...)`) keeps the original's float32 ones through a deepcopy.
+        for make in (lambda: copy.deepcopy(self.reference), self.reference_model):
+            try:
+                self.float64 = Float64(make(), self.protocol.precision_sample)
+                self.float64_reference(self.spec(0, "alone"), 0)  # does it run in float64 (on the GPU or the CPU)?
+                return
+            except Exception as exc:
+                self.float64, failure = None, exc
+        self.note("precision-check", f"skipped: the reference fails in float64 ({describe(failure, 200)})")
 
     def arm_deadline(self) -> None:
         from validator.evaluate.judge import deadline
