@@ -3,12 +3,10 @@ draws, and that the run directories it writes are ones the importer reads as Ker
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
 from pathlib import Path
 
-from tests.paths import REPO
+from tests.paths import REPO, bench_module
 from validator.catalogue.problems import load_catalogue
 from validator.submission.importer import Pick, plan_import
 
@@ -16,11 +14,7 @@ KERNEL = (REPO / "submissions" / "kernelbench-team-examples" / "level1_23_softma
 
 
 def _bench():
-    spec = importlib.util.spec_from_file_location("leaderboard_runs", REPO / "bench" / "leaderboard_runs.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+    return bench_module("leaderboard_runs")
 
 
 def _checkout(root: Path) -> Path:

@@ -5,7 +5,6 @@ validator's schema and fetch; each declares the levels whose every problem the b
 from __future__ import annotations
 
 import hashlib
-import importlib.util
 import json
 import subprocess
 import sys
@@ -13,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.paths import REPO
+from tests.paths import REPO, bench_module
 from validator.catalogue.problems import load_catalogue
 from validator.submission.external import MIRROR_ENV
 
@@ -21,12 +20,7 @@ KERNEL = (REPO / "submissions" / "kernelbench-team-examples" / "level1_23_softma
 
 
 def _bench():
-    spec = importlib.util.spec_from_file_location("leaderboard_submissions",
-                                                  REPO / "bench" / "leaderboard_submissions.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+    return bench_module("leaderboard_submissions")
 
 
 def _board(levels: dict[int, int | None]) -> dict[str, list]:

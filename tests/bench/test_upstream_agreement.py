@@ -3,27 +3,19 @@
 
 from __future__ import annotations
 
-import functools
-import importlib.util
 import json
-import sys
 from pathlib import Path
 
 import pytest
 
-from tests.paths import REPO
+from tests.paths import REPO, bench_module
 from validator.results.records import Environment, ProblemResult, ResultsFile, Status, UpstreamVerdict
 
 KERNEL = (REPO / "submissions" / "kernelbench-team-examples" / "level1_23_softmax_triton.py").read_text()
 
 
-@functools.cache
 def _bench():
-    spec = importlib.util.spec_from_file_location("upstream_agreement", REPO / "bench" / "upstream_agreement.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # its dataclasses look their module up while they are made
-    spec.loader.exec_module(module)
-    return module
+    return bench_module("upstream_agreement")
 
 
 def _run_dir(root: Path) -> Path:

@@ -3,23 +3,15 @@ device part, both evaluations on one GPU, is the lead's to run)."""
 
 from __future__ import annotations
 
-import functools
-import importlib.util
-import sys
 from pathlib import Path
 
-from tests.paths import REPO
+from tests.paths import REPO, bench_module
 
 EXAMPLES = REPO / "submissions" / "kernelbench-team-examples.json"
 
 
-@functools.cache
 def _bench():
-    spec = importlib.util.spec_from_file_location("upstream_side_by_side", REPO / "bench" / "upstream_side_by_side.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # its dataclasses look their module up while they are made
-    spec.loader.exec_module(module)
-    return module
+    return bench_module("upstream_side_by_side")
 
 
 def _checkout(root: Path, commit: str) -> Path:

@@ -3,23 +3,17 @@ count of code lines (no blank lines, comments or docstrings) that holds it."""
 
 from __future__ import annotations
 
-import functools
-import importlib.util
 import subprocess
 import sys
 import textwrap
 
-from tests.paths import REPO
+from tests.paths import REPO, bench_module
 
 BAR = 800
 
 
-@functools.cache
 def _counter():
-    spec = importlib.util.spec_from_file_location("protocol_lines", REPO / "bench" / "protocol_lines.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return bench_module("protocol_lines")
 
 
 def test_correctness_and_timing_stay_within_the_bar() -> None:
