@@ -163,7 +163,7 @@ def main() -> int:
     for entry in document["kernels"]:
         if args.kernels and entry["path"] not in args.kernels:
             continue
-        problem = catalogue.get(entry["level"], entry["problem_id"])
+        problem = catalogue.resolve(entry["level"], entry["problem_id"], entry["problem_sha256"])
         kernel = args.submission.parent / args.submission.stem / entry["path"]
         for run in range(1, args.repeat + 1):
             seconds: dict[str, float] = {}
