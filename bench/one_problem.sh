@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # A one-problem pull request's wall time: one of the examples (default: the CUDA ReLU, upstream's 6.4 GB
 # tensors; KERNEL=<file of the examples> for another) alone through kb-validate, cold (empty build cache) and
-# then warm (same cache, --force), as a contributor's PR runs it.
+# then warm (same cache, --force), as a contributor's PR runs it. FROM=submissions/X.json takes the kernel from another
+# submission's folder, TRACK=91bfc2c runs it at that track's version of its problem (one_problem_submission.py).
 #   OUT=/dir bash bench/one_problem.sh [extra kb-validate arguments, e.g. --no-gpu for a dry run]
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -10,7 +11,8 @@ mkdir -p "$OUT"
 [ -f bench/device_env.sh ] && source bench/device_env.sh
 work=$(mktemp -d)
 KERNEL=${KERNEL:-level1_19_relu_cuda.py}
-python3 bench/one_problem_submission.py "$work" "$KERNEL" > /dev/null || exit 2
+python3 bench/one_problem_submission.py "$work" "$KERNEL" ${FROM:+--from "$FROM"} ${TRACK:+--track "$TRACK"} \
+  > /dev/null || exit 2
 mkdir -p "$OUT/results"  # kb-validate refuses a --results-dir that does not exist
 for pass in cold warm; do
   t0=$(date +%s.%N)
