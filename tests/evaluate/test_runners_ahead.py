@@ -44,11 +44,14 @@ def started(monkeypatch) -> list[runners_ahead.Prepared]:
     return made
 
 
-def test_the_runner_started_ahead_is_claimed_once_by_its_device_and_the_rest_end_with_the_run(started):
+def test_a_judge_s_two_runners_started_ahead_are_claimed_once_each_and_the_rest_end_with_the_run(started):
     with runners_ahead.head_start(lambda: [("0", ENV, True), ("1", {**ENV, "CUDA_VISIBLE_DEVICES": "1"}, True)]):
-        first = runners_ahead.claim("0", ENV)
-        assert first is started[0] and runners_ahead.claim("0", ENV) is None  # once
-    assert len(started) == 2 and not started[0].released and started[1].released  # device 1's: nobody took it
+        kernel, twin = runners_ahead.claim("0", ENV), runners_ahead.claim("0", ENV)
+        assert runners_ahead.claim("0", ENV) is None  # each once
+    # every device's first runner is started before any device's second
+    assert [r.env["CUDA_VISIBLE_DEVICES"] for r in started] == ["0", "1", "0", "1"]
+    assert (kernel, twin) == (started[0], started[2]) and not kernel.released and not twin.released
+    assert started[1].released and started[3].released  # device 1's: nobody took them
     assert runners_ahead.claim("1", ENV) is None
 
 
@@ -56,7 +59,8 @@ def test_a_runner_started_with_another_toolchain_is_ended_not_adopted(started):
     with runners_ahead.head_start(lambda: [("0", ENV, True)]):
         # a cached extension loads as built only with the build's toolchain variables
         assert runners_ahead.claim("0", {**ENV, "TORCH_CUDA_ARCH_LIST": "8.0"}) is None
-        assert started[0].released
+        assert started[0].released and not started[1].released
+        assert runners_ahead.claim("0", ENV) is started[1]
 
 
 def test_a_plan_that_fails_starts_nothing_and_the_run_goes_on(started):
@@ -93,5 +97,5 @@ def test_an_interpreted_run_s_first_judge_adopts_the_runner_its_head_start_began
         code = main(["validate", str(document), "--interpret", "--results-dir", str(tmp_path / "results"),
                      "--cache-dir", str(tmp_path / "cache")], stdout=stream, stderr=stream)
     assert code == 0, (tmp_path / "out.txt").read_text()[-3000:]
-    assert claimed[:1] == [True]
+    assert claimed[:2] == [True, True]  # its kernel's runner and its twin
     assert {p.name for p in Path("/tmp").glob("kb-runner-*")} <= before  # the spare and all else ended

@@ -4,7 +4,9 @@ device at the very start of a `kb-validate` run (`head_start`), while the stages
 A runner's start-up (bubblewrap, the interpreter, torch, the compilers' modules, CUDA) took about 9 s on an H200,
 and the first judge of a run, which starts in about 4 s, waited the rest: 4.8 s of a 24.7 s one-problem pull
 request. Started at the head of the run, that wait overlaps loading, the static policy and the build cache's
-check. A runner started ahead is generic until a judge adopts it (`launch.prepare`), so one started this early
+check. Both of the first judge's runners are started there, its kernel's and its twin: with the kernel's
+alone, an H100's one-problem run still spent 6.5 s of its 15.9 s judge in `start_runner` (session 40), starting the
+twin. A runner started ahead is generic until a judge adopts it (`launch.prepare`), so one started this early
 is the same thing as one the scheduler starts between problems; it is adopted only if it was started with the
 environment the scheduler would give it, and ended with the run if no judge took it.
 """
@@ -52,7 +54,10 @@ def release(runner: Prepared | None) -> None:
         runner.stack.close()
 
 
-_waiting: dict[str, Prepared] = {}
+RUNNERS_PER_JUDGE = 2
+"""A judge's runners: the kernel's and its twin, the reference's (`judge/remote.py`)."""
+
+_waiting: dict[str, list[Prepared]] = {}
 _lock = threading.Lock()
 _settled = threading.Event()
 _settled.set()
@@ -62,14 +67,15 @@ SETTLE_WAIT_S = 15.0
 
 
 def claim(visible: str, env: Mapping[str, str]) -> Prepared | None:
-    """The runner started at the head of the run for the device `visible`, if it was started with what `env`
-    gives a runner; one started otherwise is ended (its toolchain variables decide whether a cached extension
-    loads as built)."""
+    """A runner started at the head of the run for the device `visible` (each is claimed once), if it was started
+    with what `env` gives a runner; one started otherwise is ended (its toolchain variables decide whether a cached
+    extension loads as built)."""
     from validator.evaluate.judge import launch
 
     _settled.wait(SETTLE_WAIT_S)
     with _lock:
-        runner = _waiting.pop(visible, None)
+        waiting = _waiting.get(visible, [])
+        runner = waiting.pop(0) if waiting else None
     if runner is not None and runner.env != launch.runner_env(env):
         release(runner)
         return None
@@ -78,21 +84,21 @@ def claim(visible: str, env: Mapping[str, str]) -> Prepared | None:
 
 @contextlib.contextmanager
 def head_start(plan: Callable[[], list[tuple[str, dict[str, str], bool]]]) -> Iterator[None]:
-    """While the block runs, start one runner per (device, environment, gpu) that `plan` returns, in a thread of
-    its own so nothing waits for it; afterwards end those no judge claimed. `plan` raising, or a runner that does
-    not start, leaves the run as it would have been: the scheduler then starts its runners itself."""
+    """While the block runs, start a judge's runners (`RUNNERS_PER_JUDGE`) for each (device, environment, gpu) that
+    `plan` returns, in a thread of its own so nothing waits for it; afterwards end those no judge claimed. `plan`
+    raising, or a runner that does not start, leaves the run as it would have been: the scheduler then starts its
+    runners itself."""
     stop = threading.Event()
 
     def start() -> None:
         with contextlib.suppress(Exception):
-            for visible, env, gpu in plan():
+            for visible, env, gpu in plan() * RUNNERS_PER_JUDGE:  # every device's first before any second
                 if stop.is_set():
                     return
                 with contextlib.suppress(OSError, subprocess.SubprocessError):
                     runner = prepare(env, gpu=gpu)
                     with _lock:
-                        release(_waiting.pop(visible, None))
-                        _waiting[visible] = runner
+                        _waiting.setdefault(visible, []).append(runner)
 
     def settle() -> None:
         try:
@@ -112,7 +118,7 @@ def head_start(plan: Callable[[], list[tuple[str, dict[str, str], bool]]]) -> It
         stop.set()
         thread.join()
         with _lock:
-            left = list(_waiting.values())
+            left = [runner for runners in _waiting.values() for runner in runners]
             _waiting.clear()
         for runner in left:
             release(runner)

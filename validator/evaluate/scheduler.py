@@ -224,10 +224,11 @@ class _Launcher:
 
     def take_twin(self, item: WorkItem) -> runners_ahead.Prepared | None:
         """The judge's twin runner of the reference for `item`, started ahead as its kernel's runner is (a runner
-        is generic until its judge tells it what to load), and the next job's started already."""
+        is generic until its judge tells it what to load: the first at the head of the run too), and the next job's
+        started already."""
         if not (self.config.prepare_runners and item.job.sandbox == "bubblewrap") or item.job.warm_only:
             return None
-        twin = self.spare_twin or self._prepare()
+        twin = self.spare_twin or runners_ahead.claim(self.device.visible, self.runner_env()) or self._prepare()
         self.spare_twin = self._prepare() if twin is not None else None
         return twin
 
