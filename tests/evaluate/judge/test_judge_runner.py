@@ -527,3 +527,43 @@ def test_the_twin_runner_is_never_given_the_kernel_nor_its_compiled_caches(tmp_p
         assert len(reply["device_ms"]) == 2 and all(isinstance(d, str) for d in reply["digests"])
     finally:
         twin.close()
+
+
+def test_a_request_to_each_runner_goes_to_all_of_them_before_any_reply_is_read():
+    """So the runners work on it at once (a judge's two runners' CUDA start and digest load took turns before)."""
+    from validator.evaluate.judge.remote import Runner
+
+    order: list[str] = []
+
+    class Recorded:
+        def __init__(self, name: str) -> None:
+            self.name, self.answered = name, set()
+            self.watchdog = type("Quiet", (), {"watching": lambda _self, limit, op: contextlib.nullcontext()})()
+
+        def _send(self, header: dict) -> None:
+            order.append(f"send {self.name} {header['op']}")
+
+        def _receive(self) -> dict:
+            order.append(f"read {self.name}")
+            return {"ok": True, "from": self.name}
+
+    replies = Runner.request_each([Recorded("kernel"), Recorded("twin")], {"op": "null"})
+    assert order == ["send kernel null", "send twin null", "read kernel", "read twin"]
+    assert [r["from"] for r in replies] == ["kernel", "twin"]
+
+
+@pytest.mark.slow  # two runners' start
+def test_two_real_runners_both_answer_a_request_sent_to_each(tmp_path: Path):
+    from validator.evaluate.judge.remote import Runner
+
+    job = make_job("level1/19_ReLU", RELU, tmp_path, interpret=True)
+    workdir = tmp_path / "judge"
+    workdir.mkdir()
+    runners = [Runner(job, workdir, "none"), Runner(job, workdir, "none", twin=True)]
+    try:
+        replies = Runner.request_each(runners, {"op": "null", "flush_bytes": 0, "interpret": True})
+        assert [r["ok"] for r in replies] == [True, True] and all(r.ready for r in runners)
+        assert runners[1].request({"op": "null", "flush_bytes": 0, "interpret": True})["ok"] is True  # in step
+    finally:
+        for runner in runners:
+            runner.close()

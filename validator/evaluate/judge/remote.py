@@ -212,6 +212,21 @@ class Runner:
         with self.watchdog.watching(limit, op):  # with no limit: no deadline, but a stopped member is continued
             return self._exchange(header, tensors)
 
+    @staticmethod
+    def request_each(runners: Sequence[Runner], header: dict[str, Any]) -> list[dict[str, Any]]:
+        """One request without tensors or a deadline, sent to every runner before any reply is read, so that their
+        work on it overlaps: a judge's two runners' CUDA start and digest load (`Evaluation.start_runner`) took
+        turns before."""
+        op = str(header.get("op"))
+        for runner in runners:
+            runner._send(header)
+            runner.answered.add(op)
+        replies = []
+        for runner in runners:
+            with runner.watchdog.watching(None, op):
+                replies.append(runner._receive())
+        return replies
+
     def _overran(self, why: str) -> None:
         """Runs on the watchdog's thread, so it only records and kills; the reading thread then sees the channel
         close and reports the deadline (`_died`)."""
@@ -219,10 +234,16 @@ class Runner:
         process_tree.kill_tree(self.process.pid)
 
     def _exchange(self, header: dict[str, Any], tensors: Sequence[torch.Tensor]) -> dict[str, Any]:
+        self._send(header, tensors)
+        return self._receive()
+
+    def _send(self, header: dict[str, Any], tensors: Sequence[torch.Tensor] = ()) -> None:
         try:
             channel.send(self.process.stdin, header, tensors)
         except (BrokenPipeError, OSError) as exc:
             raise self._died(f"the runner stopped reading requests ({exc})") from None
+
+    def _receive(self) -> dict[str, Any]:
         self._await_ready()
         reply, self.described = self._reply(0)
         return reply

@@ -171,8 +171,8 @@ class Evaluation(TrialInputs, Attributing):
         self.note("sandbox", self.runner.describe_isolation())  # a run without one says so once, in its environment
         if self.gpu and self.twin is not None:  # CUDA's start and the digest's Triton load, before the GPU's turn
             flush_bytes = timing.flush_bytes(self.device, self.protocol.l2_flush_factor)
-            for runner in (self.runner, self.twin):
-                runner.request({"op": "null", "flush_bytes": flush_bytes, "interpret": False})
+            Runner.request_each([self.runner, self.twin], {"op": "null", "flush_bytes": flush_bytes,
+                                                           "interpret": False})
 
     def take_gpu(self) -> None:
         """Wait for the GPU's turn where the scheduler runs judges side by side on it (`gpu_turn`): from here on,
