@@ -10,7 +10,9 @@ from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
 PROTOCOL_VERSION = "25"
-"""25: the comparisons against float64 (the precision check and the headline's moving part) leave out positions where
+"""(26 named a trial, a timing budget of 1.5 s, measured on an H100 and taken back before any result of it was
+committed: see `time_budget_s`. The next change is 27, so that 26 names that trial alone.)
+25: the comparisons against float64 (the precision check and the headline's moving part) leave out positions where
 the float64 reference is non-zero below the output dtype's smallest normal number, as they left out overflowed ones
 (`precision.normwise_error`). At protocol 24 on an H100 the 2024 board's honest sequential product (level1/50 at
 91bfc2c, 256 standard-normal draws, about 1e-70 an output) was `precision-lowered`: every output is 0 or subnormal in
