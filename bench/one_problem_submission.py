@@ -17,10 +17,10 @@ parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
 parser.add_argument("dir", type=Path, help="where submissions/one-problem.json and its kernels go")
 parser.add_argument("kernels", nargs="+", help="files of the submission's folder, e.g. level1_19_relu_cuda.py")
 parser.add_argument("--from", dest="source", type=Path, default=REPO / "submissions/kernelbench-team-examples.json")
-parser.add_argument("--track", help="a track of problems/tracks/ (e.g. 91bfc2c): its version of each problem")
+parser.add_argument("--track", help="a hash list of problems/tracks/ (91bfc2c, 423217d): its version of each problem")
 args = parser.parse_args()
 sys.path.insert(0, str(REPO))
-from validator.catalogue.problems import load_catalogue  # noqa: E402
+from validator.catalogue.problems import known_versions, load_catalogue  # noqa: E402
 
 folder = args.source.with_suffix("")
 (args.dir / "submissions" / "one-problem").mkdir(parents=True, exist_ok=True)
@@ -32,9 +32,9 @@ doc = json.loads(args.source.read_text())
 doc.update(slug="one-problem", name="One problem", kernels=[k for k in doc["kernels"] if k["path"] in args.kernels])
 doc.pop("$schema", None)
 if args.track:
-    catalogue = load_catalogue(REPO / "problems")
-    for k in doc["kernels"]:
-        version = [p for p in catalogue.versions_of(k["level"], k["problem_id"]) if args.track in p.key]
+    catalogue, listed = load_catalogue(REPO / "problems"), known_versions(REPO / "problems").get(args.track, {})
+    for k in doc["kernels"]:  # the track's own hash list: a file it shares with the headline track counts too
+        version = [p for p in catalogue.versions_of(k["level"], k["problem_id"]) if p.sha256 in listed.values()]
         if not version:
             parser.error(f"{k['path']}: the track {args.track} has no version of level{k['level']}/{k['problem_id']}")
         k["problem_sha256"] = version[0].sha256
