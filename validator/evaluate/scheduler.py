@@ -218,8 +218,7 @@ class _Launcher:
         started already."""
         if not (self.config.prepare_runners and item.job.sandbox == "bubblewrap"):
             return None
-        runner = self.spare or runners_ahead.claim(self.device.visible, self.runner_env()) or self._prepare()
-        self.spare = self._prepare() if runner is not None else None
+        runner, self.spare = self._ahead(self.spare)
         return runner
 
     def take_twin(self, item: WorkItem) -> runners_ahead.Prepared | None:
@@ -228,9 +227,15 @@ class _Launcher:
         started already."""
         if not (self.config.prepare_runners and item.job.sandbox == "bubblewrap") or item.job.warm_only:
             return None
-        twin = self.spare_twin or runners_ahead.claim(self.device.visible, self.runner_env()) or self._prepare()
-        self.spare_twin = self._prepare() if twin is not None else None
+        twin, self.spare_twin = self._ahead(self.spare_twin)
         return twin
+
+    def _ahead(self, spare: runners_ahead.Prepared | None) -> tuple[runners_ahead.Prepared | None,
+                                                                     runners_ahead.Prepared | None]:
+        """A runner for this job (the spare, else one the head of the run started, else one started now) and the
+        next job's spare, started at once; none of either where runners cannot be started ahead."""
+        runner = spare or runners_ahead.claim(self.device.visible, self.runner_env()) or self._prepare()
+        return runner, self._prepare() if runner is not None else None
 
     def runner_env(self) -> dict[str, str]:
         return runner_env_of(self.config.base_env, self.device.visible)
