@@ -20,9 +20,11 @@ from site_src.scoring import (
     curves,
     fast_p_label,
     level_scores,
+    protocol_of,
 )
 from site_src.sources import SiteInputs
 from validator.catalogue.problems import HEADLINE_VERSION, Problem
+from validator.protocol import PROTOCOL_VERSION
 
 HEADLINE = fast_p_label(1.0)
 """Tables and charts rank by fast_1, KernelBench's headline number, then by geomean speedup (at the combo's rule:
@@ -81,13 +83,15 @@ class SiteModel:
 
     @cached_property
     def hardware_names(self) -> dict[str, str]:
-        """Each hardware's display name, the one with the most results files first (the pages open on it), then by
-        key: a first run on another GPU does not move the board off the one most submissions were measured on."""
+        """Each hardware's display name, the one with the most results files at the current protocol first (the
+        pages open on it), then the most files, then by key: a first run on another GPU does not move the board off
+        the one most submissions were measured on, and neither do files awaiting a rerun (`scoring`'s stale)."""
         names: dict[str, str] = {}
         for results in self.inputs.results:
             names.setdefault(results.hardware, results.environment.gpu or results.hardware)
         files = Counter(results.hardware for results in self.inputs.results)
-        return {key: names[key] for key in sorted(names, key=lambda key: (-files[key], key))}
+        current = Counter(r.hardware for r in self.inputs.results if protocol_of(r) == PROTOCOL_VERSION)
+        return {key: names[key] for key in sorted(names, key=lambda key: (-current[key], -files[key], key))}
 
     @cached_property
     def combos(self) -> tuple[Combo, ...]:

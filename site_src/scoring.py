@@ -7,8 +7,10 @@ Definitions (the site's methodology page quotes these docstrings, so they are th
 - A record is *stale* when it no longer describes what is committed: it was measured on another version
   of the problem (its problem sha256 differs from the catalogue's), or on another version of the kernel
   (its kernel sha256 differs from the file the submission lists now, or the submission no longer lists a
-  kernel for that problem). A stale record is shown as "stale — awaiting rerun", is never ranked, and
-  the next verified rerun measures the kernel again.
+  kernel for that problem), or under another version of the protocol than the one the methodology page
+  describes (its results file's `protocol.version`: other rules decided its verdict and timed it). A stale
+  record is shown as "stale — awaiting rerun", is never ranked, and the next verified rerun measures the
+  kernel again.
 - A run in progress (its results file has no `finished_at`: an interrupted run that resumes later)
   is scored like any other, so its fast_p is a lower bound; its problems without a record are
   `pending` rather than `missing`, and `n_pending` says how many a level still waits for.
@@ -56,6 +58,7 @@ import pandas as pd
 
 from site_src.score_intervals import ambiguous, fast_p_interval
 from validator.catalogue.problems import HEADLINE_VERSION, Catalogue
+from validator.protocol import PROTOCOL_VERSION
 from validator.results.records import ProblemResult, ResultsFile, Status
 
 THRESHOLDS: tuple[float, ...] = (0.0, 0.5, 0.8, 1.0, 1.5, 2.0)
@@ -162,6 +165,11 @@ def fast_p_curve(speedups: Sequence[float], n: int) -> StepCurve:
     return StepCurve(len(ordered) / n, tuple(breakpoints), tuple(values))
 
 
+def protocol_of(results: ResultsFile) -> str:
+    """The protocol version a results file was measured under."""
+    return str(results.environment.protocol_version)
+
+
 def _record_row(results: ResultsFile, record: ProblemResult) -> dict[str, object]:
     ci_low, ci_high = record.speedup_ci if record.speedup_ci else (None, None)
     return {
@@ -169,6 +177,7 @@ def _record_row(results: ResultsFile, record: ProblemResult) -> dict[str, object
         "hardware": results.hardware,
         "verified": results.verified,
         "finished": bool(results.finished_at),
+        "protocol": protocol_of(results),
         "key": record.key,
         "record_sha256": record.problem_sha256,
         "record_kernel_sha256": record.kernel_sha256,
@@ -191,7 +200,7 @@ def _record_row(results: ResultsFile, record: ProblemResult) -> dict[str, object
 
 
 RECORD_COLUMNS = [
-    "slug", "verified", "finished", "hardware", "key", "record_sha256", "record_kernel_sha256", "status",
+    "slug", "verified", "finished", "protocol", "hardware", "key", "record_sha256", "record_kernel_sha256", "status",
     "upstream_status", "upstream_error", "upstream_fooled", "speedup",
     "speedup_vs_compile",
     "ci_low", "ci_high", "reference_ms", "kernel_ms", "compile_ms", "backend", "flags", "flag_messages", "error",
@@ -243,7 +252,10 @@ def _stale_reasons(frame: pd.DataFrame, documented: set[str]) -> pd.Series:
     unlisted = recorded & listed & frame["kernel_sha256"].isna()
     current = frame["kernel_sha256"]
     edited = recorded & listed & current.notna() & (current != frame["record_kernel_sha256"])
+    older = recorded & (frame["protocol"] != PROTOCOL_VERSION)
     reasons = pd.Series("", index=frame.index)
+    reasons[older] = frame.loc[older, "protocol"].map(
+        lambda version: f"measured under protocol {version}; the methodology describes protocol {PROTOCOL_VERSION}")
     reasons[edited] = "the kernel file changed after this result was measured"
     reasons[unlisted] = "the submission no longer lists a kernel for this problem"
     reasons[problem] = "measured on another version of the problem file"
@@ -275,7 +287,7 @@ def aligned_frame(
     frame.loc[stale | absent, "upstream_status"] = frame.loc[stale | absent, "status"]
     text = ["backend", "flags", "flag_messages", "error", "upstream_error", "upstream_fooled"]
     frame[text] = frame[text].fillna("")
-    dropped = ["record_sha256", "record_kernel_sha256", "kernel_sha256"]
+    dropped = ["record_sha256", "record_kernel_sha256", "kernel_sha256", "protocol"]
     return frame.drop(columns=dropped).sort_values(["slug", "hardware", "level", "problem_id"])
 
 

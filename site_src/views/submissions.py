@@ -11,7 +11,7 @@ import pandas as pd
 from site_src.model import BASELINE_NAMES, SiteModel
 from site_src.output import SiteBuild, page_root, slot
 from site_src.render import render
-from site_src.scoring import NO_RECORD, RULES, STALE, THRESHOLDS, fast_p_label
+from site_src.scoring import NO_RECORD, RULES, STALE, THRESHOLDS, fast_p_label, protocol_of
 from site_src.sources import SubmissionDoc, regular_files
 from site_src.tables import Cell, Column, Table, ms_text, number, percent_text, speedup_text, table_html
 from site_src.text import css_token, html_paragraphs, https_url, one_line
@@ -193,8 +193,8 @@ def _run_info(model: SiteModel, results: ResultsFile, slot_name: str) -> dict[st
         "gpu": env.gpu or results.hardware,
         "hardware": results.hardware,
         "badge": "verified" if results.verified else "self-reported",
-        "protocol": env.protocol_version,
-        "protocol_now": PROTOCOL_VERSION if str(env.protocol_version) != PROTOCOL_VERSION else "",
+        "protocol": protocol_of(results),
+        "protocol_now": PROTOCOL_VERSION if protocol_of(results) != PROTOCOL_VERSION else "",
         "harness": env.harness_version,
         "driver": env.driver,
         "cuda": env.cuda,

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from validator.catalogue.manifest_entry import MANIFEST_SCHEMA_VERSION, ManifestEntry, Measurement
+from validator.protocol import PROTOCOL_VERSION
 from validator.results.records import (
     Environment,
     Flag,
@@ -227,7 +228,7 @@ def _results_file(
         triton="3.8",
         python="3.11",
         harness_version="0.1.0",
-        protocol_version="1",
+        protocol_version=PROTOCOL_VERSION,
     )
     return ResultsFile(
         slug=document["slug"],
@@ -235,7 +236,7 @@ def _results_file(
         submission_sha256="1" * 64,
         hardware=hardware,
         environment=environment,
-        protocol={"version": "1"},
+        protocol={"version": PROTOCOL_VERSION},
         problems=tuple(problems),
         started_at="2026-11-22T10:00:00Z",
         finished_at="2026-11-22T11:00:00Z",

@@ -19,9 +19,10 @@ from site_src.scoring import (
     level_scores,
 )
 from validator.catalogue.problems import Catalogue, Problem
+from validator.protocol import PROTOCOL_VERSION
 from validator.results.records import Environment, Flag, ProblemResult, ResultsFile, Status, UpstreamVerdict
 
-ENV = Environment("GPU", "1", "13.0", "2.14", "3.8", "3.11", "0.1", "1")
+ENV = Environment("GPU", "1", "13.0", "2.14", "3.8", "3.11", "0.1", PROTOCOL_VERSION)
 
 
 def catalogue(level_sizes: dict[int, int]) -> Catalogue:

@@ -40,11 +40,15 @@ def root(tmp_path_factory) -> Path:
         shutil.copytree(getattr(tree, f"{part}_dir"), root / part)
     move_run_to_track(root / "results" / H200 / "synthetic-001.json", add_track(root / "problems", OLD), OLD)
 
-    def unconfined(data: dict) -> None:  # and measured at the protocol in force (the others at protocol 1)
+    def unconfined(data: dict) -> None:
         data["environment"]["extra"].update(sandbox="none", sandbox_detail="bwrap is not installed")
-        data["environment"]["protocol_version"] = PROTOCOL_VERSION
+
+    def earlier(data: dict) -> None:  # measured under protocol 1 (the others at the protocol in force)
+        data["environment"]["protocol_version"] = data["protocol"]["version"] = "1"
 
     rewrite(root / "results" / H200 / "synthetic-000.json", unconfined)
+    rewrite(root / "results" / H200 / "synthetic-002.json", earlier)
+    rewrite(root / "results" / "nvidia-h100-80gb-hbm3" / "synthetic-000.json", earlier)
     return root
 
 
@@ -94,11 +98,23 @@ def test_a_run_without_the_sandbox_is_a_warning_on_its_page_and_a_marker_in_ever
 
 
 def test_a_run_measured_under_an_earlier_protocol_says_which_protocol_the_methodology_describes(files):
-    behind = f"protocol 1 (the [methodology](../methodology.md) describes protocol {PROTOCOL_VERSION}: this run " \
-             "stands until it is measured again)"
+    behind = f"protocol 1 (the [methodology](../methodology.md) describes protocol {PROTOCOL_VERSION}: so this " \
+             "run's results are stale, shown and never ranked until it is measured again)"
     assert behind in files["submissions/synthetic-002.md"]
     current = files["submissions/synthetic-000.md"]  # its H200 run at the protocol in force, its other at 1
     assert f"protocol {PROTOCOL_VERSION} · harness" in current and current.count("describes protocol") == 1
+
+
+def test_a_run_measured_under_an_earlier_protocol_is_never_ranked_and_its_rows_say_why(root, files):
+    """The H200 run of synthetic-002 is at protocol 1: it leaves the leaderboard, its problems are stale with the
+    protocol named, and the current runs on the same view still rank."""
+    ranked = linked(leaderboard(files, f"{H200}--eager"))
+    assert "submissions/synthetic-002/" not in ranked and "submissions/synthetic-000/" in ranked
+    rows = generate(sources(root)).slots["submissions/synthetic-002.md"][f"results-{H200}"]
+    reason = f"measured under protocol 1; the methodology describes protocol {PROTOCOL_VERSION}"
+    assert reason in rows and "kb-stale" in rows
+    current = generate(sources(root)).slots["submissions/synthetic-000.md"][f"results-{H200}"]
+    assert "describes protocol" not in current
 
 
 def test_a_leader_s_ambiguous_count_is_shown_in_its_line_only_when_there_is_one(root, monkeypatch):
@@ -126,15 +142,23 @@ def test_another_tracks_problems_have_pages_that_its_results_link_to(root, files
 
 def test_the_pages_open_on_the_hardware_most_results_were_measured_on():
     """A first run on another GPU (a key that sorts first) does not move the board's default view off the GPU most
-    submissions were measured on; ties go by key."""
+    submissions were measured on; ties go by key. Files at an earlier protocol (stale) count only after those at
+    the current one: three of them do not outweigh two current ones."""
     from types import SimpleNamespace
 
     from site_src.model import SiteModel
 
-    def run(hardware: str) -> SimpleNamespace:
-        return SimpleNamespace(hardware=hardware, environment=SimpleNamespace(gpu=hardware.upper()))
+    def run(hardware: str, version: str = PROTOCOL_VERSION) -> SimpleNamespace:
+        return SimpleNamespace(hardware=hardware, environment=SimpleNamespace(gpu=hardware.upper(),
+                                                                              protocol_version=version))
+
+    def order(results: list[SimpleNamespace]) -> list[str]:
+        return list(SiteModel.hardware_names.func(SimpleNamespace(inputs=SimpleNamespace(results=results))))
 
     results = [run("nvidia-h200"), run("nvidia-h100"), run("nvidia-h200"), run("nvidia-b200"), run("nvidia-a100")]
-    names = SiteModel.hardware_names.func(SimpleNamespace(inputs=SimpleNamespace(results=results)))
-    assert list(names) == ["nvidia-h200", "nvidia-a100", "nvidia-b200", "nvidia-h100"]
-    assert names["nvidia-h200"] == "NVIDIA-H200"
+    assert order(results) == ["nvidia-h200", "nvidia-a100", "nvidia-b200", "nvidia-h100"]
+    assert SiteModel.hardware_names.func(SimpleNamespace(inputs=SimpleNamespace(results=results)))[
+        "nvidia-h200"] == "NVIDIA-H200"
+    stale = [run("nvidia-h200", "1"), run("nvidia-h200", "1"), run("nvidia-h200", "1"), run("nvidia-h100"),
+             run("nvidia-h100"), run("nvidia-a100", "1")]
+    assert order(stale) == ["nvidia-h100", "nvidia-h200", "nvidia-a100"]

@@ -20,6 +20,7 @@ from site_src.verdicts import Disagreement, DisagreementGroup, KernelVerdicts, c
 from site_src.views.submissions import run_verdicts
 from tests.site_kit.synthetic import SyntheticSpec, write_synthetic
 from validator.catalogue.problems import Catalogue, Problem
+from validator.protocol import PROTOCOL_VERSION
 from validator.results.records import (
     Environment,
     Flag,
@@ -40,7 +41,7 @@ def catalogue(size: int) -> Catalogue:
 
 
 def run_of(*records: ProblemResult) -> ResultsFile:
-    environment = Environment("GPU", "1", "13.0", "2.14", "3.8", "3.11", "0.1", "1")
+    environment = Environment("GPU", "1", "13.0", "2.14", "3.8", "3.11", "0.1", PROTOCOL_VERSION)
     return ResultsFile("s", "S", "s", "h100", environment, {}, records, "t0", "t1")
 
 
