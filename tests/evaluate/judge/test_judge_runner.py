@@ -564,6 +564,28 @@ def test_two_real_runners_both_answer_a_request_sent_to_each(tmp_path: Path):
         replies = Runner.request_each(runners, {"op": "null", "flush_bytes": 0, "interpret": True})
         assert [r["ok"] for r in replies] == [True, True] and all(r.ready for r in runners)
         assert runners[1].request({"op": "null", "flush_bytes": 0, "interpret": True})["ok"] is True  # in step
+        Runner.close_each(runners)  # each exits when asked: none is left for the kill
+        assert [r.process.returncode for r in runners] == [0, 0]
     finally:
         for runner in runners:
             runner.close()
+
+
+def test_closing_runners_asks_each_to_exit_before_waiting_for_any():
+    """So their exits (a CUDA context's teardown each, inside the GPU's turn) overlap, as their starts do."""
+    from validator.evaluate.judge.remote import Runner
+
+    order: list[str] = []
+
+    class Recorded:
+        def __init__(self, name: str) -> None:
+            self.name = name
+
+        def ask_exit(self) -> None:
+            order.append(f"ask {self.name}")
+
+        def close(self) -> None:
+            order.append(f"wait {self.name}")
+
+    Runner.close_each([Recorded("kernel"), Recorded("twin")])
+    assert order == ["ask kernel", "ask twin", "wait kernel", "wait twin"]

@@ -148,6 +148,7 @@ class Runner:
                                           quiet_s=protocol_from_dict(job.protocol).compile_quiet_s)
         self.hit = ""
         """The request that overran its deadline, described (the runner was killed for it)."""
+        self.exit_asked = False
 
     def _make_ring(self) -> Path | None:
         """The ring, made (and pinned, on a GPU) before the runner's uid is given it, so before any submitted code
@@ -317,14 +318,28 @@ class Runner:
         """SIGCONT the tree, and make sure no member is left stopped (`process_tree.Tree.resume`)."""
         self.tree.resume()
 
-    def close(self) -> None:
-        """End the runner and everything it started (its pid namespace dies with bwrap's init). A runner the
-        scheduler started ahead is reaped by the scheduler, its parent."""
+    def ask_exit(self) -> None:
+        """Ask the runner to exit (its CUDA context's teardown then runs in it, not yet waited for)."""
         self.watchdog.close()
-        if self.process.poll() is None:
+        if self.process.poll() is None and not self.exit_asked:
             with contextlib.suppress(OSError):
                 self.resume()
                 channel.send(self.process.stdin, {"op": "exit"})
+        self.exit_asked = True
+
+    @staticmethod
+    def close_each(runners: Sequence[Runner]) -> None:
+        """`close` every runner, all asked to exit before any is waited for: the two runners' teardowns overlap."""
+        for runner in runners:
+            runner.ask_exit()
+        for runner in runners:
+            runner.close()
+
+    def close(self) -> None:
+        """End the runner and everything it started (its pid namespace dies with bwrap's init). A runner the
+        scheduler started ahead is reaped by the scheduler, its parent."""
+        self.ask_exit()
+        if self.process.poll() is None:
             with contextlib.suppress(subprocess.TimeoutExpired):
                 self.process.wait(timeout=2)
         process_tree.kill_and_reap(self.process)

@@ -433,10 +433,11 @@ class Evaluation(TrialInputs, Attributing):
 
     def close(self) -> None:
         from validator.evaluate import gpu_turn
+        from validator.evaluate.judge.remote import Runner
 
-        for runner in (self.runner, self.twin):
-            if runner is not None:
-                runner.close()
+        started = time.perf_counter()
+        Runner.close_each([runner for runner in (self.runner, self.twin) if runner is not None])
+        self.phase_seconds["close"] = time.perf_counter() - started  # the runners' exits, inside the GPU's turn
         if self.turn is not None:  # the runners have ended (`process_tree.kill_and_reap`): their memory is free
             gpu_turn.until_exit(self.turn)  # and this judge's is once it exits
             self.turn = None
