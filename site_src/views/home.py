@@ -112,6 +112,9 @@ class LevelBoard:
     """Entries whose method is a compiler: reference rows measured as kernels."""
     partial: list[Record]
     references: list[ReferenceScore]
+    awaiting: list[Record]
+    """Entries and compiler runs whose every record on the level is stale (`scoring`): nothing of theirs describes
+    what is committed under the current protocol, so they are listed apart until a rerun, never ranked."""
 
 
 def backend_of(model: SiteModel, slug: str) -> str:
@@ -136,12 +139,15 @@ def declared_levels(model: SiteModel, slug: str) -> frozenset[int]:
 def level_board(model: SiteModel, combo: Combo, level: int) -> LevelBoard:
     """The ranking rule, the one every page uses: a reference is never ranked; an entry is ranked when it
     attempted at least COVERAGE of the level, or when its submission declares the level attempted in full (then
-    `declared` marks the rows below COVERAGE); the rest are partial, listed apart."""
-    ranked, compiler, partial = [], [], []
+    `declared` marks the rows below COVERAGE); the rest are partial, listed apart. A run with nothing but stale
+    records on the level awaits a rerun, listed apart too, whatever it declares."""
+    ranked, compiler, partial, awaiting = [], [], [], []
     for values in model.ranked_scores(combo, level).to_dict("records"):
         score = Record(values)
         covered = score.n_attempted >= COVERAGE * score.n_problems
-        if model.is_reference(score.slug):
+        if score.n_stale and not score.n_attempted:
+            awaiting.append(score)
+        elif model.is_reference(score.slug):
             compiler.append(score)
         elif covered:
             ranked.append(score)
@@ -154,7 +160,7 @@ def level_board(model: SiteModel, combo: Combo, level: int) -> LevelBoard:
     references = reference_scores(model.run_rows(combo), combo.hardware, combo.baseline, level, size)
     if compiler:  # the measured compiler run stands for torch.compile; the timing-derived row would repeat it
         references = [r for r in references if r.reference != "torch-compile"]
-    return LevelBoard(ranked, compiler, partial, references)
+    return LevelBoard(ranked, compiler, partial, references, awaiting)
 
 
 def entry_row(model: SiteModel, score: Record, rank: int | None) -> tuple[Cell, ...]:
@@ -205,11 +211,11 @@ def leaderboard_table(model: SiteModel, board: LevelBoard) -> Table:
                  row_css=tuple(r[3] for r in rows))
 
 
-def partial_table(model: SiteModel, board: LevelBoard) -> Table | None:
-    if not board.partial:
+def apart_table(model: SiteModel, scores: list[Record]) -> Table | None:
+    """Unranked entries (`LevelBoard.partial` or `.awaiting`) in the ranked table's columns, without a rank."""
+    if not scores:
         return None
-    return Table(COLUMNS, tuple(entry_row(model, s, None) for s in board.partial),
-                 sort_column=SORT_COLUMN)
+    return Table(COLUMNS, tuple(entry_row(model, s, None) for s in scores), sort_column=SORT_COLUMN)
 
 
 def points(value: float) -> str:
@@ -223,12 +229,19 @@ def best_reference(board: LevelBoard, model: SiteModel) -> tuple[str, float] | N
     return max(found, key=lambda item: item[1], default=None)
 
 
+AWAITING_NOTE = ("every result is stale (measured under an earlier protocol than the methodology's, or on another "
+                 "version of the problem or kernel), so not ranked until a rerun")
+
+
 def no_leader_text(board: LevelBoard) -> str:
     """What a level without a ranked entry says instead of naming an unranked one."""
-    if not board.partial:
-        return "no ranked entry yet"
-    return (f"No ranked entry yet: {len(board.partial)} submission(s) attempted fewer than {COVERAGE:.0%} of this "
-            "level's problems and did not declare it attempted in full (listed apart, unranked)")
+    reasons = []
+    if board.partial:
+        reasons.append(f"{len(board.partial)} submission(s) attempted fewer than {COVERAGE:.0%} of this level's "
+                       "problems and did not declare it attempted in full (listed apart, unranked)")
+    if board.awaiting:
+        reasons.append(f"{len(board.awaiting)} run(s) await a rerun: {AWAITING_NOTE}")
+    return f"No ranked entry yet: {'; '.join(reasons)}" if reasons else "no ranked entry yet"
 
 
 def leader_html(model: SiteModel, combo: Combo, level: int, board: LevelBoard) -> str:
@@ -294,11 +307,15 @@ def level_html(model: SiteModel, combo: Combo, level: int, board: LevelBoard) ->
     html = [table_html(leaderboard_table(model, board), "./")]
     if declared := declared_html(board):
         html.append(declared)
-    partial = partial_table(model, board)
+    partial = apart_table(model, board.partial)
     if partial:
         html.append(f'<p class="kb-partial-note">Attempted fewer than {COVERAGE:.0%} of the level\'s problems and '
                     "not declared attempted in full, so not ranked:</p>")
         html.append(table_html(partial, "./"))
+    awaiting = apart_table(model, board.awaiting)
+    if awaiting:
+        html.append(f'<p class="kb-partial-note kb-awaiting-note">Awaiting a rerun: {AWAITING_NOTE}.</p>')
+        html.append(table_html(awaiting, "./"))
     unknown = sum(int(s.n_unknown) for s in (*board.ranked, *board.compiler, *board.partial))
     if unknown and combo.rule == "upstream":
         html.append(f'<p class="kb-unknown-note">{unknown} result(s) here were recorded before the judge kept '
@@ -353,7 +370,7 @@ def combo_payload(model: SiteModel, combo: Combo) -> dict:
     for level in model.level_sizes:
         board = level_board(model, combo, level)
         leaders.append(leader_html(model, combo, level, board))
-        partial = partial_table(model, board)
+        partial = apart_table(model, board.partial)
         levels[str(level)] = {
             "table": packed(leaderboard_table(model, board)),
             "partial": packed(partial) if partial else None,

@@ -158,3 +158,26 @@ def test_a_built_site_ranks_the_declared_entry_and_states_it_on_its_page(tree, t
     meta = build.slots[f"submissions/{DECLARED}.md"]["meta"]
     assert "<th>Attempted levels</th>" in meta and "level 1 (" in meta
     assert "Attempted levels" not in build.slots[f"submissions/{UNDECLARED}.md"]["meta"]
+
+
+def test_a_run_whose_every_record_is_stale_awaits_a_rerun_declared_or_not(inputs):
+    """Measured under an earlier protocol: the declared entry and the compiler run leave the ranking and the
+    reference rows, and the leader line and the table under it say why; synthetic-000, current, still leads."""
+    def earlier(results):
+        if results.slug not in (DECLARED, REFERENCE):
+            return results
+        return dataclasses.replace(results, environment=dataclasses.replace(results.environment, protocol_version="1"))
+
+    stale = dataclasses.replace(inputs, results=tuple(earlier(r) for r in inputs.results))
+    model = build_model(declaring(stale, {DECLARED: {"attempted_levels": [1, 2]},
+                                          REFERENCE: {"attempted_levels": [1], "method": "compiler"}}))
+    level = board(model)
+    assert [s.slug for s in level.ranked] == ["synthetic-000"] and not level.compiler
+    assert {s.slug for s in level.awaiting} == {DECLARED, REFERENCE}
+    assert all(s.n_stale and not s.n_attempted for s in level.awaiting)
+    page = home.level_html(model, model.combos[0], 1, level)
+    assert f"Awaiting a rerun: {home.AWAITING_NOTE}" in page
+    alone = build_model(declaring(dataclasses.replace(stale, results=tuple(
+        r for r in stale.results if r.slug in (DECLARED, REFERENCE))), {DECLARED: {"attempted_levels": [1]}}))
+    line = home.leader_html(alone, alone.combos[0], 1, board(alone))
+    assert "No ranked entry yet: 2 run(s) await a rerun" in line and 'href="submissions/' not in line
