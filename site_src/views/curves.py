@@ -31,8 +31,10 @@ def problems_at_speedups(model: SiteModel) -> dict[tuple[str, str, str, str, int
 
 def top_curves(model: SiteModel, combo: Combo, level: int, limit: int | None,
                problems: dict[tuple[str, str, str, str, int], dict[float, str]] | None = None) -> list[NamedCurve]:
-    """The best `limit` submissions by fast_1, then every reference as a reference line."""
-    slugs = model.ranked_scores(combo, level)["slug"].tolist()
+    """The best `limit` submissions by fast_1, then every reference as a reference line; a run with nothing but
+    stale records on the level (awaiting a rerun, `home.level_board`) has no curve: it would lie flat at 0."""
+    scores = model.ranked_scores(combo, level)
+    slugs = scores[(scores["n_attempted"] > 0) | (scores["n_stale"] == 0)]["slug"].tolist()
     submitted = [s for s in slugs if not model.is_reference(s)][:limit]
     keys = [(slug, combo.hardware, combo.baseline, combo.rule, level)
             for slug in [*submitted, *(s for s in slugs if model.is_reference(s))]]

@@ -13,7 +13,7 @@ import pytest
 from site_src.generate import generate
 from site_src.model import SiteModel, build_model
 from site_src.sources import SiteSources, load_inputs
-from site_src.views import compare, home, submissions
+from site_src.views import compare, curves, home, submissions
 from tests.site_kit.synthetic import SyntheticSpec, write_synthetic
 
 SPEC = SyntheticSpec(submissions=4, problems_per_level=(6, 4, 3), hardware=("nvidia-h200",), coverage=1.0)
@@ -177,6 +177,8 @@ def test_a_run_whose_every_record_is_stale_awaits_a_rerun_declared_or_not(inputs
     assert all(s.n_stale and not s.n_attempted for s in level.awaiting)
     page = home.level_html(model, model.combos[0], 1, level)
     assert f"Awaiting a rerun: {home.AWAITING_NOTE}" in page
+    drawn = {c.name for c in curves.top_curves(model, model.combos[0], 1, None)}
+    assert model.submission_name(DECLARED) not in drawn and model.submission_name("synthetic-000") in drawn
     alone = build_model(declaring(dataclasses.replace(stale, results=tuple(
         r for r in stale.results if r.slug in (DECLARED, REFERENCE))), {DECLARED: {"attempted_levels": [1]}}))
     line = home.leader_html(alone, alone.combos[0], 1, board(alone))
