@@ -238,12 +238,12 @@ def _refuse_impersonation(docs: dict[str, SubmissionDoc]) -> None:
 
 
 def load_manifest(path: Path, catalogue: Catalogue) -> dict[str, ManifestEntry]:
-    """Manifest entries by key; entries for another version of a problem are left out."""
+    """Manifest entries by key, every track's; an entry for another version of the file its key names is left out."""
     try:
         entries = read_entries(path)
     except ManifestError as exc:
         raise SiteDataError(str(exc)) from None
-    current = {p.key: p.sha256 for p in catalogue.problems}
+    current = {p.key: p.sha256 for p in (*catalogue.problems, *catalogue.other_versions)}
     return {key: entry for key, entry in entries.items() if current.get(key) == entry.sha256}
 
 

@@ -536,3 +536,16 @@ def test_each_job_carries_its_problem_s_speed_of_light_on_known_hardware_only(tm
     assert engine.speed_of_light_times(tmp_path, "nvidia-h200")(relu) is None
     (tmp_path / "manifest.json").write_text("{not json")
     assert engine.speed_of_light_times(tmp_path, "nvidia-h200")(relu) is None
+
+
+def test_another_track_s_version_of_a_problem_has_its_own_speed_of_light():
+    """The manifest holds every version the catalogue does: 91bfc2c's ReLU (16 x 16384) moves 2 MiB, so the hold
+    reaches the 2024 board's track at that track's sizes, not at the headline's."""
+    from validator.catalogue.problems import load_catalogue
+
+    catalogue = load_catalogue()
+    (relu,) = [p for p in catalogue.versions_of(1, 19) if p.key == "level1/19_ReLU@91bfc2c"]
+    floor = engine.speed_of_light_times(catalogue.root, "nvidia-h200")
+    assert floor(relu) == pytest.approx(2 * 16 * 16384 * 4 / 4.3e12 * 1e3)
+    every = {p.key for p in (*catalogue.problems, *catalogue.other_versions)}
+    assert set(json.loads((catalogue.root / "manifest.json").read_text())["problems"]) == every

@@ -562,3 +562,19 @@ def test_the_rule_selector_offers_both_rules_and_pages_show_both_verdicts_with_a
     assert upstream_cell(SimpleNamespace(upstream_status="incorrect", upstream_error="x")).display == "incorrect"
     fooled = upstream_cell(SimpleNamespace(upstream_status="incorrect", upstream_error="x", upstream_fooled="why"))
     assert fooled.display == "incorrect (upstream's rule: correct)" and fooled.title == "why"
+
+
+def test_the_manifest_reaches_every_track_s_problem_pages_for_the_file_each_key_names():
+    """The committed manifest's entry for 91bfc2c's ReLU is read (its page shows FLOPs, bytes and the bound); an
+    entry whose file has changed since is not."""
+    from site_src.sources import load_manifest
+    from validator.catalogue.problems import load_catalogue
+
+    catalogue = load_catalogue()
+    entries = load_manifest(catalogue.root / "manifest.json", catalogue)
+    assert entries["level1/19_ReLU@91bfc2c"].min_bytes == 2 * 16 * 16384 * 4
+    assert len(entries) == len(catalogue.problems) + len(catalogue.other_versions)
+    (changed,) = [p for p in catalogue.other_versions if p.key == "level1/19_ReLU@91bfc2c"]
+    edited = dataclasses.replace(catalogue, other_versions=tuple(
+        dataclasses.replace(p, sha256="0" * 64) if p is changed else p for p in catalogue.other_versions))
+    assert "level1/19_ReLU@91bfc2c" not in load_manifest(catalogue.root / "manifest.json", edited)

@@ -160,12 +160,14 @@ def static_entry(problem: Problem) -> dict[str, Any]:
 
 def generate(catalogue: Catalogue, previous: dict[str, Any] | None = None,
              on_entry: Callable[[str], None] | None = None) -> dict[str, Any]:
-    """The whole manifest; `measured` entries of `previous` are kept where the sha256 still matches.
+    """The whole manifest: every version of every problem the catalogue holds (the headline track's files under their
+    keys, another track's differing files under `<key>@<version>`), so that the speed-of-light hold and the problem
+    pages reach every track. `measured` entries of `previous` are kept where the sha256 still matches.
     `on_entry(key)` is called after each problem (about 12 s for 250 on a CPU), for a progress display.
     Each entry goes through `ManifestEntry`, so what is written is what every reader reads."""
     old = entries_from_json("the previous manifest", previous) if previous else {}
     problems: dict[str, Any] = {}
-    for problem in catalogue.problems:
+    for problem in (*catalogue.problems, *catalogue.other_versions):
         entry = static_entry(problem)
         if on_entry is not None:
             on_entry(problem.key)

@@ -213,7 +213,8 @@ def _manifest(args: argparse.Namespace, out: Console, err: Console) -> int:
     except ValueError as exc:
         raise UserError(str(exc)) from exc
     started = time.perf_counter()
-    with counter(err, len(catalogue.problems), "deriving the manifest (FLOPs, bytes)") as advance:
+    with counter(err, len(catalogue.problems) + len(catalogue.other_versions),
+                 "deriving the manifest (FLOPs, bytes)") as advance:
         fresh = generate(catalogue, previous, on_entry=advance)
     for report_path in args.measurements:
         merged, skipped = merge_measurements(fresh, _read_check_report(report_path))
