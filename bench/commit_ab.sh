@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # Two versions of the harness on the same small problems, in one device call, to tell a change in the code from a
 # change in the machine: the working tree (B) and an earlier commit's tree (A), each evaluating the same submission
-# twice, interleaved A B B A, on the same GPU and host, with the host probed before and after (bench/host_probe.py).
+# twice, interleaved A B C B A, on the same GPU and host, with the host probed before and after (bench/host_probe.py).
+# C is the working tree with one judge per GPU (--judges-per-gpu 1): whether the next problem's start beside a
+# problem's timing (two judges taking turns) moves its small calls' times.
 # Made here, carried with .whl (git ignores build/):
 #   mkdir -p build/ab-617e0e2 && git archive 617e0e2 | tar -x -C build/ab-617e0e2
-#   OUT=$OUT OLD=build/ab-617e0e2 bash bench/commit_ab.sh          (about 4 minutes for the default six kernels)
+#   OUT=$OUT OLD=build/ab-617e0e2 bash bench/commit_ab.sh          (about 5 minutes for the default six kernels)
 # KERNELS: files of submissions/kernelbench-team/ (default six elementwise Triton kernels), run at TRACK's version of
 # each problem (default 91bfc2c: 20-100 us calls, where the host's launch is a large part of a call's device time).
 # Prints per problem and run the reference's and the kernel's medians (ms), the speedup and its interval, last.
@@ -39,6 +41,7 @@ run "$OLD" build-A --build-only
 run "$PWD" build-B --build-only
 run "$OLD" A1 --force
 run "$PWD" B1 --force
+run "$PWD" C1 --force --judges-per-gpu 1
 run "$PWD" B2 --force
 run "$OLD" A2 --force
 python3 bench/host_probe.py --json "$OUT/host-after.json"
@@ -49,14 +52,28 @@ from pathlib import Path
 
 out = Path(sys.argv[1])
 runs = {}
-for label in ("A1", "B1", "B2", "A2"):
+for label in ("A1", "B1", "C1", "B2", "A2"):
     files = sorted((out / label).glob("*/one-problem.json"))
     if files:
         data = json.loads(files[0].read_text())
         notes = data["environment"].get("extra", {}).get("launcher_notes", [])
         runs[label] = ({p["key"]: p for p in data["problems"]}, data["protocol"]["version"], notes[:1])
-for label, (_, version, notes) in runs.items():
-    print(f"{label}: protocol {version}; {notes[0][:60] if notes else 'no launcher note'}")
+def spread(blocks, side):  # a problem's slowest block median over its fastest, one side
+    values = [b[side] for b in blocks or [] if b.get(side)]
+    return max(values) / min(values) if len(values) > 1 else None
+
+
+def median(values):
+    values = sorted(v for v in values if v is not None)
+    return values[len(values) // 2] if values else float("nan")
+
+
+for label, (found, version, notes) in runs.items():
+    timed = [p for p in found.values() if p.get("speedup_ci")]
+    halfwidth = median([(p["speedup_ci"][1] - p["speedup_ci"][0]) / 2 / p["speedup"] for p in timed])
+    print(f"{label}: protocol {version}; {notes[0][:60] if notes else 'no launcher note'}; median over problems: "
+          f"block spread ref {median([spread(p.get('blocks'), 'reference_ms') for p in timed]):.3f} "
+          f"ker {median([spread(p.get('blocks'), 'kernel_ms') for p in timed]):.3f}, halfwidth {halfwidth:.3f}")
 print(f"{'problem':30} {'run':3} {'ref ms':>8} {'ker ms':>8} {'speedup':>8} {'interval':>15} {'s':>6} status")
 for key in sorted({k for found, _, _ in runs.values() for k in found}):
     for label, (found, _, _) in runs.items():
