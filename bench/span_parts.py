@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import os
 import statistics
 import sys
 import time
@@ -35,8 +36,8 @@ def runners(problem_key: str, kernel_path: Path, reduced: bool, interpret: bool 
     from validator.evaluate import correctness
     from validator.evaluate.runner import serve as runner_module
 
-    level, name = problem_key.split("/")
-    problem = load_catalogue(REPO / "problems").get(int(level.removeprefix("level")), int(name.split("_")[0]))
+    catalogue = load_catalogue(REPO / "problems")
+    (problem,) = [p for p in (*catalogue.problems, *catalogue.other_versions) if p.key == problem_key]
     module = load_problem_module(problem.path, reduced=reduced)
     base = {"interpret": interpret, "backend": "triton", "model_seed": 3, "problem": str(problem.path),
             "problem_sha256": problem.sha256, "reduced": reduced,
@@ -48,7 +49,8 @@ def runners(problem_key: str, kernel_path: Path, reduced: bool, interpret: bool 
     for served in (twin, kernel):
         # Two guards in one process each see the other's thread-start hook as a patch; the guards run in `prepare`,
         # outside the spans measured here, so this bench leaves them out.
-        served.guard = SimpleNamespace(before=lambda: None, after=lambda where: correctness.PASSED)
+        served.guard = SimpleNamespace(before=lambda: None, after=lambda where: correctness.PASSED,
+                                       ledger=served.guard.ledger)
         served.record = {}
         served.make = _recorded("make", served.make, served.record)
         served._timed = _recorded("timed", served._timed, served.record)
@@ -76,7 +78,7 @@ def measure(twin, kernel, calls: int, spans: int, interpret: bool = False) -> di
     parts = {side: {k: [] for k in ("make", "timed", "device", "digest", "excess")} for side in ("reference",
                                                                                                  "kernel")}
     digest_times: list[float] = []
-    runner_module._digest_of = _recorded("digest", runner_module._digest_of, {"digest": digest_times})
+    runner_module.output_digest = _recorded("digest", runner_module.output_digest, {"digest": digest_times})
     seed = 1000
     for s in range(spans + 2):
         pair = (("reference", twin), ("kernel", kernel))
@@ -85,7 +87,8 @@ def measure(twin, kernel, calls: int, spans: int, interpret: bool = False) -> di
             served.record.clear()
             digest_times.clear()
             t0 = time.perf_counter()
-            reply = served.go({"inputs": [{"seed": seed + j} for j in range(calls)]})
+            reply = served.go({"inputs": [{"seed": seed + j, "variant": "upstream", "variant_seed": 0}
+                                          for j in range(calls)]})
             span = (time.perf_counter() - t0) * 1e3
             if s < 2:
                 continue
@@ -99,16 +102,18 @@ def measure(twin, kernel, calls: int, spans: int, interpret: bool = False) -> di
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("problem", help="a catalogue key, e.g. level1/19_ReLU")
+    parser.add_argument("problem", help="a catalogue key of any track, e.g. level1/19_ReLU or level1/19_ReLU@91bfc2c")
     parser.add_argument("kernel", type=Path)
     parser.add_argument("--calls", type=int, default=29)
     parser.add_argument("--spans", type=int, default=40)
     parser.add_argument("--reduced", action="store_true", help="the problem's reduced sizes (the red-team's)")
     parser.add_argument("--json", type=Path, default=None)
-    parser.add_argument("--interpret", action="store_true", help="a dry run on the CPU (TRITON_INTERPRET=1 set)")
+    parser.add_argument("--interpret", action="store_true", help="a dry run on the CPU (sets TRITON_INTERPRET=1)")
     parser.add_argument("--attribute", action="store_true",
                         help="measure again after a profiler pass over the kernel's calls (GPU only)")
     args = parser.parse_args()
+    if args.interpret:  # read by Triton when a kernel is decorated, so before the kernel's module loads
+        os.environ["TRITON_INTERPRET"] = "1"
     twin, kernel = runners(args.problem, args.kernel, args.reduced, args.interpret)
     print(f"{args.problem} ({'reduced' if args.reduced else 'full'} sizes), {args.kernel.name}, {args.calls} calls "
           f"per span, {args.spans} spans per side; per call, median ms:")
@@ -117,7 +122,8 @@ def main() -> int:
     record: dict[str, object] = {"problem": args.problem, "kernel": args.kernel.name, "calls": args.calls}
     for stage in stages:
         if stage == "after-profiler":
-            kernel.attribute({"inputs": [{"seed": 99_000 + j} for j in range(3)], "own": []})
+            kernel.attribute({"inputs": [{"seed": 99_000 + j, "variant": "upstream", "variant_seed": 0}
+                                         for j in range(3)], "own": []})
         parts = measure(twin, kernel, args.calls, args.spans, args.interpret)
         summary = {side: {k: statistics.median(v) for k, v in row.items()} for side, row in parts.items()}
         for side, row in summary.items():

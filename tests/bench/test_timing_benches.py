@@ -29,3 +29,17 @@ def test_round_costs_times_every_request_of_a_judged_kernel_under_interpret(tmp_
         assert steps[step]["n"] >= 1, step
     assert steps["request:load"]["n"] == 2  # the kernel's runner and the twin of the reference
     assert steps["request:go"]["n"] == 2 * steps["round"]["n"]  # each round: the kernel's span and the twin's
+
+
+@pytest.mark.slow
+def test_span_parts_splits_both_sides_spans_of_another_track_s_problem_under_interpret(tmp_path: Path) -> None:
+    kernel = BENCH.parent / "submissions" / "kernelbench-team" / "level1_20_leakyrelu_triton.py"
+    out = tmp_path / "parts.json"
+    done = subprocess.run([sys.executable, str(BENCH / "span_parts.py"), "level1/19_ReLU@91bfc2c", str(kernel),
+                           "--calls", "2", "--spans", "2", "--interpret", "--json", str(out)], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=300, check=False)
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    assert "level1/19_ReLU@91bfc2c (full sizes)" in done.stdout
+    parts = json.loads(out.read_text())["before"]["parts"]
+    for side in ("reference", "kernel"):
+        assert all(len(parts[side][part]) == 2 for part in ("make", "timed", "device", "digest", "excess")), side
