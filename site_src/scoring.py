@@ -8,7 +8,7 @@ Definitions (the site's methodology page quotes these docstrings, so they are th
   of the problem (its problem sha256 differs from the catalogue's), or on another version of the kernel
   (its kernel sha256 differs from the file the submission lists now, or the submission no longer lists a
   kernel for that problem), or under another version of the protocol than the one the methodology page
-  describes (its results file's `protocol.version`: other rules decided its verdict and timed it). A stale
+  describes (the protocol version its results file records: other rules decided its verdict and timed it). A stale
   record is shown as "stale — awaiting rerun", is never ranked, and the next verified rerun measures the
   kernel again.
 - A run in progress (its results file has no `finished_at`: an interrupted run that resumes later)
