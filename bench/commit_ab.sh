@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
 # Two versions of the harness on the same small problems, in one device call, to tell a change in the code from a
 # change in the machine: the working tree (B) and an earlier commit's tree (A), each evaluating the same submission
-# twice, interleaved A B C B A, on the same GPU and host, with the host probed before and after (bench/host_probe.py).
+# twice, interleaved A B C D B A, on the same GPU and host, with the host probed before and after (bench/host_probe.py).
 # C is the working tree with one judge per GPU (--judges-per-gpu 1): whether the next problem's start beside a
-# problem's timing (two judges taking turns) moves its small calls' times.
+# problem's timing (two judges taking turns) moves its small calls' times. D is a copy of the working tree whose
+# runner does not synchronize between the L2 flush and a call's start event (a candidate, not the protocol): the
+# host's launch of the call then overlaps the flush, as in Triton's do_bench, and leaves the call's events, where
+# upstream's timing and ours keep it; how much of a small call's time and of its blocks' spread is the host's.
 # Made here, carried with .whl (git ignores build/):
 #   mkdir -p build/ab-617e0e2 && git archive 617e0e2 | tar -x -C build/ab-617e0e2
-#   OUT=$OUT OLD=build/ab-617e0e2 bash bench/commit_ab.sh          (about 5 minutes for the default six kernels)
+#   OUT=$OUT OLD=build/ab-617e0e2 bash bench/commit_ab.sh          (about 7 minutes for the default six kernels)
 # KERNELS: files of submissions/kernelbench-team/ (default six elementwise Triton kernels), run at TRACK's version of
 # each problem (default 91bfc2c: 20-100 us calls, where the host's launch is a large part of a call's device time).
 # Prints per problem and run the reference's and the kernel's medians (ms), the speedup and its interval, last.
@@ -26,6 +29,19 @@ work=$(mktemp -d)
 python3 bench/one_problem_submission.py "$work" $KERNELS --from submissions/kernelbench-team.json --track "$TRACK" \
   > /dev/null || exit 2
 python3 bench/host_probe.py --json "$OUT/host-before.json"
+nosync=$work/nosync
+mkdir -p "$nosync" && cp -r validator problems submissions pyproject.toml "$nosync"/
+python3 - "$nosync/validator/evaluate/runner/serve.py" <<'PATCH' || exit 2
+import sys
+from pathlib import Path
+
+path = Path(sys.argv[1])
+text = path.read_text()
+synced = "        self.flush.zero_()\n        torch.cuda.synchronize()\n"
+if synced not in text:
+    sys.exit("D: the runner's flush and synchronize are not where this script expects them")
+path.write_text(text.replace(synced, "        self.flush.zero_()\n"))
+PATCH
 
 run() {  # TREE LABEL [FLAGS...]: one kb-validate run of the submission with TREE's harness and problems
   local tree=$1 label=$2; shift 2
@@ -39,9 +55,11 @@ run() {  # TREE LABEL [FLAGS...]: one kb-validate run of the submission with TRE
 }
 run "$OLD" build-A --build-only
 run "$PWD" build-B --build-only
+run "$nosync" build-D --build-only
 run "$OLD" A1 --force
 run "$PWD" B1 --force
 run "$PWD" C1 --force --judges-per-gpu 1
+run "$nosync" D1 --force
 run "$PWD" B2 --force
 run "$OLD" A2 --force
 python3 bench/host_probe.py --json "$OUT/host-after.json"
@@ -52,7 +70,7 @@ from pathlib import Path
 
 out = Path(sys.argv[1])
 runs = {}
-for label in ("A1", "B1", "C1", "B2", "A2"):
+for label in ("A1", "B1", "C1", "D1", "B2", "A2"):
     files = sorted((out / label).glob("*/one-problem.json"))
     if files:
         data = json.loads(files[0].read_text())
