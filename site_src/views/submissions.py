@@ -200,6 +200,7 @@ def _run_info(model: SiteModel, results: ResultsFile, slot_name: str) -> dict[st
         "cuda": env.cuda,
         "torch": env.torch,
         "triton": env.triton,
+        "host": one_line(str(env.extra.get("cpu_model") or "")),
         "finished": results.finished_at,
         "started": results.started_at,
         "slot": slot(slot_name),

@@ -495,6 +495,19 @@ def test_throttle_reason_bits_decode_to_names() -> None:
     assert gpu_env.decode_reasons("[N/A]") == ()
 
 
+def test_the_environment_names_the_host_cpu_a_small_call_s_launch_runs_on(tmp_path: Path) -> None:
+    """Read from /proc/cpuinfo's first model name; without one, whatever the platform says (maybe nothing)."""
+    import platform
+
+    from validator.evaluate import gpu_env
+
+    info = tmp_path / "cpuinfo"
+    info.write_text("processor\t: 0\nvendor_id\t: AuthenticAMD\nmodel name\t: AMD EPYC 9454 48-Core Processor\n"
+                    "processor\t: 1\nmodel name\t: AMD EPYC 9454 48-Core Processor\n")
+    assert gpu_env.cpu_model(str(info)) == "AMD EPYC 9454 48-Core Processor"
+    assert gpu_env.cpu_model(str(tmp_path / "none")) == platform.processor()[:200]
+
+
 def test_the_ring_directory_of_a_judge_killed_for_its_time_is_removed_by_the_scheduler(tmp_path: Path) -> None:
     """A judge that starts its own sandboxed runner gets a ring directory on tmpfs from the scheduler, not from
     itself: a judge killed at the problem's time limit cannot remove anything, so the scheduler does."""

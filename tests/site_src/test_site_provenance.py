@@ -41,7 +41,8 @@ def root(tmp_path_factory) -> Path:
     move_run_to_track(root / "results" / H200 / "synthetic-001.json", add_track(root / "problems", OLD), OLD)
 
     def unconfined(data: dict) -> None:
-        data["environment"]["extra"].update(sandbox="none", sandbox_detail="bwrap is not installed")
+        data["environment"]["extra"].update(sandbox="none", sandbox_detail="bwrap is not installed",
+                                            cpu_model="AMD EPYC 9454 48-Core Processor")
 
     def earlier(data: dict) -> None:  # measured under protocol 1 (the others at the protocol in force)
         data["environment"]["protocol_version"] = data["protocol"]["version"] = "1"
@@ -103,6 +104,7 @@ def test_a_run_measured_under_an_earlier_protocol_says_which_protocol_the_method
     assert behind in files["submissions/synthetic-002.md"]
     current = files["submissions/synthetic-000.md"]  # its H200 run at the protocol in force, its other at 1
     assert f"protocol {PROTOCOL_VERSION} · harness" in current and current.count("describes protocol") == 1
+    assert current.count("host CPU AMD EPYC 9454 48\\-Core Processor") == 1  # its H200 run's; the other has none
 
 
 def test_a_run_measured_under_an_earlier_protocol_is_never_ranked_and_its_rows_say_why(root, files):

@@ -129,6 +129,22 @@ class ClockSampler:
         }
 
 
+def cpu_model(cpuinfo: str = "/proc/cpuinfo") -> str:
+    """The host CPU's model name ("" where the system does not say). A small problem's reported time holds the
+    host's launch of the call, so two runs on the same GPU model differ with the host: on H100s at protocol 25,
+    2024-board calls of 20-100 us took twice as long on a host whose imports took twice as long
+    (`bench/p25-h100-2026-12-07-session41.txt`)."""
+    try:
+        with open(cpuinfo, encoding="utf-8", errors="replace") as lines:  # noqa: PTH123 (a /proc file, read lazily)
+            for line in lines:
+                name, _, value = line.partition(":")
+                if name.strip() == "model name":
+                    return value.strip()[:200]
+    except OSError:
+        pass
+    return platform.processor()[:200]
+
+
 def environment(machine: Machine, gpu_name: str, devices: Sequence[str], extra: dict[str, Any]) -> Environment:
     """The per-run environment record, read at the start of the run (clocks while idle are in `extra`)."""
     first = query(devices[0]) if devices and devices[0] else None
@@ -140,7 +156,7 @@ def environment(machine: Machine, gpu_name: str, devices: Sequence[str], extra: 
         triton_version = ""
     details = {
         "gpu_count": len(devices), "nvcc": _nvcc_release(machine), "cpu_count": os.cpu_count(),
-        "platform": platform.platform(),
+        "cpu_model": cpu_model(), "platform": platform.platform(),
     }
     if first is not None:
         details.update(max_sm_clock_mhz=first.max_sm_clock_mhz, temperature_c=first.temperature_c,
