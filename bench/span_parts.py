@@ -37,7 +37,7 @@ def runners(problem_key: str, kernel_path: Path, reduced: bool, interpret: bool 
     from validator.evaluate.runner import serve as runner_module
 
     catalogue = load_catalogue(REPO / "problems")
-    (problem,) = [p for p in (*catalogue.problems, *catalogue.other_versions) if p.key == problem_key]
+    (problem,) = [p for p in catalogue.every_version if p.key == problem_key]
     module = load_problem_module(problem.path, reduced=reduced)
     base = {"interpret": interpret, "backend": "triton", "model_seed": 3, "problem": str(problem.path),
             "problem_sha256": problem.sha256, "reduced": reduced,

@@ -243,7 +243,7 @@ def load_manifest(path: Path, catalogue: Catalogue) -> dict[str, ManifestEntry]:
         entries = read_entries(path)
     except ManifestError as exc:
         raise SiteDataError(str(exc)) from None
-    current = {p.key: p.sha256 for p in (*catalogue.problems, *catalogue.other_versions)}
+    current = {p.key: p.sha256 for p in catalogue.every_version}
     return {key: entry for key, entry in entries.items() if current.get(key) == entry.sha256}
 
 

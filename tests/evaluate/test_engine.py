@@ -560,5 +560,5 @@ def test_another_track_s_version_of_a_problem_has_its_own_speed_of_light():
     (relu,) = [p for p in catalogue.versions_of(1, 19) if p.key == "level1/19_ReLU@91bfc2c"]
     floor = engine.speed_of_light_times(catalogue.root, "nvidia-h200")
     assert floor(relu) == pytest.approx(2 * 16 * 16384 * 4 / 4.3e12 * 1e3)
-    every = {p.key for p in (*catalogue.problems, *catalogue.other_versions)}
+    every = {p.key for p in catalogue.every_version}
     assert set(json.loads((catalogue.root / "manifest.json").read_text())["problems"]) == every

@@ -29,7 +29,7 @@ def test_a_committed_external_submission_follows_the_schema_and_names_known_prob
     data = json.loads(document.read_text())
     assert schema_findings(data, str(document)) == []
     catalogue = load_catalogue()
-    known = {(p.level, p.problem_id, p.sha256) for p in (*catalogue.problems, *catalogue.other_versions)}
+    known = {(p.level, p.problem_id, p.sha256) for p in catalogue.every_version}
     for kernel in data["kernels"]:
         assert (kernel["level"], kernel["problem_id"], kernel["problem_sha256"]) in known, kernel
         assert not (document.parent / data["slug"]).exists()  # references only: no kernel code is committed

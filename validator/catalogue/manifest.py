@@ -167,7 +167,7 @@ def generate(catalogue: Catalogue, previous: dict[str, Any] | None = None,
     Each entry goes through `ManifestEntry`, so what is written is what every reader reads."""
     old = entries_from_json("the previous manifest", previous) if previous else {}
     problems: dict[str, Any] = {}
-    for problem in (*catalogue.problems, *catalogue.other_versions):
+    for problem in catalogue.every_version:
         entry = static_entry(problem)
         if on_entry is not None:
             on_entry(problem.key)

@@ -64,6 +64,11 @@ class Catalogue:
     other_versions: tuple[Problem, ...] = ()
     """Files of the other known versions that differ from the headline's (`<root>/tracks/<commit>/`)."""
 
+    @property
+    def every_version(self) -> tuple[Problem, ...]:
+        """Every known version's file of every problem: the headline's, then the other versions' that differ."""
+        return (*self.problems, *self.other_versions)
+
     def get(self, level: int, problem_id: int) -> Problem | None:
         for problem in self.problems:
             if problem.level == level and problem.problem_id == problem_id:
@@ -72,14 +77,14 @@ class Catalogue:
 
     def resolve(self, level: int, problem_id: int, sha256: str) -> Problem | None:
         """The problem of any known version with this level, id and file hash (the headline's first)."""
-        for problem in (*self.problems, *self.other_versions):
+        for problem in self.every_version:
             if (problem.level, problem.problem_id, problem.sha256) == (level, problem_id, sha256):
                 return problem
         return None
 
     def versions_of(self, level: int, problem_id: int) -> tuple[Problem, ...]:
         """Every known version's file of one problem id, the headline's first."""
-        return tuple(p for p in (*self.problems, *self.other_versions)
+        return tuple(p for p in self.every_version
                      if (p.level, p.problem_id) == (level, problem_id))
 
     def tracks(self) -> dict[str, tuple[Problem, ...]]:

@@ -109,9 +109,9 @@ def select(catalogue: Catalogue, only: list[str] | None, version: str | None = N
     With `version`, that version's track: its own files where they differ, the headline's where not."""
     pool = list(catalogue.problems)
     if version is not None:
-        pool = [p for p in (*catalogue.problems, *catalogue.other_versions) if p.version == version]
+        pool = [p for p in catalogue.every_version if p.version == version]
         if not pool:
-            known = sorted({p.version for p in (*catalogue.problems, *catalogue.other_versions) if p.version})
+            known = sorted({p.version for p in catalogue.every_version if p.version})
             raise UserError(f"--version {version}: no such version in {catalogue.root}; known: {', '.join(known)}")
     if not only:
         return pool
@@ -213,8 +213,7 @@ def _manifest(args: argparse.Namespace, out: Console, err: Console) -> int:
     except ValueError as exc:
         raise UserError(str(exc)) from exc
     started = time.perf_counter()
-    with counter(err, len(catalogue.problems) + len(catalogue.other_versions),
-                 "deriving the manifest (FLOPs, bytes)") as advance:
+    with counter(err, len(catalogue.every_version), "deriving the manifest (FLOPs, bytes)") as advance:
         fresh = generate(catalogue, previous, on_entry=advance)
     for report_path in args.measurements:
         merged, skipped = merge_measurements(fresh, _read_check_report(report_path))

@@ -170,18 +170,14 @@ def _usable(path: Path) -> str | None:
     return None
 
 
-def _all_problems(catalogue: Catalogue) -> tuple[Problem, ...]:
-    return (*catalogue.problems, *catalogue.other_versions)
-
-
 def _known_versions(catalogue: Catalogue) -> list[str]:
-    return sorted({p.version for p in _all_problems(catalogue) if p.version})
+    return sorted({p.version for p in catalogue.every_version if p.version})
 
 
 def _versions_of_copies(run_dir: Path, catalogue: Catalogue) -> dict[str, list[str]]:
     """Known versions whose problem files the run directory holds copies of: version -> files."""
     by_hash: dict[str, set[str]] = {}
-    for problem in _all_problems(catalogue):
+    for problem in catalogue.every_version:
         if problem.version:
             by_hash.setdefault(problem.sha256, set()).add(problem.version)
     found: dict[str, list[str]] = {}

@@ -185,7 +185,7 @@ def _mismatch(entry: KernelEntry, key: str, catalogue: Catalogue) -> str:
     given = entry.problem_sha256
     known = "; ".join(f"{p.sha256} ({describe_version(p)})" for p in catalogue.versions_of(entry.level,
                                                                                            entry.problem_id))
-    others = [p for p in (*catalogue.problems, *catalogue.other_versions) if p.sha256 == given]
+    others = [p for p in catalogue.every_version if p.sha256 == given]
     if others:
         owner = others[0]
         where = (f"it is the hash of {owner.key} (level {owner.level}, problem_id {owner.problem_id}, "
