@@ -52,6 +52,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -366,6 +367,12 @@ def level_scores(aligned: pd.DataFrame, thresholds: Sequence[float] = THRESHOLDS
     scores["correct_rate"] = scores["n_correct"] / attempted
     scores["geomean_speedup"] = np.exp(scores.pop("mean_log"))
     return scores.reset_index().merge(_uncertainty(frame, thresholds), on=GROUP_KEYS, how="left")
+
+
+def awaits_rerun(scores: Any) -> Any:
+    """Whether a score row (or each row of a scores frame) has nothing but stale records on its level: nothing of
+    its run describes what is committed under the current protocol, so it is listed apart, never ranked or drawn."""
+    return (scores["n_stale"] > 0) & (scores["n_attempted"] == 0)
 
 
 def curves(aligned: pd.DataFrame) -> dict[tuple[str, str, str, int], StepCurve]:

@@ -10,7 +10,7 @@ from site_src.figures import NamedCurve, curve_figure
 from site_src.model import BASELINE_NAMES, Combo, SiteModel
 from site_src.output import SiteBuild, slot
 from site_src.render import render
-from site_src.scoring import counted_frame
+from site_src.scoring import awaits_rerun, counted_frame
 from site_src.svg import curves_svg
 
 STATIC_CURVES = 10
@@ -34,7 +34,7 @@ def top_curves(model: SiteModel, combo: Combo, level: int, limit: int | None,
     """The best `limit` submissions by fast_1, then every reference as a reference line; a run with nothing but
     stale records on the level (awaiting a rerun, `home.level_board`) has no curve: it would lie flat at 0."""
     scores = model.ranked_scores(combo, level)
-    slugs = scores[(scores["n_attempted"] > 0) | (scores["n_stale"] == 0)]["slug"].tolist()
+    slugs = scores[~awaits_rerun(scores)]["slug"].tolist()
     submitted = [s for s in slugs if not model.is_reference(s)][:limit]
     keys = [(slug, combo.hardware, combo.baseline, combo.rule, level)
             for slug in [*submitted, *(s for s in slugs if model.is_reference(s))]]

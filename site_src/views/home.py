@@ -20,7 +20,7 @@ from site_src.model import BASELINE_NAMES, HEADLINE, Combo, SiteModel
 from site_src.output import SiteBuild, slot
 from site_src.references import REFERENCE_NOTE, ReferenceScore, reference_scores
 from site_src.render import render
-from site_src.scoring import fast_p_label
+from site_src.scoring import awaits_rerun, fast_p_label
 from site_src.svg import best_over_time_svg, curves_svg
 from site_src.tables import Cell, Column, Table, number, percent_text, speedup_text, table_html
 from site_src.tables import table_json as packed
@@ -145,7 +145,7 @@ def level_board(model: SiteModel, combo: Combo, level: int) -> LevelBoard:
     for values in model.ranked_scores(combo, level).to_dict("records"):
         score = Record(values)
         covered = score.n_attempted >= COVERAGE * score.n_problems
-        if score.n_stale and not score.n_attempted:
+        if awaits_rerun(score):
             awaiting.append(score)
         elif model.is_reference(score.slug):
             compiler.append(score)
