@@ -63,6 +63,8 @@ def poison_results(results: dict, index: int) -> dict:
     environment = results.get("environment", {})
     for number, field in enumerate(("gpu", "driver", "cuda", "torch", "triton", "harness_version")):
         environment[field] = payload(index + number)
+    extra = environment.setdefault("extra", {})  # the runner's words the submission page shows
+    extra.update(cpu_model=payload(index + 7), sandbox_detail=payload(index + 8), sandbox="none")
     for number, problem in enumerate(results.get("problems", [])):
         problem["error"] = everything(number % len(PAYLOADS))
         for flag in problem.get("flags", []):
